@@ -1,0 +1,806 @@
+#!/usr/bin/python3
+"""Side-by-side forwarding benchmark: nfvd against DPDK's testpmd (io
+forwarding, the I/O floor), l3fwd and l3fwd-graph.
+
+Normally started by bench/run.sh, which builds the DPDK examples, generates
+the traffic, sets up memory and measures the TSC rate, then calls:
+
+    bench.py --work DIR --tsc-hz HZ --mem "EAL MEMORY ARGS" [CASE...]
+
+Every application gets the same two ports, the same single forwarding lcore
+and the same traffic; every rate is read from DPDK's own ethdev counters
+through the telemetry socket, the same way for every application. Rounds are
+interleaved (A B C A B C ...) and the figures are medians over the rounds.
+See bench/README.md.
+"""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from telemetry import Telemetry, socket_path
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+TOP_DIR = os.path.dirname(BENCH_DIR)
+
+# The two ports, identical for every application.
+IN_DEV = "net_pcap0"        # rx: the pcap replayed forever; tx: dropped by the PMD
+OUT_DEV = "net_null1"       # tx sink; no-rx=1: never produces packets
+OUT_DEVARGS = f"{OUT_DEV},no-rx=1"
+# net_pcap gives its ports 02:70:63:61:70:<n> ("\x02pcap" + index, counted per
+# process); the only pcap port of each application is therefore ...:00.
+DUT_MAC = "02:70:63:61:70:00"
+NH_MAC = "02:00:00:00:00:02"   # next hop MAC, l3fwd --eth-dest and nfvd neigh
+
+# nfvd's addressing on the output port (benchmarking ranges only).
+NFVD_V4_ADDR, NFVD_V4_NH = "198.19.0.1/24", "198.19.0.2"
+NFVD_V6_ADDR, NFVD_V6_NH = "2001:200:0:ffff::1/64", "2001:200:0:ffff::2"
+BGP_NEXTHOPS = [f"198.19.0.{i}" for i in range(2, 10)]
+
+PREFIX_BASE = "nfvbench"    # DPDK --file-prefix of every process we start
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+@dataclass
+class App:
+    label: str              # column in the results
+    kind: str               # testpmd | l3fwd | l3fwd-graph | nfvd
+    argv: list
+    prefix: str
+    burst: str
+    role: str = ""          # "floor" (testpmd io) or "reference" (l3fwd)
+    note: str = ""
+    startup_timeout: float = 60.0
+    stop_signal: int = signal.SIGINT
+    socket: str = ""        # nfvd API socket
+
+
+@dataclass
+class Case:
+    name: str
+    title: str
+    traffic: str
+    apps: list = field(default_factory=list)
+    compare_to: str = ""    # extra "vs LABEL" column
+    kind: str = "throughput"
+
+
+class Env:
+    def __init__(self, args):
+        self.args = args
+        self.work = os.path.abspath(args.work)
+        self.bin = os.path.join(self.work, "bin")
+        self.traffic = os.path.join(self.work, "traffic")
+        self.logs = os.path.join(self.work, "logs")
+        self.cfg = os.path.join(self.work, "cfg")
+        for d in (self.logs, self.cfg):
+            os.makedirs(d, exist_ok=True)
+        self.mem = args.mem.split()
+        self.tsc_hz = args.tsc_hz
+        self.testpmd = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
+        self.nfvd = os.environ.get("NFVD", os.path.join(TOP_DIR, "build/src/nfvd"))
+        self.nfvctl = os.environ.get("NFVCTL", os.path.join(TOP_DIR, "build/src/nfvctl"))
+        self.nfvd_extra = os.environ.get("NFVD_ARGS", "").split()
+        self.have_nfvd = os.access(self.nfvd, os.X_OK) and os.access(self.nfvctl, os.X_OK)
+
+    def pcap(self, name):
+        return os.path.join(self.traffic, name)
+
+    def sock(self, name):
+        path = os.path.join(self.work, f"{name}.sock")
+        if len(path) > 100:       # sun_path limit
+            path = f"/tmp/{PREFIX_BASE}-{name}.sock"
+        return path
+
+
+# ---------------------------------------------------------------- apps
+
+def eal_args(env, prefix, lcores, in_devargs):
+    args = ["-l", lcores, "--file-prefix", prefix, "--no-pci"] + env.mem
+    if in_devargs:
+        args += ["--vdev", in_devargs, "--vdev", OUT_DEVARGS]
+    return args
+
+
+def pcap_devargs(pcap, extra_rx_queue=False):
+    d = f"{IN_DEV},rx_pcap={pcap}"
+    if extra_rx_queue:
+        d += f",rx_pcap={pcap}"
+    return d + ",infinite_rx=1"
+
+
+def app_testpmd(env, pcap, burst):
+    prefix = f"{PREFIX_BASE}-testpmd"
+    argv = [env.testpmd] + eal_args(env, prefix, "0,1", pcap_devargs(pcap)) + [
+        "--", "--forward-mode=io", "--nb-cores=1", f"--burst={burst}",
+        "--rxd=1024", "--txd=1024", "--stats-period=86400"]
+    return App("testpmd-io", "testpmd", argv, prefix, str(burst), role="floor",
+               note="io forwarding, no packet access (I/O floor)")
+
+
+def app_l3fwd(env, pcap, burst, ipv6=False):
+    prefix = f"{PREFIX_BASE}-l3fwd"
+    binary = os.path.join(env.bin, f"l3fwd-b{burst}")
+    # lcore 1 only: net_pcap with rx_pcap alone has one TX queue and l3fwd
+    # wants one per lcore; its main lcore is then the forwarding lcore.
+    argv = [binary] + eal_args(env, prefix, "1", pcap_devargs(pcap)) + [
+        "--", "-p", "0x3", "--config", "(0,0,1)", "--parse-ptype",
+        f"--eth-dest=1,{NH_MAC}"] + (["--ipv6"] if ipv6 else [])
+    return App("l3fwd", "l3fwd", argv, prefix, str(burst), role="reference",
+               note="LPM, software ptype (--parse-ptype), no RX checksum offload")
+
+
+def app_l3fwd_graph(env, pcap):
+    prefix = f"{PREFIX_BASE}-l3fwd-graph"
+    # l3fwd-graph runs its graph on a worker only and sets up one TX queue per
+    # lcore (2); a second rx_pcap gives net_pcap0 a second (unused) queue pair.
+    argv = [os.path.join(env.bin, "l3fwd-graph")] + eal_args(
+        env, prefix, "0,1", pcap_devargs(pcap, extra_rx_queue=True)) + [
+        "--", "-p", "0x3", "--config", "(0,0,1)", f"--eth-dest=1,{NH_MAC}"]
+    return App("l3fwd-graph", "l3fwd-graph", argv, prefix, "256 (RTE_GRAPH_BURST_SIZE)",
+               note="rte_graph + librte_node; its burst is fixed by the library")
+
+
+def nfvd_config(env, name, pcap, family=4, routes_file=None):
+    lines = [
+        "# generated by bench/bench.py",
+        f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
+        f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
+    ]
+    if family == 4:
+        lines += [f"addr add {NFVD_V4_ADDR} dev out",
+                  f"neigh add {NFVD_V4_NH} lladdr {NH_MAC} dev out",
+                  f"route add 198.18.1.0/24 via {NFVD_V4_NH}"]
+    else:
+        lines += [f"addr add {NFVD_V6_ADDR} dev out",
+                  f"neigh add {NFVD_V6_NH} lladdr {NH_MAC} dev out",
+                  f"route add 2001:200:0:1::/64 via {NFVD_V6_NH}"]
+    if routes_file:
+        for i, nh in enumerate(BGP_NEXTHOPS):
+            lines.append(f"neigh add {nh} lladdr 02:00:00:00:01:{i:02x} dev out")
+        lines.append(f"route load {routes_file}")
+    path = os.path.join(env.cfg, f"{name}.conf")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
+             startup_timeout=60.0, burst=32):
+    prefix = f"{PREFIX_BASE}-{name}"
+    conf = nfvd_config(env, name, pcap, family, routes_file)
+    sock = env.sock(name)
+    # lcore 0: control thread, lcore 1: the only worker. Ports come from the
+    # startup file (probed at run time), not from --vdev.
+    argv = [env.nfvd] + eal_args(env, prefix, "0,1", None) + [
+        "--", "-c", conf, "-s", sock, "-b", str(burst)] + env.nfvd_extra
+    return App(label, "nfvd", argv, prefix, str(burst), socket=sock,
+               startup_timeout=startup_timeout, stop_signal=signal.SIGTERM,
+               note="full router graph" + (", 1M routes" if routes_file else ""))
+
+
+# ------------------------------------------------------------- process
+
+def cleanup_prefix(prefix):
+    """Remove what a killed DPDK process may leave behind for its prefix."""
+    shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
+    for mnt in hugetlbfs_mounts():
+        for f in glob.glob(os.path.join(mnt, f"{prefix}map_*")):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+
+
+def hugetlbfs_mounts():
+    with open("/proc/mounts") as f:
+        return [ln.split()[1] for ln in f if ln.split()[2] == "hugetlbfs"]
+
+
+class AppProcess:
+    """One run of one application, stopped (and reaped) on exit."""
+
+    def __init__(self, env, app, tag):
+        self.env, self.app = env, app
+        self.log_path = os.path.join(env.logs, f"{tag}.log")
+        self.proc = None
+        self.tel = None
+        self.exit_code = None
+
+    def __enter__(self):
+        cleanup_prefix(self.app.prefix)
+        if self.app.socket and os.path.exists(self.app.socket):
+            os.unlink(self.app.socket)
+        self.logf = open(self.log_path, "w")
+        self.logf.write("$ " + " ".join(self.app.argv) + "\n")
+        self.logf.flush()
+        try:
+            self.proc = subprocess.Popen(self.app.argv, stdout=self.logf,
+                                         stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL,
+                                         cwd=self.env.work, start_new_session=True)
+        except OSError:
+            self.logf.close()
+            raise
+        return self
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def connect(self):
+        """Telemetry connection and the two port ids, once both ports exist."""
+        deadline = time.monotonic() + self.app.startup_timeout
+        self.tel = Telemetry.wait_for_prefix(self.app.prefix, self.app.startup_timeout,
+                                             self.alive)
+        while True:
+            ports = self.tel.ports()
+            if IN_DEV in ports and OUT_DEV in ports:
+                self.pin, self.pout = ports[IN_DEV], ports[OUT_DEV]
+                break
+            if not self.alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"ports {IN_DEV}/{OUT_DEV} not found: {ports}")
+            time.sleep(0.2)
+        self.in_mac = (self.tel.port_info(self.pin) or {}).get("mac_addr", "?")
+        return self
+
+    def wait_forwarding(self):
+        deadline = time.monotonic() + self.app.startup_timeout
+        first = None
+        while time.monotonic() < deadline:
+            if not self.alive():
+                raise RuntimeError("exited while starting")
+            n = self.tel.stats(self.pout)["opackets"]
+            if first is None:
+                first = n
+            elif n > first:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"no packet forwarded within {self.app.startup_timeout:.0f} s"
+                           f" (input MAC {self.in_mac}, frames go to {DUT_MAC})")
+
+    def sample(self):
+        s_in = self.tel.stats(self.pin)
+        t = time.monotonic()
+        s_out = self.tel.stats(self.pout)
+        return {"t": t, "ipackets": s_in["ipackets"], "rx_nombuf": s_in["rx_nombuf"],
+                "ierrors": s_in["ierrors"], "opackets": s_out["opackets"],
+                "oerrors": s_out["oerrors"]}
+
+    def measure(self, seconds):
+        samples = [self.sample()]
+        end = samples[0]["t"] + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            time.sleep(min(1.0, left))
+            samples.append(self.sample())
+        return samples
+
+    def __exit__(self, *exc):
+        if self.tel:
+            try:
+                self.tel.close()
+            except OSError:
+                pass
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, self.app.stop_signal)
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                log(f"    {self.app.label} did not stop within 20 s: SIGKILL")
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.exit_code = self.proc.returncode if self.proc else None
+        self.logf.close()
+        cleanup_prefix(self.app.prefix)
+        return False
+
+
+def window(samples):
+    """Rates and loss between the first and the last sample."""
+    a, b = samples[0], samples[-1]
+    dt = b["t"] - a["t"]
+    d_in = b["ipackets"] - a["ipackets"]
+    d_out = b["opackets"] - a["opackets"]
+    per_sec = [(y["opackets"] - x["opackets"]) / (y["t"] - x["t"]) / 1e6
+               for x, y in zip(samples, samples[1:])]
+    return {"seconds": dt, "in_packets": d_in, "out_packets": d_out,
+            "in_mpps": d_in / dt / 1e6, "mpps_mean": d_out / dt / 1e6,
+            # The run's figure: median of its one-second rates, robust to a
+            # second disturbed by something else on the machine.
+            "mpps": statistics.median(per_sec) if per_sec else d_out / dt / 1e6,
+            "forwarded": d_out / d_in if d_in else 0.0,
+            "not_forwarded": d_in - d_out,
+            "rx_nombuf": b["rx_nombuf"] - a["rx_nombuf"],
+            "oerrors": b["oerrors"] - a["oerrors"],
+            "per_second_mpps": [round(x, 4) for x in per_sec]}
+
+
+def nfvctl(env, sock, *words, timeout=600):
+    t0 = time.monotonic()
+    r = subprocess.run([env.nfvctl, "-s", sock, *words], capture_output=True,
+                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stdout + r.stderr, time.monotonic() - t0
+
+
+def nfvctl_json(env, sock, *words):
+    rc, out, _ = nfvctl(env, sock, "--json", *words, timeout=30)
+    if rc != 0:
+        return {"error": out.strip()}
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {"raw": out}
+
+
+# --------------------------------------------------------------- cases
+
+def build_cases(env):
+    p = env.pcap
+    std_traffic = ("512 flows IPv4/UDP, {size} B frames, to 198.18.1.0/24 "
+                   "(l3fwd's default LPM route to port 1)")
+    cases = {}
+
+    def v4(size, burst):
+        pcap = p(f"ipv4-{size}.pcap")
+        apps = [app_testpmd(env, pcap, burst), app_l3fwd(env, pcap, burst),
+                app_l3fwd_graph(env, pcap)]
+        if env.have_nfvd:
+            apps.append(app_nfvd(env, f"nfvd-v4-{size}", pcap, burst=burst))
+        return apps
+
+    cases["ipv4-64-b32"] = Case("ipv4-64-b32", "IPv4 64 B, burst 32",
+                                std_traffic.format(size=64), v4(64, 32))
+    cases["ipv4-64-b64"] = Case("ipv4-64-b64", "IPv4 64 B, burst 64",
+                                std_traffic.format(size=64), v4(64, 64))
+    cases["ipv4-512"] = Case("ipv4-512", "IPv4 512 B, burst 32",
+                             std_traffic.format(size=512), v4(512, 32))
+
+    pcap6 = p("ipv6-64.pcap")
+    apps6 = [app_testpmd(env, pcap6, 32), app_l3fwd(env, pcap6, 32, ipv6=True)]
+    if env.have_nfvd:
+        apps6.append(app_nfvd(env, "nfvd-v6-64", pcap6, family=6))
+    cases["ipv6-64"] = Case("ipv6-64", "IPv6 64 B, burst 32 (l3fwd --ipv6)",
+                            "512 flows IPv6/UDP, 64 B frames, to 2001:200:0:1::/64 "
+                            "(l3fwd's default LPM6 route to port 1)", apps6)
+
+    routes = p("routes-1m.txt")
+    pcap = p("ipv4-64.pcap")
+    spread = p("ipv4-64-1m-spread.pcap")
+    apps1m = [app_testpmd(env, pcap, 32), app_l3fwd(env, pcap, 32)]
+    if env.have_nfvd:
+        apps1m += [
+            app_nfvd(env, "nfvd-small", pcap, label="nfvd"),
+            app_nfvd(env, "nfvd-1m", pcap, label="nfvd-1M", routes_file=routes,
+                     startup_timeout=600),
+            app_nfvd(env, "nfvd-1m-spread", spread, label="nfvd-1M-spread",
+                     routes_file=routes, startup_timeout=600)]
+    cases["ipv4-1m"] = Case(
+        "ipv4-1m", "IPv4 64 B with 1,000,000 BGP-like routes (nfvd)",
+        "nfvd-1M: the 512 standard flows (198.18.1.0/24) with 1M more routes "
+        "loaded; nfvd-1M-spread: 1024 flows, each to a random one of the 1M "
+        "routes (many distinct table entries, cache misses); testpmd, l3fwd and "
+        "nfvd: standard flows, small table", apps1m,
+        compare_to="nfvd", kind="throughput")
+
+    if env.have_nfvd:
+        cases["route-load"] = Case(
+            "route-load", "nfvd: time to load 1,000,000 routes (route load FILE)",
+            "standard 64 B flows forwarded during the load",
+            [app_nfvd(env, "nfvd-load", pcap)], kind="route-load")
+        cases["route-churn"] = Case(
+            "route-churn", "nfvd: 10,000 route updates/s for 10 s while forwarding",
+            "standard 64 B flows to 198.18.1.0/24; churned prefixes are /24s in "
+            "203.0.0.0/8, none covering the traffic",
+            [app_nfvd(env, "nfvd-churn", pcap)], kind="route-churn")
+    return cases
+
+
+ALL_CASES = ["ipv4-64-b32", "ipv4-64-b64", "ipv4-512", "ipv6-64", "ipv4-1m",
+             "route-load", "route-churn"]
+NFVD_ONLY = {"route-load", "route-churn"}
+
+
+# ------------------------------------------------------- throughput runs
+
+def run_throughput(env, case, rounds):
+    results = []
+    for r in range(1, rounds + 1):
+        for app in case.apps:
+            tag = f"{case.name}-{app.label}-r{r}"
+            res = {"app": app.label, "round": r, "log": os.path.relpath(
+                os.path.join(env.logs, tag + ".log"), TOP_DIR)}
+            p = AppProcess(env, app, tag)
+            try:
+                with p:
+                    t0 = time.monotonic()
+                    p.connect()
+                    p.wait_forwarding()
+                    res["startup_s"] = round(time.monotonic() - t0, 2)
+                    res["input_mac"] = p.in_mac
+                    time.sleep(env.args.warmup)
+                    res.update(window(p.measure(env.args.duration)))
+            except Exception as e:           # a failed run is reported, not fatal
+                res["error"] = str(e)
+            res["exit_code"] = p.exit_code
+            results.append(res)
+            log(f"  [{case.name}] round {r}/{rounds} {app.label:<15} " + (
+                f"{res['mpps']:8.3f} Mpps  forwarded {100 * res['forwarded']:6.2f}%"
+                f"  exit {res['exit_code']}" if "mpps" in res
+                else f"FAILED: {res['error']} (see {res['log']})"))
+    return results
+
+
+def summarize(env, case, results):
+    rows = []
+    for app in case.apps:
+        runs = [x for x in results if x["app"] == app.label and "mpps" in x]
+        row = {"app": app.label, "kind": app.kind, "burst": app.burst, "note": app.note,
+               "role": app.role, "rounds_ok": len(runs),
+               "rounds_failed": sum(1 for x in results
+                                    if x["app"] == app.label and "mpps" not in x)}
+        if runs:
+            mpps = [x["mpps"] for x in runs]
+            med = statistics.median(mpps)
+            row.update(mpps=med, mpps_min=min(mpps), mpps_max=max(mpps),
+                       cycles_per_packet=env.tsc_hz / (med * 1e6),
+                       forwarded=statistics.median(x["forwarded"] for x in runs),
+                       exit_codes=sorted({x["exit_code"] for x in runs},
+                                         key=lambda c: (c is None, c)))
+        rows.append(row)
+    ref = next((a.label for a in case.apps if a.role == "reference"), None)
+    floor = next((r for r in rows if r["role"] == "floor" and "mpps" in r), None)
+    for r in rows:
+        if "mpps" not in r:
+            continue
+        if ref:
+            r["vs_l3fwd"] = paired_ratio(results, r["app"], ref)
+        if floor:
+            r["cycles_above_floor"] = r["cycles_per_packet"] - floor["cycles_per_packet"]
+        if case.compare_to:
+            r[f"vs_{case.compare_to}"] = paired_ratio(results, r["app"], case.compare_to)
+    return rows
+
+
+def paired_ratio(results, app, ref):
+    """Median over rounds of app/ref measured in the same round (adjacent
+    runs share the machine's state, so the ratio drifts less than either)."""
+    ratios = []
+    for rnd in sorted({x["round"] for x in results}):
+        a = [x["mpps"] for x in results if x["round"] == rnd and x["app"] == app and "mpps" in x]
+        b = [x["mpps"] for x in results if x["round"] == rnd and x["app"] == ref and "mpps" in x]
+        if a and b:
+            ratios.append(a[0] / b[0])
+    return statistics.median(ratios) if ratios else None
+
+
+def fmt(v, spec, none="-"):
+    return none if v is None else format(v, spec)
+
+
+def throughput_markdown(env, case, rows, meta):
+    extra = f" vs {case.compare_to} |" if case.compare_to else ""
+    extra_sep = " ---: |" if case.compare_to else ""
+    out = [f"# {case.title}", "", *meta_lines(meta), "",
+           f"Traffic: {case.traffic}.", "",
+           "| app | burst | Mpps (median) | min - max | cycles/pkt | vs l3fwd |"
+           f" cycles above io floor | forwarded |{extra}",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |" + extra_sep]
+    for r in rows:
+        if "mpps" not in r:
+            out.append(f"| {r['app']} | {r['burst']} | failed "
+                       f"({r['rounds_failed']} rounds) | | | | | |" +
+                       (" |" if case.compare_to else ""))
+            continue
+        line = (f"| {r['app']} | {r['burst']} | {r['mpps']:.3f} | "
+                f"{r['mpps_min']:.3f} - {r['mpps_max']:.3f} | "
+                f"{r['cycles_per_packet']:.1f} | {fmt(r.get('vs_l3fwd'), '.3f')} | "
+                f"{fmt(r.get('cycles_above_floor'), '+.1f')} | "
+                f"{100 * r['forwarded']:.2f}% |")
+        if case.compare_to:
+            line += f" {fmt(r.get('vs_' + case.compare_to), '.3f')} |"
+        out.append(line)
+    out += ["", "Notes:"]
+    for r in rows:
+        out.append(f"- {r['app']}: {r['note']}"
+                   + (f"; {r['rounds_failed']} failed round(s)" if r["rounds_failed"] else "")
+                   + (f"; exit codes {r['exit_codes']}" if r.get("exit_codes") not in (None, [0]) else ""))
+    out.append("- Mpps: median over rounds of each run's median one-second rate. "
+               "vs l3fwd: median over rounds of Mpps / l3fwd Mpps of the same round "
+               "(above 1 is faster). cycles/pkt = TSC Hz / pps of the one forwarding core.")
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------ route programming
+
+def run_route_load(env, case, rounds):
+    app = case.apps[0]
+    routes = env.pcap("routes-1m.txt")
+    with open(routes) as f:
+        lines = f.readlines()
+    results = []
+    for r in range(1, rounds + 1):
+        tag = f"{case.name}-r{r}"
+        res = {"round": r, "routes": len(lines)}
+        p = AppProcess(env, app, tag)
+        try:
+            with p:
+                p.connect()
+                p.wait_forwarding()
+                time.sleep(env.args.warmup)
+                s0 = p.sample()
+                rc, out, secs = nfvctl(env, app.socket, "route", "load", routes)
+                s1 = p.sample()
+                res.update(rc=rc, seconds=secs, routes_per_s=len(lines) / secs,
+                           output=out.strip()[-500:])
+                w = window([s0, s1])
+                res.update(fwd_mpps_during=w["mpps"], not_forwarded_during=w["not_forwarded"],
+                           in_packets_during=w["in_packets"])
+                # Spot-check that routes really are installed.
+                checks = []
+                for ln in random.Random(r).sample(lines, 5):
+                    prefix, _, nh = ln.split()
+                    c_rc, c_out, _ = nfvctl(env, app.socket, "route", "show", prefix,
+                                            timeout=30)
+                    checks.append({"prefix": prefix, "via": nh, "rc": c_rc,
+                                   "found": c_rc == 0 and nh in c_out})
+                res["spot_checks"] = checks
+                res["after"] = window(p.measure(2))
+        except Exception as e:
+            res["error"] = str(e)
+        res["exit_code"] = p.exit_code
+        results.append(res)
+        log(f"  [{case.name}] round {r}/{rounds} " + (
+            f"load {res['seconds']:.2f} s ({res['routes_per_s'] / 1e3:.0f}k routes/s, rc {res['rc']}),"
+            f" forwarding during load {res['fwd_mpps_during']:.3f} Mpps, "
+            f"spot checks {sum(c['found'] for c in res['spot_checks'])}/5"
+            if "seconds" in res else f"FAILED: {res.get('error')}"))
+    return results
+
+
+def run_route_churn(env, case, rounds):
+    app = case.apps[0]
+    churn = os.path.join(env.traffic, "churn")
+    secs = sorted(glob.glob(os.path.join(churn, "sec*.cmds")))
+    results = []
+    for r in range(1, rounds + 1):
+        tag = f"{case.name}-r{r}"
+        res = {"round": r}
+        p = AppProcess(env, app, tag)
+        try:
+            with p:
+                p.connect()
+                p.wait_forwarding()
+                rc, out, _ = nfvctl(env, app.socket, "-f", os.path.join(churn, "prefill.cmds"))
+                res["prefill_rc"] = rc
+                time.sleep(env.args.warmup)
+                res["baseline"] = window(p.measure(env.args.duration))
+                s0 = p.sample()
+                batches, samples = [], [s0]
+                start = time.monotonic()
+                for i, f in enumerate(secs):
+                    n = sum(1 for _ in open(f))
+                    b_rc, b_out, b_secs = nfvctl(env, app.socket, "-f", f)
+                    batches.append({"file": os.path.basename(f), "updates": n,
+                                    "rc": b_rc, "seconds": round(b_secs, 3),
+                                    "output": b_out.strip()[-300:] if b_rc else ""})
+                    samples.append(p.sample())
+                    wait = start + i + 1 - time.monotonic()
+                    if wait > 0:
+                        time.sleep(wait)
+                elapsed = time.monotonic() - start
+                samples.append(p.sample())
+                res["churn"] = window(samples)
+                updates = sum(b["updates"] for b in batches)
+                res.update(batches=batches, updates=updates, churn_seconds=elapsed,
+                           updates_per_s=updates / elapsed,
+                           failed_batches=sum(1 for b in batches if b["rc"]),
+                           max_batch_s=max(b["seconds"] for b in batches))
+                res["drops"] = nfvctl_json(env, app.socket, "show", "drops")
+        except Exception as e:
+            res["error"] = str(e)
+        res["exit_code"] = p.exit_code
+        results.append(res)
+        if "churn" in res:
+            c, b = res["churn"], res["baseline"]
+            log(f"  [{case.name}] round {r}/{rounds} {res['updates_per_s']:.0f} updates/s "
+                f"(max batch {res['max_batch_s']:.2f} s, failed batches {res['failed_batches']}),"
+                f" {c['mpps']:.3f} Mpps vs {b['mpps']:.3f} baseline,"
+                f" not forwarded {c['not_forwarded']} of {c['in_packets']}")
+        else:
+            log(f"  [{case.name}] round {r}/{rounds} FAILED: {res.get('error')}")
+    return results
+
+
+def med(results, key, sub=None):
+    vals = [(x[sub] if sub else x).get(key) for x in results if (sub is None or sub in x)]
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def route_load_markdown(case, results, meta):
+    ok = [x for x in results if "seconds" in x]
+    out = [f"# {case.title}", "", *meta_lines(meta), "", f"Traffic: {case.traffic}.", ""]
+    if not ok:
+        return "\n".join(out + ["All rounds failed: " +
+                                "; ".join(str(x.get("error")) for x in results)]) + "\n"
+    out += ["| round | load time (s) | routes/s | nfvctl rc | Mpps during load |"
+            " not forwarded during load | spot checks |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for x in ok:
+        out.append(f"| {x['round']} | {x['seconds']:.2f} | {x['routes_per_s']:.0f} | {x['rc']} | "
+                   f"{x['fwd_mpps_during']:.3f} | {x['not_forwarded_during']} | "
+                   f"{sum(c['found'] for c in x['spot_checks'])}/5 |")
+    out += ["", f"Median load time: {med(ok, 'seconds'):.2f} s for {ok[0]['routes']} routes "
+            f"({med(ok, 'routes_per_s'):.0f} routes/s)."]
+    return "\n".join(out) + "\n"
+
+
+def route_churn_markdown(case, results, meta):
+    ok = [x for x in results if "churn" in x]
+    out = [f"# {case.title}", "", *meta_lines(meta), "", f"Traffic: {case.traffic}.", ""]
+    if not ok:
+        return "\n".join(out + ["All rounds failed: " +
+                                "; ".join(str(x.get("error")) for x in results)]) + "\n"
+    out += ["| round | updates/s achieved | max batch (s) | failed batches | Mpps baseline |"
+            " Mpps during churn | not forwarded baseline | not forwarded during churn |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for x in ok:
+        out.append(f"| {x['round']} | {x['updates_per_s']:.0f} | {x['max_batch_s']:.2f} | "
+                   f"{x['failed_batches']} | {x['baseline']['mpps']:.3f} | "
+                   f"{x['churn']['mpps']:.3f} | {x['baseline']['not_forwarded']} | "
+                   f"{x['churn']['not_forwarded']} of {x['churn']['in_packets']} |")
+    ratio = statistics.median(x["churn"]["mpps"] / x["baseline"]["mpps"] for x in ok)
+    out += ["", f"Forwarding rate during churn / without: {ratio:.3f} (median). "
+            "Every frame goes to an unaffected prefix, so 'not forwarded' is loss on "
+            "unaffected prefixes (port counters: input ipackets - output opackets; "
+            "a few hundred packets of sampling skew are possible)."]
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------ reporting
+
+def read_cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for ln in f:
+            if ln.startswith("model name"):
+                return ln.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def kernel_cpu_mhz():
+    with open("/proc/cpuinfo") as f:
+        for ln in f:
+            if ln.startswith("cpu MHz"):
+                return float(ln.split(":", 1)[1])
+    return None
+
+
+def git_rev():
+    try:
+        rev = subprocess.run(["git", "-C", TOP_DIR, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", TOP_DIR, "status", "--porcelain", "--", "src"],
+                               capture_output=True, text=True).stdout.strip()
+        return (rev or "none") + ("+dirty" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
+def collect_meta(env):
+    dpdk = subprocess.run(["pkg-config", "--modversion", "libdpdk"],
+                          capture_output=True, text=True).stdout.strip()
+    return {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "cpu_model": read_cpu_model(), "cpus": os.cpu_count(),
+            "tsc_hz": env.tsc_hz, "kernel_cpu_mhz": kernel_cpu_mhz(),
+            "dpdk": dpdk, "eal_memory": " ".join(env.mem),
+            "rounds": env.args.rounds, "warmup_s": env.args.warmup,
+            "duration_s": env.args.duration, "nfvd_revision": git_rev(),
+            "nfvd_present": env.have_nfvd,
+            "ports": {"in": pcap_devargs("FILE"), "out": OUT_DEVARGS},
+            "forwarding_lcores": 1}
+
+
+def meta_lines(m):
+    return [f"- {m['date']}, DPDK {m['dpdk']}, nfvd {m['nfvd_revision']}",
+            f"- CPU: {m['cpu_model']} ({m['cpus']} cores), TSC {m['tsc_hz'] / 1e9:.3f} GHz "
+            f"(DPDK rte_get_tsc_hz; kernel cpu MHz {m['kernel_cpu_mhz']})",
+            f"- ports: in `{m['ports']['in']}`, out `{m['ports']['out']}`; one forwarding "
+            f"lcore; EAL memory `{m['eal_memory'] or 'hugepages'}`",
+            f"- {m['rounds']} interleaved rounds, {m['warmup_s']:g} s warm-up, "
+            f"{m['duration_s']:g} s measured each; medians"]
+
+
+def write_report(env, case, stamp, md, data):
+    out_dir = env.args.results
+    os.makedirs(out_dir, exist_ok=True)
+    base = os.path.join(out_dir, f"{stamp}-{case.name}")
+    with open(base + ".md", "w") as f:
+        f.write(md)
+    with open(base + ".json", "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+    log("")
+    log(md)
+    log(f"  -> {os.path.relpath(base, TOP_DIR)}.md / .json")
+    log("")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases", nargs="*", help=f"default: all of {', '.join(ALL_CASES)}")
+    ap.add_argument("--work", required=True, help="scratch dir prepared by run.sh")
+    ap.add_argument("--tsc-hz", type=float, required=True)
+    ap.add_argument("--mem", default="", help="EAL memory options, e.g. '--no-huge -m 2048'")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warmup", type=float, default=2.0)
+    ap.add_argument("--duration", type=float, default=5.0)
+    ap.add_argument("--results", default=os.path.join(BENCH_DIR, "results"))
+    args = ap.parse_args()
+
+    # Keep this process (and the nfvctl it runs) off the forwarding core.
+    try:
+        os.sched_setaffinity(0, {0})
+    except OSError:
+        pass
+
+    env = Env(args)
+    wanted = args.cases or ALL_CASES
+    unknown = [c for c in wanted if c not in ALL_CASES]
+    if unknown:
+        sys.exit(f"unknown case(s) {unknown}; cases: {' '.join(ALL_CASES)}")
+    if not env.have_nfvd:
+        log(f"NOTE: {os.path.relpath(env.nfvd, TOP_DIR)} or nfvctl not built: "
+            "nfvd is left out of every case")
+    cases = build_cases(env)
+    meta = collect_meta(env)
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H%M%S")
+    failures = 0
+    for name in wanted:
+        if name not in cases:
+            log(f"== {name}: skipped (needs nfvd)")
+            continue
+        case = cases[name]
+        log(f"== {case.name}: {case.title}")
+        if case.kind == "throughput":
+            results = run_throughput(env, case, args.rounds)
+            rows = summarize(env, case, results)
+            md = throughput_markdown(env, case, rows, meta)
+            failures += sum(r["rounds_failed"] for r in rows)
+            data = {"case": case.name, "title": case.title, "traffic": case.traffic,
+                    "meta": meta, "summary": rows, "runs": results,
+                    "argv": {a.label: a.argv for a in case.apps}}
+        else:
+            runner, mdf = {"route-load": (run_route_load, route_load_markdown),
+                           "route-churn": (run_route_churn, route_churn_markdown)}[case.kind]
+            results = runner(env, case, args.rounds)
+            md = mdf(case, results, meta)
+            failures += sum(1 for x in results if "error" in x)
+            data = {"case": case.name, "title": case.title, "traffic": case.traffic,
+                    "meta": meta, "runs": results, "argv": case.apps[0].argv}
+        write_report(env, case, stamp, md, data)
+    if failures:
+        log(f"{failures} run(s) failed; see the logs under {os.path.relpath(env.logs, TOP_DIR)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfvctl: the client of nfvd's API socket.
+ *   nfvctl [-s SOCK] [--json] COMMAND...     one command
+ *   nfvctl [-s SOCK] [--json] -f FILE        a file of commands ('-' = stdin)
+ *   nfvctl [-s SOCK]                         interactive shell with history
+ * Exit status: 0 all commands succeeded, 1 a command failed, 2 no daemon.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <histedit.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define NFV_DEFAULT_SOCKET "/run/nfvd.sock"
+#define MAX_LINE (64 * 1024)
+
+static int sock = -1;
+static bool json_out;
+static FILE *rx;
+
+static int
+connect_daemon(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "nfvctl: socket path too long: %s\n", path);
+		return -1;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "nfvctl: cannot connect to nfvd at %s: %s (is nfvd running? "
+			"use -s PATH for another socket)\n", path, strerror(errno));
+		return -1;
+	}
+	rx = fdopen(dup(sock), "r");
+	return rx == NULL ? -1 : 0;
+}
+
+/* Sends one command and prints its reply. Returns 0, 1 (failed) or 2 (I/O). */
+static int
+run_command(const char *cmd)
+{
+	json_t *req = json_pack("{s:s}", "cmd", cmd), *reply;
+	char *s = json_dumps(req, JSON_COMPACT), *line = NULL;
+	size_t cap = 0, len, off = 0;
+	json_error_t e;
+	int rc;
+
+	json_decref(req);
+	if (s == NULL) {
+		fprintf(stderr, "nfvctl: command is not valid UTF-8\n");
+		return 1;
+	}
+	len = strlen(s);
+	s[len++] = '\n'; /* replaces the terminator: sent with its length */
+	while (off < len) {
+		ssize_t w = send(sock, s + off, len - off, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			fprintf(stderr, "nfvctl: lost the connection to nfvd: %s\n", strerror(errno));
+			free(s);
+			return 2;
+		}
+		off += (size_t)w;
+	}
+	free(s);
+	if (getline(&line, &cap, rx) < 0) {
+		fprintf(stderr, "nfvctl: nfvd closed the connection\n");
+		free(line);
+		return 2;
+	}
+	reply = json_loads(line, 0, &e);
+	free(line);
+	if (reply == NULL) {
+		fprintf(stderr, "nfvctl: unreadable reply from nfvd: %s\n", e.text);
+		return 2;
+	}
+	if (!json_is_true(json_object_get(reply, "ok"))) {
+		const char *err = json_string_value(json_object_get(reply, "error"));
+
+		if (json_out)
+			printf("{\"error\": \"%s\"}\n", err ? err : "?");
+		fprintf(stderr, "error: %s\n", err ? err : "(no message)");
+		rc = 1;
+	} else if (json_out) {
+		json_t *data = json_object_get(reply, "data");
+
+		if (data != NULL && !json_is_null(data)) {
+			json_dumpf(data, stdout, JSON_INDENT(2));
+			putchar('\n');
+		} else {
+			printf("{}\n");
+		}
+		rc = 0;
+	} else {
+		const char *text = json_string_value(json_object_get(reply, "text"));
+
+		if (text != NULL)
+			fputs(text, stdout);
+		rc = 0;
+	}
+	fflush(stdout);
+	json_decref(reply);
+	return rc;
+}
+
+static int
+run_file(const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned int lineno = 0;
+	int rc = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "nfvctl: cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		char *p = line;
+
+		lineno++;
+		p[strcspn(p, "\r\n")] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		rc = run_command(p);
+		if (rc != 0) {
+			fprintf(stderr, "nfvctl: %s:%u: stopped at: %s\n", path, lineno, p);
+			break;
+		}
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+static const char *
+prompt(EditLine *el)
+{
+	(void)el;
+	return "nfvd> ";
+}
+
+static int
+shell(void)
+{
+	EditLine *el = el_init("nfvctl", stdin, stdout, stderr);
+	History *hist = history_init();
+	HistEvent ev;
+	char hist_path[1024] = "";
+	const char *home = getenv("HOME");
+	int count, rc = 0;
+
+	if (el == NULL || hist == NULL)
+		return 1;
+	history(hist, &ev, H_SETSIZE, 1000);
+	if (home != NULL) {
+		snprintf(hist_path, sizeof(hist_path), "%s/.nfvctl_history", home);
+		history(hist, &ev, H_LOAD, hist_path);
+	}
+	el_set(el, EL_PROMPT, prompt);
+	el_set(el, EL_EDITOR, "emacs");
+	el_set(el, EL_HIST, history, hist);
+	el_source(el, NULL);
+	for (;;) {
+		const char *in = el_gets(el, &count);
+		char *line;
+
+		if (in == NULL)
+			break;
+		line = strdup(in);
+		if (line == NULL)
+			break;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
+			free(line);
+			break;
+		}
+		if (line[0] != '\0') {
+			history(hist, &ev, H_ENTER, line);
+			rc = run_command(line);
+			if (rc == 2) {
+				free(line);
+				break;
+			}
+		}
+		free(line);
+	}
+	if (hist_path[0] != '\0')
+		history(hist, &ev, H_SAVE, hist_path);
+	history_end(hist);
+	el_end(el);
+	return rc == 2 ? 2 : 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: nfvctl [-s SOCKET] [--json] COMMAND...\n"
+		   "       nfvctl [-s SOCKET] [--json] -f FILE\n"
+		   "       nfvctl [-s SOCKET]            (interactive shell)\n"
+		   "Commands: run 'nfvctl help'. Default socket: " NFV_DEFAULT_SOCKET "\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = getenv("NFVD_SOCKET"), *file = NULL;
+	int c, rc;
+
+	if (path == NULL)
+		path = NFV_DEFAULT_SOCKET;
+	/* '+': stop at the first command word so its own options pass through. */
+	while ((c = getopt_long(argc, argv, "+s:jf:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			path = optarg;
+			break;
+		case 'j':
+			json_out = true;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (connect_daemon(path) < 0)
+		return 2;
+	if (file != NULL) {
+		rc = run_file(file);
+	} else if (optind < argc) {
+		char line[MAX_LINE];
+		size_t off = 0;
+
+		line[0] = '\0';
+		for (int i = optind; i < argc; i++) {
+			int n;
+			bool quote = strpbrk(argv[i], " \t") != NULL;
+
+			n = snprintf(line + off, sizeof(line) - off, quote ? "%s\"%s\"" : "%s%s",
+				     i > optind ? " " : "", argv[i]);
+			if (n < 0 || (size_t)n >= sizeof(line) - off) {
+				fprintf(stderr, "nfvctl: command too long\n");
+				return 1;
+			}
+			off += (size_t)n;
+		}
+		rc = run_command(line);
+	} else if (isatty(STDIN_FILENO)) {
+		rc = shell();
+	} else {
+		rc = run_file("-");
+	}
+	close(sock);
+	return rc;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv4/IPv6 forwarding state: addresses, next hops, routes.
+ *
+ * Control (the main lcore) writes every table; workers only read them.
+ * Next hops are immutable once published: a change publishes a new copy
+ * and frees the old one after an RCU grace period. The FIBs are kept in
+ * pairs: an update goes to the standby table, the pair flips, and once every
+ * worker has passed a quiescent state the same update goes to the other
+ * table, so a lookup never sees a table being modified.
+ */
+#ifndef NFV_IP_H
+#define NFV_IP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
+#define NFV_NH_MAX (1u << 18)       /* next-hop ids; 0 means "no route" */
+#define NFV_ECMP_MAX 16
+#define NFV_ADDR_PER_PORT_MAX 16
+
+struct nfv_ip {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t pad[3];
+	union {
+		rte_be32_t v4;
+		uint8_t v6[16];
+	};
+};
+
+struct nfv_prefix {
+	struct nfv_ip ip;
+	uint8_t len;
+};
+
+enum nfv_nh_type {
+	NFV_NH_NONE = 0,   /* unused slot */
+	NFV_NH_GATEWAY,    /* via a neighbor; l2 valid once resolved */
+	NFV_NH_CONNECTED,  /* destination is on the link; resolved per host route */
+	NFV_NH_LOCAL,      /* an address of ours */
+	NFV_NH_BLACKHOLE,  /* silently discard */
+	NFV_NH_GROUP,      /* ECMP group of gateway next hops */
+};
+
+/*
+ * What a worker reads. 64 bytes: one cache line for a plain next hop.
+ */
+struct nfv_nexthop {
+	uint8_t type;      /* enum nfv_nh_type */
+	uint8_t family;
+	uint8_t resolved;  /* l2 holds the neighbor's MAC */
+	uint8_t n_members; /* NFV_NH_GROUP */
+	uint16_t port_id;
+	uint16_t mtu;      /* L3 MTU of port_id */
+	uint32_t id;
+	uint8_t l2[16];    /* rewrite: dst MAC, src MAC, ethertype */
+	uint32_t members[NFV_ECMP_MAX]; /* NFV_NH_GROUP: member ids */
+	/* Control only below. */
+	struct nfv_ip gw;
+	uint32_t refcnt;
+	uint8_t has_neigh; /* a "neigh add" entry exists for gw on port_id */
+	uint8_t neigh_mac[6];
+} __rte_cache_aligned;
+
+extern struct nfv_nexthop *nfv_nh_table[NFV_NH_MAX];
+
+static inline const struct nfv_nexthop *
+nfv_nh_get(uint32_t id)
+{
+	return __atomic_load_n(&nfv_nh_table[id], __ATOMIC_ACQUIRE);
+}
+
+/* The active FIB of each family; workers read it once per burst. */
+struct nfv_fib_pair {
+	void *tbl[2];
+	unsigned int active;
+};
+extern struct nfv_fib_pair nfv_fib4, nfv_fib6;
+
+static inline struct rte_fib *
+nfv_fib4_active(void)
+{
+	unsigned int a = __atomic_load_n(&nfv_fib4.active, __ATOMIC_ACQUIRE);
+	return nfv_fib4.tbl[a];
+}
+
+static inline struct rte_fib6 *
+nfv_fib6_active(void)
+{
+	unsigned int a = __atomic_load_n(&nfv_fib6.active, __ATOMIC_ACQUIRE);
+	return nfv_fib6.tbl[a];
+}
+
+/* Per-port L3 state read by workers (ICMP error source addresses). */
+struct nfv_port_l3 {
+	bool has4;
+	bool has6;
+	rte_be32_t src4;
+	uint8_t src6[16];
+};
+extern struct nfv_port_l3 *nfv_port_l3[RTE_MAX_ETHPORTS];
+
+static inline const struct nfv_port_l3 *
+nfv_port_l3_get(uint16_t port_id)
+{
+	return __atomic_load_n(&nfv_port_l3[port_id], __ATOMIC_ACQUIRE);
+}
+
+/* Route sources, highest priority first. */
+enum nfv_route_source {
+	NFV_RT_LOCAL,     /* addr add: the address itself */
+	NFV_RT_CONNECTED, /* addr add: the subnet */
+	NFV_RT_STATIC,    /* route add */
+	NFV_RT_NEIGH,     /* neigh add: host route to the neighbor */
+	NFV_RT_SOURCE_MAX
+};
+
+/* Control-side API. Every function returns 0 or a negative errno and fills
+ * err (NFV_ERR_LEN bytes) with a sentence naming the bad input. */
+#define NFV_ERR_LEN 256
+
+struct nfv_limits {
+	uint32_t max_routes4;
+	uint32_t max_routes6;
+	uint32_t tbl8_4;
+	uint32_t tbl8_6;
+};
+
+int nfv_ip_init(const struct nfv_limits *limits, int socket_id);
+void nfv_ip_fini(void);
+
+int nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err);
+int nfv_addr_del(const struct nfv_prefix *p, uint16_t port_id, char *err);
+int nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id);
+bool nfv_addr_is_local(const struct nfv_ip *ip);
+
+int nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_t port_id,
+		  char *err);
+int nfv_neigh_del(const struct nfv_ip *ip, uint16_t port_id, char *err);
+
+struct nfv_route_spec {
+	struct nfv_prefix prefix;
+	enum nfv_nh_type type;    /* GATEWAY (with gws), CONNECTED (port), BLACKHOLE */
+	unsigned int n_gw;
+	struct nfv_ip gw[NFV_ECMP_MAX];
+	int gw_port[NFV_ECMP_MAX]; /* -1: find the connected network */
+	int port_id;               /* CONNECTED */
+};
+
+int nfv_route_add(const struct nfv_route_spec *spec, char *err);
+int nfv_route_del(const struct nfv_prefix *p, char *err);
+int nfv_route_load(const char *path, uint32_t *n_loaded, char *err);
+
+/* Called when a port is removed or its MAC/MTU changes. */
+unsigned int nfv_ip_port_removed(uint16_t port_id);
+void nfv_ip_port_changed(uint16_t port_id);
+
+/* Iteration for show commands. */
+struct nfv_route_info {
+	struct nfv_prefix prefix;
+	enum nfv_route_source source;
+	uint32_t nh_id;
+};
+typedef void (*nfv_route_cb)(const struct nfv_route_info *ri, void *arg);
+void nfv_route_walk(nfv_route_cb cb, void *arg);
+int nfv_route_lookup_exact(const struct nfv_prefix *p, struct nfv_route_info *ri);
+uint32_t nfv_route_count(uint8_t family);
+uint32_t nfv_nh_count(void);
+uint64_t nfv_rcu_grace_periods(void);
+
+typedef void (*nfv_addr_cb)(uint16_t port_id, const struct nfv_prefix *p, void *arg);
+void nfv_addr_walk(nfv_addr_cb cb, void *arg);
+typedef void (*nfv_nh_cb)(const struct nfv_nexthop *nh, void *arg);
+void nfv_nh_walk(nfv_nh_cb cb, void *arg);
+
+/* Address helpers shared by parsers and tables. */
+void nfv_prefix_mask(struct nfv_prefix *p);
+bool nfv_prefix_contains(const struct nfv_prefix *p, const struct nfv_ip *ip);
+bool nfv_ip_equal(const struct nfv_ip *a, const struct nfv_ip *b);
+const char *nfv_ip_str(const struct nfv_ip *ip, char *buf, size_t len);
+const char *nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eth_input: accepts frames for the port's MAC address (and broadcast or
+ * multicast, flagged for the IP nodes), and dispatches on the ethertype.
+ *
+ * Edges: ip4_input, ip6_input, drop.
+ * Writes: meta.flags (NFV_META_L2_MCAST), meta.drop_reason.
+ * Drops: too_short, headers_not_contiguous, other_host, arp, vlan,
+ *        unknown_ethertype.
+ */
+#include <rte_ether.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "../node.h"
+#include "../../port/port.h"
+
+enum eth_input_next {
+	ETH_INPUT_NEXT_IP4,
+	ETH_INPUT_NEXT_IP6,
+	ETH_INPUT_NEXT_DROP,
+	ETH_INPUT_NEXT_MAX,
+};
+
+static __rte_always_inline uint16_t
+eth_input_one(struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth;
+	const struct nfv_port *p;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN))
+		return nfv_mark_drop(m, rte_pktmbuf_pkt_len(m) < RTE_ETHER_HDR_LEN ?
+				     NFV_DROP_ETH_TOO_SHORT : NFV_DROP_ETH_MULTISEG,
+				     ETH_INPUT_NEXT_DROP);
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (likely(rte_is_unicast_ether_addr(&eth->dst_addr))) {
+		p = &nfv_ports[m->port];
+		if (unlikely(!rte_is_same_ether_addr(&eth->dst_addr, &p->mac)))
+			return nfv_mark_drop(m, NFV_DROP_ETH_OTHER_HOST, ETH_INPUT_NEXT_DROP);
+	} else {
+		nfv_meta(m)->flags |= NFV_META_L2_MCAST;
+	}
+	switch (eth->ether_type) {
+	case RTE_BE16(RTE_ETHER_TYPE_IPV4):
+		return ETH_INPUT_NEXT_IP4;
+	case RTE_BE16(RTE_ETHER_TYPE_IPV6):
+		return ETH_INPUT_NEXT_IP6;
+	case RTE_BE16(RTE_ETHER_TYPE_ARP):
+		return nfv_mark_drop(m, NFV_DROP_ETH_ARP, ETH_INPUT_NEXT_DROP);
+	case RTE_BE16(RTE_ETHER_TYPE_VLAN):
+	case RTE_BE16(RTE_ETHER_TYPE_QINQ):
+		return nfv_mark_drop(m, NFV_DROP_ETH_VLAN, ETH_INPUT_NEXT_DROP);
+	default:
+		return nfv_mark_drop(m, NFV_DROP_ETH_UNKNOWN_TYPE, ETH_INPUT_NEXT_DROP);
+	}
+}
+
+static uint16_t
+eth_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		if (i + 8 <= n) {
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
+		}
+		nexts[i] = eth_input_one(pkts[i]);
+		nexts[i + 1] = eth_input_one(pkts[i + 1]);
+		nexts[i + 2] = eth_input_one(pkts[i + 2]);
+		nexts[i + 3] = eth_input_one(pkts[i + 3]);
+	}
+	for (; i < n; i++)
+		nexts[i] = eth_input_one(pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register eth_input_node = {
+	.name = "eth_input",
+	.process = eth_input_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = ETH_INPUT_NEXT_MAX,
+	.next_nodes = {
+		[ETH_INPUT_NEXT_IP4] = "ip4_input",
+		[ETH_INPUT_NEXT_IP6] = "ip6_input",
+		[ETH_INPUT_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(eth_input_node);

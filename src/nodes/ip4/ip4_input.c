@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4_input: validates IPv4 headers as RFC 1812 5.2.2 asks before a
+ * router may forward a packet: version 4, header length of at least five
+ * words and within the packet, a correct header checksum (the device's RX
+ * checksum flag when it has one, else computed here), a total length not
+ * below the header nor beyond the frame (link padding is trimmed). Martian
+ * addresses (RFC 1812 5.3.7) and multicast are dropped.
+ *
+ * Edges: ip4_lookup, drop.
+ * Drops: too_short, headers_not_contiguous, bad_version, bad_ihl,
+ *        bad_checksum, bad_total_length, martian_source,
+ *        martian_destination, multicast_destination, broadcast_destination.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+
+#include "../node.h"
+
+enum ip4_input_next {
+	IP4_INPUT_NEXT_LOOKUP,
+	IP4_INPUT_NEXT_DROP,
+	IP4_INPUT_NEXT_MAX,
+};
+
+static __rte_always_inline uint16_t
+ip4_input_one(struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip;
+	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN;
+	uint32_t ihl, total, src, dst;
+	uint64_t csum_flags;
+
+	if (unlikely(l3_len < sizeof(struct rte_ipv4_hdr)))
+		return nfv_mark_drop(m, NFV_DROP_IP4_TOO_SHORT, IP4_INPUT_NEXT_DROP);
+	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)))
+		return nfv_mark_drop(m, NFV_DROP_IP4_HEADERS_SPLIT, IP4_INPUT_NEXT_DROP);
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
+	if (unlikely(ip->version_ihl != RTE_IPV4_VHL_DEF)) {
+		if ((ip->version_ihl >> 4) != 4)
+			return nfv_mark_drop(m, NFV_DROP_IP4_BAD_VERSION, IP4_INPUT_NEXT_DROP);
+		ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
+		if (ihl < sizeof(struct rte_ipv4_hdr) || ihl > l3_len)
+			return nfv_mark_drop(m, NFV_DROP_IP4_BAD_IHL, IP4_INPUT_NEXT_DROP);
+		if (rte_pktmbuf_data_len(m) < NFV_L2_LEN + ihl)
+			return nfv_mark_drop(m, NFV_DROP_IP4_HEADERS_SPLIT, IP4_INPUT_NEXT_DROP);
+	} else {
+		ihl = sizeof(struct rte_ipv4_hdr);
+	}
+	csum_flags = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	if (csum_flags == RTE_MBUF_F_RX_IP_CKSUM_BAD ||
+	    (csum_flags != RTE_MBUF_F_RX_IP_CKSUM_GOOD && rte_raw_cksum(ip, ihl) != 0xffff))
+		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_CHECKSUM, IP4_INPUT_NEXT_DROP);
+	total = rte_be_to_cpu_16(ip->total_length);
+	if (unlikely(total < ihl || total > l3_len))
+		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_LENGTH, IP4_INPUT_NEXT_DROP);
+	if (unlikely(total < l3_len))
+		rte_pktmbuf_trim(m, (uint16_t)(l3_len - total)); /* link-layer padding */
+	src = rte_be_to_cpu_32(ip->src_addr);
+	dst = rte_be_to_cpu_32(ip->dst_addr);
+	if (unlikely(nfv_ip4_is_martian_src(src)))
+		return nfv_mark_drop(m, NFV_DROP_IP4_MARTIAN_SOURCE, IP4_INPUT_NEXT_DROP);
+	if (unlikely((dst >> 24) == 0 || (dst >> 24) == 127 || dst >= 0xe0000000)) {
+		if (dst == 0xffffffff)
+			return nfv_mark_drop(m, NFV_DROP_IP4_BROADCAST, IP4_INPUT_NEXT_DROP);
+		if ((dst >> 28) == 0xe)
+			return nfv_mark_drop(m, NFV_DROP_IP4_MULTICAST, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, NFV_DROP_IP4_MARTIAN_DEST, IP4_INPUT_NEXT_DROP);
+	}
+	return IP4_INPUT_NEXT_LOOKUP;
+}
+
+static uint16_t
+ip4_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		nexts[i] = ip4_input_one(pkts[i]);
+		nexts[i + 1] = ip4_input_one(pkts[i + 1]);
+		nexts[i + 2] = ip4_input_one(pkts[i + 2]);
+		nexts[i + 3] = ip4_input_one(pkts[i + 3]);
+	}
+	for (; i < n; i++)
+		nexts[i] = ip4_input_one(pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip4_input_node = {
+	.name = "ip4_input",
+	.process = ip4_input_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP4_INPUT_NEXT_MAX,
+	.next_nodes = {
+		[IP4_INPUT_NEXT_LOOKUP] = "ip4_lookup",
+		[IP4_INPUT_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip4_input_node);

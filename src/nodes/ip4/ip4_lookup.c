@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4_lookup: longest-prefix match of the destination of the whole burst
+ * in one rte_fib_lookup_bulk (DIR-24-8) on the active FIB, then dispatch
+ * on the next hop: forward, local delivery, blackhole, or an ICMP
+ * "destination unreachable" (RFC 1812 5.2.7.1) when there is no route.
+ * Link-layer broadcasts are only accepted for local addresses
+ * (RFC 1812 5.3.4).
+ *
+ * Edges: ip4_rewrite, ip4_local, ip4_icmp_error, drop.
+ * Writes: meta.nh_id, meta.icmp_type/code, meta.drop_reason.
+ * Drops: no_route (ICMP net unreachable), blackhole, l2_broadcast.
+ */
+#include <rte_fib.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "../node.h"
+#include "../../ip/ip.h"
+
+enum ip4_lookup_next {
+	IP4_LOOKUP_NEXT_REWRITE,
+	IP4_LOOKUP_NEXT_LOCAL,
+	IP4_LOOKUP_NEXT_ICMP_ERROR,
+	IP4_LOOKUP_NEXT_DROP,
+	IP4_LOOKUP_NEXT_MAX,
+};
+
+static __rte_always_inline uint16_t
+ip4_lookup_one(struct rte_mbuf *m, uint64_t nh_id)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = nfv_nh_get((uint32_t)nh_id);
+
+	meta->nh_id = (uint32_t)nh_id;
+	if (unlikely(nh == NULL)) {
+		meta->icmp_type = NFV_ICMP_DEST_UNREACH;
+		meta->icmp_code = 0; /* network unreachable */
+		meta->drop_reason = NFV_DROP_IP4_NO_ROUTE;
+		return IP4_LOOKUP_NEXT_ICMP_ERROR;
+	}
+	switch (nh->type) {
+	case NFV_NH_LOCAL:
+		return IP4_LOOKUP_NEXT_LOCAL;
+	case NFV_NH_BLACKHOLE:
+		return nfv_mark_drop(m, NFV_DROP_IP4_BLACKHOLE, IP4_LOOKUP_NEXT_DROP);
+	default:
+		if (unlikely(meta->flags & NFV_META_L2_MCAST))
+			return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
+		return IP4_LOOKUP_NEXT_REWRITE;
+	}
+}
+
+static uint16_t
+ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint32_t ips[RTE_GRAPH_BURST_SIZE];
+	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct rte_fib *fib = nfv_fib4_active();
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv4_hdr *ip =
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, NFV_L2_LEN);
+
+		ips[i] = rte_be_to_cpu_32(ip->dst_addr);
+	}
+	rte_fib_lookup_bulk(fib, ips, nhs, n);
+	for (i = 0; i < n; i++)
+		nexts[i] = ip4_lookup_one(pkts[i], nhs[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip4_lookup_node = {
+	.name = "ip4_lookup",
+	.process = ip4_lookup_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP4_LOOKUP_NEXT_MAX,
+	.next_nodes = {
+		[IP4_LOOKUP_NEXT_REWRITE] = "ip4_rewrite",
+		[IP4_LOOKUP_NEXT_LOCAL] = "ip4_local",
+		[IP4_LOOKUP_NEXT_ICMP_ERROR] = "ip4_icmp_error",
+		[IP4_LOOKUP_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip4_lookup_node);

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4_rewrite: picks the ECMP member by flow hash, checks that the next
+ * hop is resolved, the TTL (RFC 1812 5.3.1: a packet whose TTL would reach
+ * zero gets ICMP time exceeded) and the output MTU (DF set: ICMP
+ * fragmentation needed, RFC 1191), decrements the TTL with an incremental
+ * checksum update (RFC 1624) and writes the Ethernet header.
+ *
+ * Edges: port_tx, ip4_icmp_error, drop.
+ * Reads: meta.nh_id, meta.flags. Writes: meta.tx_port, meta.icmp_*.
+ * Drops: ttl_expired, neigh_unresolved, frag_needed,
+ *        fragmentation_unsupported, no_route (ECMP member gone).
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_hash_crc.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "../node.h"
+#include "../../ip/ip.h"
+
+enum ip4_rewrite_next {
+	IP4_REWRITE_NEXT_TX,
+	IP4_REWRITE_NEXT_ICMP_ERROR,
+	IP4_REWRITE_NEXT_DROP,
+	IP4_REWRITE_NEXT_MAX,
+};
+
+static __rte_always_inline uint32_t
+ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	uint32_t h;
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	h = rte_hash_crc_4byte(ip->src_addr, ip->dst_addr);
+	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
+	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + rte_ipv4_hdr_len(ip) + 4) {
+		const uint32_t *ports = (const uint32_t *)((const uint8_t *)ip +
+							   rte_ipv4_hdr_len(ip));
+
+		h = rte_hash_crc_4byte(*ports, h);
+	}
+	return h;
+}
+
+static __rte_always_inline uint16_t
+ip4_rewrite_one(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
+	uint16_t old_word;
+
+	if (unlikely(nh == NULL)) /* removed since the lookup */
+		return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
+	if (unlikely(nh->type == NFV_NH_GROUP)) {
+		nh = nfv_nh_get(nh->members[ip4_flow_hash(m, ip) % nh->n_members]);
+		if (unlikely(nh == NULL))
+			return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
+	}
+	if (unlikely(!nh->resolved))
+		return nfv_mark_drop(m, NFV_DROP_IP4_NEIGH_UNRESOLVED, IP4_REWRITE_NEXT_DROP);
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN))) {
+		if (unlikely(ip->time_to_live <= 1)) {
+			meta->icmp_type = NFV_ICMP_TIME_EXCEEDED;
+			meta->icmp_code = 0; /* TTL exceeded in transit */
+			meta->drop_reason = NFV_DROP_IP4_TTL_EXPIRED;
+			return IP4_REWRITE_NEXT_ICMP_ERROR;
+		}
+	}
+	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
+		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
+			meta->icmp_type = NFV_ICMP_DEST_UNREACH;
+			meta->icmp_code = 4; /* fragmentation needed and DF set */
+			meta->icmp_info = nh->mtu;
+			meta->drop_reason = NFV_DROP_IP4_FRAG_NEEDED;
+			return IP4_REWRITE_NEXT_ICMP_ERROR;
+		}
+		return nfv_mark_drop(m, NFV_DROP_IP4_FRAG_UNSUPPORTED, IP4_REWRITE_NEXT_DROP);
+	}
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN))) {
+		old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+		ip->time_to_live--;
+		ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
+						      (uint16_t)(old_word - 0x100));
+	}
+	rte_memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	meta->tx_port = nh->port_id;
+	return IP4_REWRITE_NEXT_TX;
+}
+
+static uint16_t
+ip4_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		nexts[i] = ip4_rewrite_one(pkts[i]);
+		nexts[i + 1] = ip4_rewrite_one(pkts[i + 1]);
+		nexts[i + 2] = ip4_rewrite_one(pkts[i + 2]);
+		nexts[i + 3] = ip4_rewrite_one(pkts[i + 3]);
+	}
+	for (; i < n; i++)
+		nexts[i] = ip4_rewrite_one(pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip4_rewrite_node = {
+	.name = "ip4_rewrite",
+	.process = ip4_rewrite_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP4_REWRITE_NEXT_MAX,
+	.next_nodes = {
+		[IP4_REWRITE_NEXT_TX] = "port_tx",
+		[IP4_REWRITE_NEXT_ICMP_ERROR] = "ip4_icmp_error",
+		[IP4_REWRITE_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip4_rewrite_node);

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_icmp_error: turns a packet that cannot be forwarded into the ICMPv6
+ * error about it (RFC 4443 2.4): as much of the original packet as fits in
+ * the minimum IPv6 MTU (1280 bytes), sent from the first IPv6 address of
+ * the ingress port, routed back through ip6_lookup. No error about an
+ * ICMPv6 error, a multicast destination or link-layer multicast, or from
+ * an unspecified/multicast source (2.4 e, f), nor beyond the per-worker
+ * rate limit (2.4 f). The original packet is counted under its drop reason.
+ *
+ * Edges: ip6_lookup.
+ * Reads: meta.icmp_type/code/info, meta.drop_reason, meta.flags.
+ */
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "../node.h"
+#include "../../ip/ip.h"
+
+enum ip6_icmp_error_next {
+	IP6_ICMP_ERROR_NEXT_LOOKUP,
+	IP6_ICMP_ERROR_NEXT_MAX,
+};
+
+#define ICMP6_ERROR_MAX_LEN 1280
+#define ICMP6_HDRS_LEN (sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_icmp_hdr))
+
+static bool
+icmp6_error_allowed(struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	static const uint8_t zero[16];
+
+	if (nfv_meta(m)->flags & NFV_META_L2_MCAST)
+		return false;
+	if (ip->src_addr[0] == 0xff || memcmp(ip->src_addr, zero, 16) == 0 ||
+	    ip->dst_addr[0] == 0xff)
+		return false;
+	if (ip->proto == IPPROTO_ICMPV6) {
+		const uint8_t *type = (const uint8_t *)(ip + 1);
+
+		if (rte_be_to_cpu_16(ip->payload_len) < 1 ||
+		    rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(*ip) + 1)
+			return false;
+		if (*type < 128) /* an error message */
+			return false;
+	}
+	return true;
+}
+
+static void
+icmp6_error_build(struct rte_mbuf *m, const uint8_t *src)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	struct rte_ipv6_hdr *orig = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+	uint32_t quote = sizeof(*orig) + rte_be_to_cpu_16(orig->payload_len);
+	uint8_t orig_src[16];
+	struct rte_ipv6_hdr *ip;
+	struct rte_icmp_hdr *icmp;
+
+	memcpy(orig_src, orig->src_addr, 16);
+	if (quote > ICMP6_ERROR_MAX_LEN - ICMP6_HDRS_LEN)
+		quote = ICMP6_ERROR_MAX_LEN - ICMP6_HDRS_LEN;
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - quote));
+	rte_pktmbuf_prepend(m, ICMP6_HDRS_LEN);
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+	icmp = (struct rte_icmp_hdr *)(ip + 1);
+
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(sizeof(*icmp) + quote));
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 64;
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, orig_src, 16);
+
+	icmp->icmp_type = meta->icmp_type;
+	icmp->icmp_code = meta->icmp_code;
+	icmp->icmp_cksum = 0;
+	/* Bytes 4-7: the MTU for "packet too big", else unused (zero). */
+	{
+		rte_be32_t info = meta->icmp_type == 2 ? rte_cpu_to_be_32(meta->icmp_info) : 0;
+
+		memcpy(&icmp->icmp_ident, &info, sizeof(info));
+	}
+	icmp->icmp_cksum = rte_ipv6_udptcp_cksum_mbuf(m, ip, NFV_L2_LEN + sizeof(*ip));
+
+	meta->flags = NFV_META_LOCAL_ORIGIN;
+	m->ol_flags &= ~RTE_MBUF_F_RX_RSS_HASH;
+}
+
+static uint16_t
+ip6_icmp_error_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE], *dead[RTE_GRAPH_BURST_SIZE];
+	uint16_t n_out = 0, n_dead = 0;
+	uint64_t now = rte_rdtsc();
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+		const struct nfv_port_l3 *l3 = nfv_port_l3_get(m->port);
+		uint16_t reason = nfv_meta(m)->drop_reason;
+
+		w->stats.drops[reason < NFV_DROP_MAX ? reason : NFV_DROP_NONE]++;
+		if (!icmp6_error_allowed(m, ip)) {
+			w->stats.icmp_not_allowed[1]++;
+			dead[n_dead++] = m;
+		} else if (l3 == NULL || !l3->has6) {
+			w->stats.icmp_no_source[1]++;
+			dead[n_dead++] = m;
+		} else if (rte_meter_srtcm_color_blind_check(&w->icmp6_meter,
+							     &nfv_icmp_meter_profile, now, 1) !=
+			   RTE_COLOR_GREEN) {
+			w->stats.icmp_rate_limited[1]++;
+			dead[n_dead++] = m;
+		} else if (rte_pktmbuf_headroom(m) < ICMP6_HDRS_LEN ||
+			   !rte_pktmbuf_is_contiguous(m)) {
+			w->stats.icmp_not_allowed[1]++;
+			dead[n_dead++] = m;
+		} else {
+			icmp6_error_build(m, l3->src6);
+			w->stats.icmp_sent[1]++;
+			out[n_out++] = m;
+		}
+	}
+	if (n_dead > 0)
+		rte_pktmbuf_free_bulk(dead, n_dead);
+	if (n_out > 0)
+		rte_node_enqueue(graph, node, IP6_ICMP_ERROR_NEXT_LOOKUP, (void **)out, n_out);
+	return n;
+}
+
+static struct rte_node_register ip6_icmp_error_node = {
+	.name = "ip6_icmp_error",
+	.process = ip6_icmp_error_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_ICMP_ERROR_NEXT_MAX,
+	.next_nodes = {
+		[IP6_ICMP_ERROR_NEXT_LOOKUP] = "ip6_lookup",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_icmp_error_node);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_input: validates IPv6 headers before forwarding: version 6, payload
+ * length within the frame (link padding trimmed), no unspecified,
+ * multicast or loopback source, no unspecified or loopback destination,
+ * no link-local address on either side (RFC 4291 2.5.6: never forwarded),
+ * no multicast destination (not routed).
+ *
+ * Edges: ip6_lookup, drop.
+ * Drops: too_short, headers_not_contiguous, bad_version,
+ *        bad_payload_length, martian_source, martian_destination,
+ *        link_local, multicast_destination.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+
+#include "../node.h"
+
+enum ip6_input_next {
+	IP6_INPUT_NEXT_LOOKUP,
+	IP6_INPUT_NEXT_DROP,
+	IP6_INPUT_NEXT_MAX,
+};
+
+static __rte_always_inline bool
+ip6_is_unspecified(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a, zero, 16) == 0;
+}
+
+static __rte_always_inline bool
+ip6_is_loopback(const uint8_t *a)
+{
+	static const uint8_t lo[16] = { [15] = 1 };
+
+	return memcmp(a, lo, 16) == 0;
+}
+
+static __rte_always_inline bool
+ip6_is_link_local(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static __rte_always_inline uint16_t
+ip6_input_one(struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip;
+	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
+
+	if (unlikely(l3_len < sizeof(struct rte_ipv6_hdr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_TOO_SHORT, IP6_INPUT_NEXT_DROP);
+	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_HEADERS_SPLIT, IP6_INPUT_NEXT_DROP);
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6))
+		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_VERSION, IP6_INPUT_NEXT_DROP);
+	total = sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len);
+	if (unlikely(total > l3_len))
+		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
+	if (unlikely(total < l3_len))
+		rte_pktmbuf_trim(m, (uint16_t)(l3_len - total));
+	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
+		     ip6_is_loopback(ip->src_addr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_SOURCE, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip->dst_addr[0] == 0xff))
+		return nfv_mark_drop(m, NFV_DROP_IP6_MULTICAST, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_DEST, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip6_is_link_local(ip->src_addr) || ip6_is_link_local(ip->dst_addr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_LINK_LOCAL, IP6_INPUT_NEXT_DROP);
+	return IP6_INPUT_NEXT_LOOKUP;
+}
+
+static uint16_t
+ip6_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = ip6_input_one(pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip6_input_node = {
+	.name = "ip6_input",
+	.process = ip6_input_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_INPUT_NEXT_MAX,
+	.next_nodes = {
+		[IP6_INPUT_NEXT_LOOKUP] = "ip6_lookup",
+		[IP6_INPUT_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_input_node);

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_rewrite: picks the ECMP member by flow hash, checks that the next
+ * hop is resolved, the hop limit (RFC 4443 3.3: time exceeded when it would
+ * reach zero) and the output MTU (RFC 4443 3.2: packet too big; routers
+ * never fragment IPv6), decrements the hop limit (no header checksum in
+ * IPv6) and writes the Ethernet header.
+ *
+ * Edges: port_tx, ip6_icmp_error, drop.
+ * Reads: meta.nh_id, meta.flags. Writes: meta.tx_port, meta.icmp_*.
+ * Drops: hop_limit_expired, neigh_unresolved, packet_too_big, no_route.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+
+#include "../node.h"
+#include "../../ip/ip.h"
+
+enum ip6_rewrite_next {
+	IP6_REWRITE_NEXT_TX,
+	IP6_REWRITE_NEXT_ICMP_ERROR,
+	IP6_REWRITE_NEXT_DROP,
+	IP6_REWRITE_NEXT_MAX,
+};
+
+static __rte_always_inline uint32_t
+ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	return rte_hash_crc(ip->src_addr, 32, rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
+}
+
+static __rte_always_inline uint16_t
+ip6_rewrite_one(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+
+	if (unlikely(nh == NULL)) /* removed since the lookup */
+		return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+	if (unlikely(nh->type == NFV_NH_GROUP)) {
+		nh = nfv_nh_get(nh->members[ip6_flow_hash(m, ip) % nh->n_members]);
+		if (unlikely(nh == NULL))
+			return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+	}
+	if (unlikely(!nh->resolved))
+		return nfv_mark_drop(m, NFV_DROP_IP6_NEIGH_UNRESOLVED, IP6_REWRITE_NEXT_DROP);
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)) && unlikely(ip->hop_limits <= 1)) {
+		meta->icmp_type = 3; /* time exceeded */
+		meta->icmp_code = 0; /* hop limit exceeded in transit */
+		meta->drop_reason = NFV_DROP_IP6_HOP_LIMIT_EXPIRED;
+		return IP6_REWRITE_NEXT_ICMP_ERROR;
+	}
+	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
+		meta->icmp_type = 2; /* packet too big */
+		meta->icmp_code = 0;
+		meta->icmp_info = nh->mtu;
+		meta->drop_reason = NFV_DROP_IP6_TOO_BIG;
+		return IP6_REWRITE_NEXT_ICMP_ERROR;
+	}
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
+		ip->hop_limits--;
+	rte_memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	meta->tx_port = nh->port_id;
+	return IP6_REWRITE_NEXT_TX;
+}
+
+static uint16_t
+ip6_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = ip6_rewrite_one(pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip6_rewrite_node = {
+	.name = "ip6_rewrite",
+	.process = ip6_rewrite_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_REWRITE_NEXT_MAX,
+	.next_nodes = {
+		[IP6_REWRITE_NEXT_TX] = "port_tx",
+		[IP6_REWRITE_NEXT_ICMP_ERROR] = "ip6_icmp_error",
+		[IP6_REWRITE_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_rewrite_node);

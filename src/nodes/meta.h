@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-packet metadata carried between graph nodes in an mbuf dynamic field.
+ * The mbuf data always starts at the Ethernet header while a packet walks
+ * the graph; l3 headers sit at NFV_L2_LEN.
+ */
+#ifndef NFV_META_H
+#define NFV_META_H
+
+#include <stdint.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#define NFV_L2_LEN 14
+
+struct nfv_nexthop;
+
+enum nfv_meta_flag {
+	NFV_META_LOCAL_ORIGIN = 1 << 0, /* built by nfvd: no TTL decrement */
+	NFV_META_L2_MCAST = 1 << 1,     /* received as link-layer broadcast/multicast */
+};
+
+/* 20 bytes: the mbuf's dynamic field area is small and PMDs need some of it. */
+struct nfv_mbuf_meta {
+	uint32_t nh_id;               /* set by ipX_lookup */
+	uint32_t rx_tsc;              /* low 32 bits of the TSC at port_rx */
+	uint16_t tx_port;             /* set by ipX_rewrite */
+	uint16_t drop_reason;         /* enum nfv_drop_reason, set before the drop edge */
+	uint8_t flags;                /* enum nfv_meta_flag */
+	uint8_t icmp_type;            /* for the ICMP error nodes */
+	uint8_t icmp_code;
+	uint8_t pad;
+	uint32_t icmp_info;           /* MTU for "fragmentation needed" / "packet too big" */
+};
+
+extern int nfv_meta_offset;
+
+static inline struct nfv_mbuf_meta *
+nfv_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, nfv_meta_offset, struct nfv_mbuf_meta *);
+}
+
+int nfv_meta_register(void);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by the graph nodes: moving a burst to its next nodes with
+ * as few copies as possible, marking drops, RFC 1624 checksum updates.
+ */
+#ifndef NFV_NODE_H
+#define NFV_NODE_H
+
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "meta.h"
+#include "../daemon/worker.h"
+#include "../stats/drop_reasons.h"
+
+#define NFV_ICMP_DEST_UNREACH 3
+#define NFV_ICMP_TIME_EXCEEDED 11
+
+/*
+ * Sends objs[i] to edge nexts[i]. When every packet takes the same edge the
+ * whole stream moves without a copy (rte_node_next_stream_move); otherwise
+ * runs of the same edge are enqueued together.
+ */
+static __rte_always_inline void
+nfv_enqueue_nexts(struct rte_graph *graph, struct rte_node *node, void **objs,
+		  const uint16_t *nexts, uint16_t n)
+{
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t start = i, next = nexts[i];
+
+		while (i < n && nexts[i] == next)
+			i++;
+		if (start == 0 && i == n) {
+			rte_node_next_stream_move(graph, node, next);
+			return;
+		}
+		rte_node_enqueue(graph, node, next, &objs[start], i - start);
+	}
+}
+
+static __rte_always_inline uint16_t
+nfv_mark_drop(struct rte_mbuf *m, enum nfv_drop_reason reason, uint16_t drop_edge)
+{
+	nfv_meta(m)->drop_reason = (uint16_t)reason;
+	return drop_edge;
+}
+
+/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), 16-bit words in host order. */
+static __rte_always_inline rte_be16_t
+nfv_cksum_update16(rte_be16_t cksum, uint16_t old_word, uint16_t new_word)
+{
+	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(cksum);
+
+	sum += (uint16_t)~old_word;
+	sum += new_word;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+/* IPv4 address class tests on host-order addresses (RFC 1812 5.3.7). */
+static __rte_always_inline int
+nfv_ip4_is_martian_src(uint32_t a)
+{
+	uint8_t first = (uint8_t)(a >> 24);
+
+	return first == 0 || first == 127 || first >= 224;
+}
+
+#endif

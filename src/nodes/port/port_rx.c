@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * port_rx: source node. Polls every RX queue the control thread gave this
+ * worker (rte_eth_rx_burst, one burst per queue per walk) straight into the
+ * stream of eth_input, stamps the RX time once per burst and clears the
+ * per-packet metadata.
+ *
+ * Edges: eth_input.
+ * Writes: meta.rx_tsc, meta.flags.
+ * Counters: polls, empty polls, packets received (per worker).
+ */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "../node.h"
+
+enum port_rx_next {
+	PORT_RX_NEXT_ETH_INPUT,
+	PORT_RX_NEXT_MAX,
+};
+
+struct port_rx_ctx {
+	struct nfv_worker *worker;
+	uint16_t next_queue; /* round-robin start when the stream fills up */
+};
+
+static int
+port_rx_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct port_rx_ctx) > RTE_NODE_CTX_SZ);
+	return nfv_node_ctx_init(graph, node);
+}
+
+static uint16_t
+port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t count)
+{
+	struct port_rx_ctx *ctx = (struct port_rx_ctx *)node->ctx;
+	struct nfv_worker *w = ctx->worker;
+	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
+	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0;
+	struct rte_mbuf **pkts;
+	uint32_t now;
+
+	w->stats.polls++;
+	if (n_rxq == 0) {
+		w->stats.empty_polls++;
+		return 0;
+	}
+	pkts = (struct rte_mbuf **)rte_node_next_stream_get(graph, node, PORT_RX_NEXT_ETH_INPUT,
+							     RTE_GRAPH_BURST_SIZE);
+	for (uint16_t i = 0; i < n_rxq && total + burst <= RTE_GRAPH_BURST_SIZE; i++) {
+		uint16_t q = (uint16_t)((ctx->next_queue + i) % n_rxq);
+
+		total += rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id,
+					  pkts + total, burst);
+	}
+	if (n_rxq * burst > RTE_GRAPH_BURST_SIZE)
+		ctx->next_queue = (uint16_t)((ctx->next_queue + 1) % n_rxq);
+	if (total == 0) {
+		w->stats.empty_polls++;
+		return 0;
+	}
+	now = (uint32_t)rte_rdtsc();
+	for (uint16_t i = 0; i < total; i++) {
+		struct nfv_mbuf_meta *meta = nfv_meta(pkts[i]);
+
+		meta->rx_tsc = now;
+		meta->flags = 0;
+	}
+	w->stats.rx_packets += total;
+	rte_node_next_stream_put(graph, node, PORT_RX_NEXT_ETH_INPUT, total);
+	return total;
+}
+
+static struct rte_node_register port_rx_node = {
+	.name = "port_rx",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = port_rx_process,
+	.init = port_rx_init,
+	.nb_edges = PORT_RX_NEXT_MAX,
+	.next_nodes = {
+		[PORT_RX_NEXT_ETH_INPUT] = "eth_input",
+	},
+};
+
+RTE_NODE_REGISTER(port_rx_node);
