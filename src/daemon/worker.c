@@ -56,6 +56,8 @@ nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node)
 void
 nfv_rcu_sync(void)
 {
+	if (nfv_rcu == NULL) /* no worker has started */
+		return;
 	rte_rcu_qsbr_synchronize(nfv_rcu, RTE_QSBR_THRID_INVALID);
 	grace_periods++;
 }

@@ -1,0 +1,49 @@
+# nfvd: thin wrapper over meson/ninja. Every target that needs packages or
+# hugepages sets them up itself.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+PYTHON ?= /usr/bin/python3
+SECONDS_TO_RUN ?= 10
+
+.PHONY: all deps build run test test-unit test-pkt test-smoke test-asan fuzz bench clean hugepages
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --buildtype=release
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+hugepages:
+	@bash scripts/hugepages.sh
+
+# The main job: forwards generated traffic between virtual ports for
+# SECONDS_TO_RUN seconds. Real NICs: make run CONFIG=my.conf EAL="-l 0-3 -a 0000:03:00.0"
+run: deps build hugepages
+	@bash scripts/run.sh
+
+test: deps build hugepages test-unit test-pkt test-smoke test-asan
+	@echo "make test: all suites passed"
+
+test-unit: build
+	meson test -C $(BUILD) --print-errorlogs
+
+test-pkt: build
+	NFVD_BUILD=$(BUILD) $(PYTHON) -m pytest -q tests/pkt
+
+test-smoke: build
+	NFVD_BUILD=$(BUILD) bash tests/smoke/run.sh
+
+# Unit and packet tests again on an AddressSanitizer/UBSan build.
+test-asan:
+	@bash scripts/test-asan.sh
+
+bench: deps build hugepages
+	bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz run
