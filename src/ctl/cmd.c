@@ -3,6 +3,7 @@
  * Command grammar and actions (see docs/design.md section 3).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,22 @@
 #include "cmd.h"
 #include "parse.h"
 #include "../port/port.h"
+#include "../daemon/worker.h"
 #include "../stats/stats.h"
+
+static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void
+nfv_ctl_lock(void)
+{
+	pthread_mutex_lock(&ctl_mutex);
+}
+
+void
+nfv_ctl_unlock(void)
+{
+	pthread_mutex_unlock(&ctl_mutex);
+}
 
 struct cmd_def {
 	const char *w1;
@@ -413,6 +429,38 @@ SHOW_CMD(cmd_show_pools, nfv_stats_pools_json)
 SHOW_CMD(cmd_addr_show, nfv_stats_addrs_json)
 SHOW_CMD(cmd_neigh_show, nfv_stats_neighs_json)
 SHOW_CMD(cmd_nexthop_show, nfv_stats_nexthops_json)
+SHOW_CMD(cmd_show_diag, nfv_stats_diag_json)
+SHOW_CMD(cmd_graph_dot, nfv_stats_graph_dot)
+
+/*
+ * Test hooks (off by default):
+ *   debug tx-split N        TX bursts cut into chunks of at most N (0 = off)
+ *   debug rx-delay-us N     each received burst held N microseconds (0 = off)
+ */
+static int
+cmd_debug(int argc, char **argv, struct nfv_reply *r)
+{
+	uint32_t v;
+
+	if (need_args(argc, 3, "debug tx-split N | debug rx-delay-us N", r) < 0)
+		return -EINVAL;
+	if (argc > 3)
+		FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	if (strcmp(argv[1], "tx-split") == 0) {
+		if (nfv_parse_u32(argv[2], 0, NFV_BURST_MAX, &v) < 0)
+			FAIL(r, -EINVAL, "bad burst size '%s' (0-%u)", argv[2], NFV_BURST_MAX);
+		for (unsigned int w = 0; w < nfv_n_workers; w++)
+			__atomic_store_n(&nfv_workers[w].debug.tx_split, (uint16_t)v,
+					 __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (nfv_parse_u32(argv[2], 0, 1000000, &v) < 0)
+		FAIL(r, -EINVAL, "bad delay '%s' (0-1000000 us)", argv[2]);
+	for (unsigned int w = 0; w < nfv_n_workers; w++)
+		__atomic_store_n(&nfv_workers[w].debug.delay_cycles,
+				 (uint32_t)((uint64_t)v * rte_get_tsc_hz() / 1000000), __ATOMIC_RELAXED);
+	return 0;
+}
 
 static int
 cmd_stats_reset(int argc, char **argv, struct nfv_reply *r)
@@ -449,6 +497,10 @@ static const struct cmd_def cmds[] = {
 	{ "show", "latency", cmd_show_latency, "show latency" },
 	{ "show", "drops", cmd_show_drops, "show drops" },
 	{ "show", "pools", cmd_show_pools, "show pools" },
+	{ "show", "diag", cmd_show_diag, "show diag" },
+	{ "graph", "dot", cmd_graph_dot, "graph dot" },
+	{ "debug", "tx-split", cmd_debug, "debug tx-split N" },
+	{ "debug", "rx-delay-us", cmd_debug, "debug rx-delay-us N" },
 	{ "stats", "reset", cmd_stats_reset, "stats reset" },
 	{ "help", NULL, cmd_help, "help" },
 };
@@ -503,7 +555,9 @@ nfv_cmd_exec(const char *line, struct nfv_reply *r)
 		w1_known = cmds[i].w1;
 		if (cmds[i].w2 != NULL && (n < 2 || strcmp(tok[1], cmds[i].w2) != 0))
 			continue;
+		nfv_ctl_lock();
 		rc = cmds[i].fn(n, tok, r);
+		nfv_ctl_unlock();
 		if (rc < 0 && r->err[0] == '\0')
 			snprintf(r->err, NFV_ERR_LEN, "%s", strerror(-rc));
 		free(copy);
@@ -647,7 +701,12 @@ nfv_render_text(const json_t *data)
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return NULL;
-	if (json_is_object(data))
+	if (json_is_object(data) && json_object_size(data) == 1 &&
+	    json_is_string(json_object_iter_value(json_object_iter((json_t *)data))) &&
+	    strchr(json_string_value(json_object_iter_value(json_object_iter((json_t *)data))),
+		   '\n') != NULL)
+		fputs(json_string_value(json_object_iter_value(json_object_iter((json_t *)data))), f);
+	else if (json_is_object(data))
 		render_object(f, data, 0);
 	else
 		render_value(f, data);

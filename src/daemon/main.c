@@ -41,6 +41,7 @@ struct app_opts {
 	const char *socket;
 	double duration;
 	double report;
+	const char *metrics;
 	unsigned int burst;
 	struct nfv_limits limits;
 };
@@ -63,6 +64,7 @@ usage(FILE *f)
 		"  -b, --burst N          RX burst size (default %u, max %u)\n"
 		"      --max-routes4 N    IPv4 route capacity (default 1200000)\n"
 		"      --max-routes6 N    IPv6 route capacity (default 65536)\n"
+		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 		"  -h, --help             this text\n"
 		"Without EAL options nfvd runs control on the first core and a worker on\n"
 		"each other core, on hugepages when enough are free, else --no-huge.\n",
@@ -78,6 +80,7 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 		{ "duration", required_argument, NULL, 't' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "burst", required_argument, NULL, 'b' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "max-routes4", required_argument, NULL, 1 },
 		{ "max-routes6", required_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
@@ -87,7 +90,7 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:t:r:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:t:r:b:m:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->startup = optarg;
@@ -108,6 +111,9 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 				fprintf(stderr, "nfvd: bad --report '%s'\n", optarg);
 				return -1;
 			}
+			break;
+		case 'm':
+			o->metrics = optarg;
 			break;
 		case 'b':
 			o->burst = (unsigned int)strtoul(optarg, &end, 10);
@@ -310,16 +316,17 @@ main(int argc, char **argv)
 	};
 	char *eal_argv[128];
 	int eal_argc, app_start = argc, rc, exit_code = 0;
-	uint64_t hz, start, next_report, end = 0;
+	uint64_t hz, start, next_report, next_sample, end = 0;
 	unsigned int lost;
 
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		usage(stdout);
 		return 0;
 	}
-	eal_argc = eal_args(argc, argv, eal_argv, RTE_DIM(eal_argv), &app_start);
+	eal_argc = eal_args(argc, argv, eal_argv, RTE_DIM(eal_argv) - 1, &app_start);
 	if (eal_argc < 0)
 		return 1;
+	eal_argv[eal_argc] = NULL;
 	{
 		/* Application options come after "--" (or alone). */
 		int app_argc = 1;
@@ -367,6 +374,19 @@ main(int argc, char **argv)
 		exit_code = 1;
 		goto out_ports;
 	}
+	if (nfv_telemetry_init() != 0)
+		NFV_LOG(WARNING, "telemetry commands /nfvd/* not registered");
+	if (o.metrics != NULL) {
+		char err[256];
+
+		if (nfv_metrics_start(o.metrics, err, sizeof(err)) < 0) {
+			fprintf(stderr, "nfvd: %s\n", err);
+			exit_code = 1;
+			nfv_api_close();
+			goto out_ports;
+		}
+		NFV_LOG(INFO, "metrics at http://%s/metrics", o.metrics);
+	}
 	NFV_LOG(INFO, "ready; API socket %s", o.socket);
 	fflush(stdout);
 
@@ -375,16 +395,25 @@ main(int argc, char **argv)
 	next_report = o.report > 0 ? start + (uint64_t)(o.report * (double)hz) : UINT64_MAX;
 	if (o.duration > 0)
 		end = start + (uint64_t)(o.duration * (double)hz);
+	next_sample = start + hz;
 	while (!quit) {
 		uint64_t now;
 
 		nfv_api_poll(50);
+		nfv_ctl_lock();
 		nfv_ports_reap_pools(false);
 		now = rte_get_tsc_cycles();
+		if (now >= next_sample) {
+			nfv_stats_sample();
+			next_sample += hz;
+		}
+		nfv_ctl_unlock();
 		if (now >= next_report) {
 			char line[1024];
 
+			nfv_ctl_lock();
 			nfv_stats_report_line(o.report, line, sizeof(line));
+			nfv_ctl_unlock();
 			printf("%6.1fs  %s\n", (double)(now - start) / (double)hz, line);
 			fflush(stdout);
 			next_report += (uint64_t)(o.report * (double)hz);
@@ -392,6 +421,7 @@ main(int argc, char **argv)
 		if (end != 0 && now >= end)
 			break;
 	}
+	nfv_metrics_stop();
 	if (o.report > 0 || o.duration > 0)
 		print_summary();
 	nfv_api_close();

@@ -22,6 +22,13 @@
 #define NFV_BURST_MAX 256
 
 #define NFV_LAT_BUCKETS 256
+#define NFV_BURST_BUCKETS 10
+
+static inline unsigned int
+nfv_burst_bucket(unsigned int n)
+{
+	return n == 0 ? 0 : 32u - (unsigned int)__builtin_clz(n);
+}
 
 /* Four buckets per power of two: bucket i >= 8 covers
  * [(4 | (i & 3)) << ((i >> 2) - 2), (5 | (i & 3)) << ((i >> 2) - 2)). */
@@ -73,7 +80,19 @@ struct nfv_worker_stats {
 	/* RX-to-TX latency in TSC cycles, log-linear buckets (nfv_lat_bucket). */
 	uint64_t lat_hist[NFV_LAT_BUCKETS];
 	uint64_t lat_sum;
+	/* Burst sizes of rte_eth_rx_burst (non-empty) and rte_eth_tx_burst
+	 * calls, by power of two: bucket b holds sizes [2^(b-1), 2^b). */
+	uint64_t rx_burst_hist[NFV_BURST_BUCKETS];
+	uint64_t tx_burst_hist[NFV_BURST_BUCKETS];
+	uint64_t tx_bursts;
+	uint64_t rx_bursts;
 } __rte_cache_aligned;
+
+/* Test hooks, off unless "debug" commands set them (read once per burst). */
+struct nfv_worker_debug {
+	uint16_t tx_split;    /* send TX bursts in chunks of at most this many */
+	uint32_t delay_cycles; /* busy-wait this long in port_rx per non-empty burst */
+};
 
 struct nfv_worker {
 	unsigned int lcore_id;
@@ -85,6 +104,7 @@ struct nfv_worker {
 	volatile bool running;
 	struct rte_meter_srtcm icmp4_meter;
 	struct rte_meter_srtcm icmp6_meter;
+	struct nfv_worker_debug debug;
 	struct nfv_worker_stats stats;
 } __rte_cache_aligned;
 

@@ -22,8 +22,8 @@ static struct {
 	uint64_t calls, objs, cycles;
 } node_base[NFV_MAX_WORKERS][NFV_MAX_NODES];
 
-static void
-worker_stats(unsigned int w, struct nfv_worker_stats *out)
+void
+nfv_stats_worker(unsigned int w, struct nfv_worker_stats *out)
 {
 	const struct nfv_worker_stats *s = &nfv_workers[w].stats;
 	const uint64_t *cur = (const uint64_t *)s;
@@ -34,15 +34,15 @@ worker_stats(unsigned int w, struct nfv_worker_stats *out)
 		o[i] = __atomic_load_n(&cur[i], __ATOMIC_RELAXED) - b[i];
 }
 
-static void
-sum_stats(struct nfv_worker_stats *sum)
+void
+nfv_stats_sum(struct nfv_worker_stats *sum)
 {
 	struct nfv_worker_stats one;
 	uint64_t *o = (uint64_t *)sum, *x = (uint64_t *)&one;
 
 	memset(sum, 0, sizeof(*sum));
 	for (unsigned int w = 0; w < nfv_n_workers; w++) {
-		worker_stats(w, &one);
+		nfv_stats_worker(w, &one);
 		for (size_t i = 0; i < sizeof(one) / sizeof(uint64_t); i++)
 			o[i] += x[i];
 	}
@@ -112,7 +112,7 @@ nfv_stats_drops_json(void)
 	json_t *a = json_array();
 	uint64_t total = 0;
 
-	sum_stats(&s);
+	nfv_stats_sum(&s);
 	for (unsigned int r = 0; r < NFV_DROP_MAX; r++) {
 		if (s.drops[r] == 0)
 			continue;
@@ -144,7 +144,7 @@ nfv_stats_json(void)
 	json_t *drops = nfv_stats_drops_json(), *o;
 	uint64_t total_drops = 0;
 
-	sum_stats(&s);
+	nfv_stats_sum(&s);
 	for (unsigned int r = 0; r < NFV_DROP_MAX; r++)
 		total_drops += s.drops[r];
 	o = json_pack("{s:O, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:O, s:O, s:{s:I, s:I, s:I, "
@@ -199,6 +199,32 @@ nfv_stats_graph_json(void)
 	return json_pack("{s:o}", "nodes", a);
 }
 
+/* Packets handed to rte_eth_tx_burst (sent or refused by the queue). */
+uint64_t
+nfv_stats_tx_offered(const struct nfv_worker_stats *s)
+{
+	return s->tx_packets + s->drops[NFV_DROP_TX_QUEUE_FULL];
+}
+
+/* {"1": n, "2-3": n, "4-7": n, ...}: burst sizes by power of two. */
+static json_t *
+burst_hist_json(const uint64_t *hist)
+{
+	json_t *o = json_object();
+
+	for (unsigned int b = 1; b < NFV_BURST_BUCKETS; b++) {
+		char key[16];
+		unsigned int lo = 1u << (b - 1), hi = (1u << b) - 1;
+
+		if (lo == hi)
+			snprintf(key, sizeof(key), "%u", lo);
+		else
+			snprintf(key, sizeof(key), "%u-%u", lo, hi);
+		json_object_set_new(o, key, json_integer((json_int_t)hist[b]));
+	}
+	return o;
+}
+
 json_t *
 nfv_stats_workers_json(void)
 {
@@ -209,7 +235,7 @@ nfv_stats_workers_json(void)
 		struct nfv_worker_stats s;
 		json_t *q = json_array();
 
-		worker_stats(w, &s);
+		nfv_stats_worker(w, &s);
 		for (unsigned int i = 0; c != NULL && i < c->n_rxq; i++) {
 			char buf[64];
 
@@ -218,12 +244,17 @@ nfv_stats_workers_json(void)
 			json_array_append_new(q, json_string(buf));
 		}
 		json_array_append_new(a, json_pack(
-			"{s:i, s:i, s:o, s:I, s:I, s:f, s:I, s:I}", "worker", w, "lcore",
-			nfv_workers[w].lcore_id, "rxqs", q, "polls", (json_int_t)s.polls,
+			"{s:i, s:i, s:o, s:I, s:I, s:f, s:I, s:I, s:f, s:f, s:o, s:o}", "worker", w,
+			"lcore", nfv_workers[w].lcore_id, "rxqs", q, "polls", (json_int_t)s.polls,
 			"empty_polls", (json_int_t)s.empty_polls, "empty_poll_pct",
 			s.polls ? 100.0 * (double)s.empty_polls / (double)s.polls : 0.0,
 			"rx_packets", (json_int_t)s.rx_packets, "tx_packets",
-			(json_int_t)s.tx_packets));
+			(json_int_t)s.tx_packets, "rx_burst_avg",
+			s.rx_bursts ? (double)s.rx_packets / (double)s.rx_bursts : 0.0,
+			"tx_burst_avg", s.tx_bursts ? (double)nfv_stats_tx_offered(&s) /
+			(double)s.tx_bursts : 0.0,
+			"rx_burst_hist", burst_hist_json(s.rx_burst_hist),
+			"tx_burst_hist", burst_hist_json(s.tx_burst_hist)));
 	}
 	return json_pack("{s:o}", "workers", a);
 }
@@ -260,7 +291,7 @@ nfv_stats_latency_json(void)
 	static const char *names[] = { "p50_ns", "p90_ns", "p99_ns", "p999_ns" };
 	json_t *o;
 
-	sum_stats(&s);
+	nfv_stats_sum(&s);
 	for (unsigned int i = 0; i < NFV_LAT_BUCKETS; i++) {
 		total += s.lat_hist[i];
 		if (s.lat_hist[i] != 0) {
@@ -500,7 +531,7 @@ nfv_stats_report_line(double interval_s, char *buf, size_t len)
 	struct nfv_worker_stats s;
 	size_t off = 0;
 
-	sum_stats(&s);
+	nfv_stats_sum(&s);
 	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS && off < len; pid++) {
 		struct rte_eth_stats st;
 

@@ -22,6 +22,23 @@ json_t *nfv_stats_addrs_json(void);
 json_t *nfv_stats_neighs_json(void);
 json_t *nfv_stats_nexthops_json(void);
 void nfv_stats_reset(void);
+/* Per-worker counters since the last reset, and their sum. */
+struct nfv_worker_stats;
+void nfv_stats_worker(unsigned int w, struct nfv_worker_stats *out);
+void nfv_stats_sum(struct nfv_worker_stats *sum);
+uint64_t nfv_stats_tx_offered(const struct nfv_worker_stats *s);
+json_t *nfv_stats_diag_json(void);
+json_t *nfv_stats_graph_dot(void);
+/* Called about once a second by the control loop (rates for "show diag"). */
+void nfv_stats_sample(void);
+/* Serialises control-plane state between the control thread, telemetry and
+ * the metrics server. */
+void nfv_ctl_lock(void);
+void nfv_ctl_unlock(void);
+int nfv_telemetry_init(void);
+int nfv_metrics_start(const char *addr_port, char *err, size_t errlen);
+void nfv_metrics_stop(void);
+char *nfv_metrics_text(void);
 /* One line for the periodic report of "make run"; returns Mpps forwarded. */
 void nfv_stats_report_line(double interval_s, char *buf, size_t len);
 

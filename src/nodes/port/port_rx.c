@@ -7,7 +7,8 @@
  *
  * Edges: eth_input.
  * Writes: meta.rx_tsc, meta.flags.
- * Counters: polls, empty polls, packets received (per worker).
+ * Counters: polls, empty polls, packets received, RX burst sizes (per worker).
+ * Test hook: debug.delay_cycles holds each non-empty burst back (latency tests).
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -53,8 +54,14 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	for (uint16_t i = 0; i < n_rxq && total + burst <= RTE_GRAPH_BURST_SIZE; i++) {
 		uint16_t q = (uint16_t)((ctx->next_queue + i) % n_rxq);
 
-		total += rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id,
-					  pkts + total, burst);
+		uint16_t got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id,
+						pkts + total, burst);
+
+		if (got != 0) {
+			w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
+			w->stats.rx_bursts++;
+			total += got;
+		}
 	}
 	if (n_rxq * burst > RTE_GRAPH_BURST_SIZE)
 		ctx->next_queue = (uint16_t)((ctx->next_queue + 1) % n_rxq);
@@ -63,6 +70,12 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		return 0;
 	}
 	now = (uint32_t)rte_rdtsc();
+	if (unlikely(w->debug.delay_cycles != 0)) {
+		uint64_t until = rte_rdtsc() + w->debug.delay_cycles;
+
+		while (rte_rdtsc() < until)
+			rte_pause();
+	}
 	for (uint16_t i = 0; i < total; i++) {
 		struct nfv_mbuf_meta *meta = nfv_meta(pkts[i]);
 

@@ -8,6 +8,8 @@
  * Edges: none (terminal).
  * Reads: meta.tx_port, meta.rx_tsc (RX-to-TX latency histogram, per worker).
  * Drops: port_tx/port_down, port_tx/queue_full.
+ * Counters: TX burst sizes, RX-to-TX latency (per worker).
+ * Test hook: debug.tx_split cuts runs into small bursts (burst mismatch tests).
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -29,6 +31,8 @@ port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 		return 0;
 	}
 	q = p->txq_of_worker[w->index];
+	w->stats.tx_burst_hist[nfv_burst_bucket(n)]++;
+	w->stats.tx_bursts++;
 	if (unlikely(p->tx_shared)) {
 		rte_spinlock_lock(&nfv_ports[port_id].tx_lock[q]);
 		sent = rte_eth_tx_burst(port_id, q, pkts, n);
@@ -62,8 +66,11 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	while (i < n) {
 		uint16_t start = i, port_id = nfv_meta(pkts[i])->tx_port;
 
+		uint16_t split = w->debug.tx_split;
+
 		i++;
-		while (i < n && nfv_meta(pkts[i])->tx_port == port_id)
+		while (i < n && nfv_meta(pkts[i])->tx_port == port_id &&
+		       (split == 0 || i - start < split))
 			i++;
 		sent += port_tx_send(w, port_id, pkts + start, i - start);
 	}
