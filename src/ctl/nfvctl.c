@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <histedit.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -46,20 +48,21 @@ connect_daemon(const char *path)
 	return rx == NULL ? -1 : 0;
 }
 
-/* Sends one command and prints its reply. Returns 0, 1 (failed) or 2 (I/O). */
-static int
-run_command(const char *cmd)
+/* Sends one command; returns the reply object, or NULL (message printed). */
+static json_t *
+request(const char *cmd, int *io_rc)
 {
 	json_t *req = json_pack("{s:s}", "cmd", cmd), *reply;
 	char *s = json_dumps(req, JSON_COMPACT), *line = NULL;
 	size_t cap = 0, len, off = 0;
 	json_error_t e;
-	int rc;
 
 	json_decref(req);
+	*io_rc = 0;
 	if (s == NULL) {
 		fprintf(stderr, "nfvctl: command is not valid UTF-8\n");
-		return 1;
+		*io_rc = 1;
+		return NULL;
 	}
 	len = strlen(s);
 	s[len++] = '\n'; /* replaces the terminator: sent with its length */
@@ -69,7 +72,8 @@ run_command(const char *cmd)
 		if (w < 0) {
 			fprintf(stderr, "nfvctl: lost the connection to nfvd: %s\n", strerror(errno));
 			free(s);
-			return 2;
+			*io_rc = 2;
+			return NULL;
 		}
 		off += (size_t)w;
 	}
@@ -77,14 +81,30 @@ run_command(const char *cmd)
 	if (getline(&line, &cap, rx) < 0) {
 		fprintf(stderr, "nfvctl: nfvd closed the connection\n");
 		free(line);
-		return 2;
+		*io_rc = 2;
+		return NULL;
 	}
 	reply = json_loads(line, 0, &e);
 	free(line);
 	if (reply == NULL) {
 		fprintf(stderr, "nfvctl: unreadable reply from nfvd: %s\n", e.text);
-		return 2;
+		*io_rc = 2;
 	}
+	return reply;
+}
+
+static int top(int argc, char **argv);
+
+/* Sends one command and prints its reply. Returns 0, 1 (failed) or 2 (I/O). */
+static int
+run_command(const char *cmd)
+{
+	json_t *reply;
+	int rc;
+
+	reply = request(cmd, &rc);
+	if (reply == NULL)
+		return rc;
 	if (!json_is_true(json_object_get(reply, "ok"))) {
 		const char *err = json_string_value(json_object_get(reply, "error"));
 
@@ -256,6 +276,8 @@ main(int argc, char **argv)
 		return 2;
 	if (file != NULL) {
 		rc = run_file(file);
+	} else if (optind < argc && strcmp(argv[optind], "top") == 0) {
+		rc = top(argc - optind, argv + optind);
 	} else if (optind < argc) {
 		char line[MAX_LINE];
 		size_t off = 0;
@@ -281,4 +303,158 @@ main(int argc, char **argv)
 	}
 	close(sock);
 	return rc;
+}
+
+static json_t *
+query(const char *cmd)
+{
+	int rc;
+	json_t *r = request(cmd, &rc), *d;
+
+	if (r == NULL)
+		return NULL;
+	d = json_incref(json_object_get(r, "data"));
+	json_decref(r);
+	return d;
+}
+
+static int64_t
+jint(const json_t *o, const char *k)
+{
+	return (int64_t)json_integer_value(json_object_get(o, k));
+}
+
+/*
+ * nfvctl top [-n ITERATIONS] [-d SECONDS]: a live view refreshed every
+ * second: Mpps per port and worker, cycles per packet per node, drops, P99.
+ */
+static int
+top(int argc, char **argv)
+{
+	json_t *prev_stats = NULL, *prev_graph = NULL, *prev_workers = NULL;
+	long iterations = -1;
+	double delay = 1.0;
+	bool tty = isatty(STDOUT_FILENO);
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+			iterations = strtol(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) {
+			delay = strtod(argv[++i], NULL);
+			if (delay < 0.1)
+				delay = 0.1;
+		} else {
+			fprintf(stderr, "usage: nfvctl top [-n ITERATIONS] [-d SECONDS]\n");
+			return 1;
+		}
+	}
+	for (long it = 0; iterations < 0 || it <= iterations; it++) {
+		json_t *stats = query("show stats"), *graph = query("show graph");
+		json_t *workers = query("show workers"), *lat = query("show latency"), *x;
+		size_t i;
+
+		if (stats == NULL || graph == NULL || workers == NULL || lat == NULL)
+			return 2;
+		if (prev_stats != NULL) {
+			if (tty)
+				printf("\033[H\033[2J");
+			printf("nfvd top   (every %.1fs; q or Ctrl-C to quit)\n\n", delay);
+			printf("%-12s %10s %10s %10s %10s %10s\n", "PORT", "RX Mpps", "TX Mpps",
+			       "missed/s", "nombuf/s", "errors/s");
+			json_array_foreach(json_object_get(stats, "ports"), i, x) {
+				json_t *p = json_array_get(json_object_get(prev_stats, "ports"), i);
+
+				if (p == NULL || !json_equal(json_object_get(p, "name"),
+							    json_object_get(x, "name")))
+					continue;
+				printf("%-12s %10.3f %10.3f %10.0f %10.0f %10.0f\n",
+				       json_string_value(json_object_get(x, "name")),
+				       (double)(jint(x, "rx_packets") - jint(p, "rx_packets")) / delay / 1e6,
+				       (double)(jint(x, "tx_packets") - jint(p, "tx_packets")) / delay / 1e6,
+				       (double)(jint(x, "rx_missed") - jint(p, "rx_missed")) / delay,
+				       (double)(jint(x, "rx_nombuf") - jint(p, "rx_nombuf")) / delay,
+				       (double)(jint(x, "rx_errors") - jint(p, "rx_errors")) / delay);
+			}
+			printf("\n%-8s %6s %10s %10s %8s %8s %8s\n", "WORKER", "LCORE", "RX Mpps",
+			       "TX Mpps", "empty%", "rxburst", "txburst");
+			json_array_foreach(json_object_get(workers, "workers"), i, x) {
+				json_t *p = json_array_get(json_object_get(prev_workers, "workers"), i);
+				double polls = p ? (double)(jint(x, "polls") - jint(p, "polls")) : 0;
+				double empty = p ? (double)(jint(x, "empty_polls") - jint(p, "empty_polls")) : 0;
+
+				if (p == NULL)
+					continue;
+				printf("%-8zu %6" PRId64 " %10.3f %10.3f %7.1f%% %8.1f %8.1f\n", i,
+				       jint(x, "lcore"),
+				       (double)(jint(x, "rx_packets") - jint(p, "rx_packets")) / delay / 1e6,
+				       (double)(jint(x, "tx_packets") - jint(p, "tx_packets")) / delay / 1e6,
+				       polls > 0 ? 100.0 * empty / polls : 0.0,
+				       json_real_value(json_object_get(x, "rx_burst_avg")),
+				       json_real_value(json_object_get(x, "tx_burst_avg")));
+			}
+			printf("\n%-16s %12s %12s %10s\n", "NODE", "Mpps", "pkts/call", "cyc/pkt");
+			json_array_foreach(json_object_get(graph, "nodes"), i, x) {
+				json_t *p = json_array_get(json_object_get(prev_graph, "nodes"), i);
+				int64_t dp, dc, dcy;
+
+				if (p == NULL)
+					continue;
+				dp = jint(x, "packets") - jint(p, "packets");
+				dc = jint(x, "calls") - jint(p, "calls");
+				dcy = jint(x, "cycles") - jint(p, "cycles");
+				if (dp == 0)
+					continue;
+				printf("%-16s %12.3f %12.1f %10.1f\n",
+				       json_string_value(json_object_get(x, "node")),
+				       (double)dp / delay / 1e6, dc ? (double)dp / (double)dc : 0.0,
+				       (double)dcy / (double)dp);
+			}
+			printf("\n%-36s %12s\n", "DROP", "per second");
+			json_array_foreach(json_object_get(stats, "drops"), i, x) {
+				int64_t before = 0;
+				size_t j;
+				json_t *p;
+
+				json_array_foreach(json_object_get(prev_stats, "drops"), j, p)
+					if (json_equal(json_object_get(p, "node"), json_object_get(x, "node")) &&
+					    json_equal(json_object_get(p, "reason"),
+						       json_object_get(x, "reason")))
+						before = jint(p, "packets");
+				printf("%-16s %-19s %12.0f\n", json_string_value(json_object_get(x, "node")),
+				       json_string_value(json_object_get(x, "reason")),
+				       (double)(jint(x, "packets") - before) / delay);
+			}
+			printf("\nlatency (since start): P50 %.0f ns  P99 %.0f ns  P99.9 %.0f ns  "
+			       "max %.0f ns\n", json_real_value(json_object_get(lat, "p50_ns")),
+			       json_real_value(json_object_get(lat, "p99_ns")),
+			       json_real_value(json_object_get(lat, "p999_ns")),
+			       json_real_value(json_object_get(lat, "max_ns")));
+			fflush(stdout);
+		}
+		json_decref(prev_stats);
+		json_decref(prev_graph);
+		json_decref(prev_workers);
+		json_decref(lat);
+		prev_stats = stats;
+		prev_graph = graph;
+		prev_workers = workers;
+		if (iterations >= 0 && it == iterations)
+			break;
+		if (tty) {
+			struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+			if (poll(&pfd, 1, (int)(delay * 1000)) > 0) {
+				char c;
+
+				if (read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q'))
+					break;
+			}
+		} else {
+			usleep((useconds_t)(delay * 1e6));
+		}
+	}
+	json_decref(prev_stats);
+	json_decref(prev_graph);
+	json_decref(prev_workers);
+	return 0;
 }
