@@ -33,7 +33,7 @@
 #define NFV_DEFAULT_SOCKET "/run/nfvd.sock"
 #define NFV_MIN_FREE_HUGEPAGES 512 /* 1 GiB of 2 MiB pages */
 
-int nfv_logtype;
+
 static volatile sig_atomic_t quit;
 
 struct app_opts {

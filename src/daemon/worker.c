@@ -27,6 +27,7 @@ unsigned int nfv_n_workers;
 struct rte_rcu_qsbr *nfv_rcu;
 struct rte_meter_srtcm_profile nfv_icmp_meter_profile;
 struct nfv_worker *nfv_worker_being_built;
+int nfv_logtype = RTE_LOGTYPE_USER1;
 
 static unsigned int burst_size = NFV_BURST_DEFAULT;
 /* No queue is polled until the startup file has been applied whole. */
