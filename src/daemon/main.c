@@ -31,7 +31,7 @@
 
 #define HUGETLBFS_MAGIC 0x958458f6
 #define NFV_DEFAULT_SOCKET "/run/nfvd.sock"
-#define NFV_MIN_FREE_HUGEPAGES 512 /* 1 GiB of 2 MiB pages */
+#define NFV_MIN_FREE_HUGEPAGES 768 /* 1.5 GiB of 2 MiB pages */
 
 
 static volatile sig_atomic_t quit;
@@ -62,7 +62,7 @@ usage(FILE *f)
 		"  -t, --duration SEC     exit cleanly after SEC seconds\n"
 		"  -r, --report SEC       print a traffic line every SEC seconds\n"
 		"  -b, --burst N          RX burst size (default %u, max %u)\n"
-		"      --max-routes4 N    IPv4 route capacity (default 1200000)\n"
+		"      --max-routes4 N    IPv4 route capacity (default 1048576; ~850 MB per million)\n"
 		"      --max-routes6 N    IPv6 route capacity (default 65536)\n"
 		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 		"  -h, --help             this text\n"
@@ -235,7 +235,7 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 	out[n++] = "--in-memory";
 	if (!hugetlbfs_mounted() || free_hugepages_2m() < NFV_MIN_FREE_HUGEPAGES) {
 		fprintf(stderr, "nfvd: warning: %s; running with --no-huge (slower; fine for "
-			"virtual ports)\n", hugetlbfs_mounted() ? "fewer than 512 free 2 MB hugepages" :
+			"virtual ports)\n", hugetlbfs_mounted() ? "fewer than 768 free 2 MB hugepages" :
 			"no hugetlbfs mounted");
 		snprintf(mem, sizeof(mem), "%d", 2048);
 		out[n++] = "--no-huge";
@@ -311,7 +311,7 @@ main(int argc, char **argv)
 	struct app_opts o = {
 		.socket = NFV_DEFAULT_SOCKET,
 		.burst = NFV_BURST_DEFAULT,
-		.limits = { .max_routes4 = 1200000, .max_routes6 = 65536,
+		.limits = { .max_routes4 = 1u << 20, .max_routes6 = 65536,
 			    .tbl8_4 = 1 << 15, .tbl8_6 = 1 << 15 },
 	};
 	char *eal_argv[128];
