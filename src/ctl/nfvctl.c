@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <histedit.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <jansson.h>
 #include <signal.h>
@@ -99,9 +100,20 @@ static int top(int argc, char **argv);
 static int
 run_command(const char *cmd)
 {
+	char abs_cmd[MAX_LINE + PATH_MAX];
 	json_t *reply;
 	int rc;
 
+	/* "route load FILE" is read by nfvd: give it the path from here. */
+	if (strncmp(cmd, "route load ", 11) == 0 && cmd[11] != '/' && cmd[11] != '\0' &&
+	    strchr(cmd + 11, ' ') == NULL) {
+		char cwd[PATH_MAX];
+
+		if (getcwd(cwd, sizeof(cwd)) != NULL) {
+			snprintf(abs_cmd, sizeof(abs_cmd), "route load %s/%s", cwd, cmd + 11);
+			cmd = abs_cmd;
+		}
+	}
 	reply = request(cmd, &rc);
 	if (reply == NULL)
 		return rc;

@@ -119,6 +119,11 @@ nfv_api_handle_line(const char *line, int *rc_out)
 	rc = nfv_cmd_exec(cmd, &r);
 	json_decref(req);
 	*rc_out = rc;
+	/* Errors quote user tokens: keep them printable ASCII so they always
+	 * encode as JSON, whatever bytes the request held. */
+	for (char *c = r.err; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
 	if (rc < 0) {
 		reply = json_pack("{s:b, s:s}", "ok", 0, "error", r.err);
 	} else {

@@ -14,7 +14,9 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <rte_cpuflags.h>
 #include <rte_cycles.h>
+#include <rte_vect.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -43,6 +45,7 @@ struct app_opts {
 	double report;
 	const char *metrics;
 	unsigned int burst;
+	unsigned int walk_max;
 	struct nfv_limits limits;
 };
 
@@ -62,6 +65,8 @@ usage(FILE *f)
 		"  -t, --duration SEC     exit cleanly after SEC seconds\n"
 		"  -r, --report SEC       print a traffic line every SEC seconds\n"
 		"  -b, --burst N          RX burst size (default %u, max %u)\n"
+		"      --walk-max N       packets one graph walk may poll (default: the burst);\n"
+		"                         full queues are polled again up to N\n"
 		"      --max-routes4 N    IPv4 route capacity (default 1048576; ~850 MB per million)\n"
 		"      --max-routes6 N    IPv6 route capacity (default 65536)\n"
 		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
@@ -81,6 +86,7 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 		{ "report", required_argument, NULL, 'r' },
 		{ "burst", required_argument, NULL, 'b' },
 		{ "metrics", required_argument, NULL, 'm' },
+		{ "walk-max", required_argument, NULL, 3 },
 		{ "max-routes4", required_argument, NULL, 1 },
 		{ "max-routes6", required_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
@@ -119,6 +125,14 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 			o->burst = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end != '\0' || o->burst == 0 || o->burst > NFV_BURST_MAX) {
 				fprintf(stderr, "nfvd: bad --burst '%s' (1-%u)\n", optarg,
+					NFV_BURST_MAX);
+				return -1;
+			}
+			break;
+		case 3:
+			o->walk_max = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end != '\0' || o->walk_max == 0 || o->walk_max > NFV_BURST_MAX) {
+				fprintf(stderr, "nfvd: bad --walk-max '%s' (1-%u)\n", optarg,
 					NFV_BURST_MAX);
 				return -1;
 			}
@@ -350,6 +364,10 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return 1;
 	}
+	/* Let the FIB use AVX-512 where the CPU has it (DPDK caps SIMD at 256
+	 * bits unless told otherwise; --force-max-simd-bitwidth still wins). */
+	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) == 1)
+		rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
 	nfv_logtype = rte_log_register_type_and_pick_level("nfvd", RTE_LOG_INFO);
 	if (nfv_logtype < 0)
 		nfv_logtype = RTE_LOGTYPE_USER1;
@@ -358,7 +376,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (nfv_meta_register() < 0 || nfv_ip_init(&o.limits, (int)rte_socket_id()) < 0 ||
-	    nfv_workers_init(o.burst) < 0 || nfv_workers_start() < 0) {
+	    nfv_workers_init(o.burst, o.walk_max) < 0 || nfv_workers_start() < 0) {
 		fprintf(stderr, "nfvd: initialisation failed (see above)\n");
 		exit_code = 1;
 		goto out_workers;

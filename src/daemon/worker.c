@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
+#include "walk.h"
 #include "worker.h"
 #include "log.h"
 #include "../port/port.h"
@@ -30,6 +31,7 @@ struct nfv_worker *nfv_worker_being_built;
 int nfv_logtype = RTE_LOGTYPE_USER1;
 
 static unsigned int burst_size = NFV_BURST_DEFAULT;
+static unsigned int walk_max = NFV_BURST_DEFAULT;
 /* No queue is polled until the startup file has been applied whole. */
 static bool polling_enabled;
 static uint64_t grace_periods;
@@ -79,13 +81,16 @@ nfv_worker_by_lcore(unsigned int lcore)
 }
 
 int
-nfv_workers_init(unsigned int burst)
+nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 {
 	struct rte_meter_srtcm_params icmp = { .cir = 1000, .cbs = 100, .ebs = 0 };
 	size_t sz;
 	unsigned int lcore;
 
 	burst_size = burst;
+	walk_max = RTE_MAX(max_per_walk, burst);
+	if (walk_max > RTE_GRAPH_BURST_SIZE)
+		walk_max = RTE_GRAPH_BURST_SIZE;
 	nfv_n_workers = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		if (nfv_n_workers == NFV_MAX_WORKERS)
@@ -122,6 +127,7 @@ nfv_workers_init(unsigned int burst)
 		if (w->conf == NULL)
 			return -ENOMEM;
 		w->conf->burst = (uint16_t)burst_size;
+		w->conf->walk_max = (uint16_t)walk_max;
 		snprintf(name, sizeof(name), "worker%u", w->index);
 		nfv_worker_being_built = w;
 		w->graph_id = rte_graph_create(name, &prm);
@@ -142,12 +148,16 @@ worker_main(void *arg)
 	struct nfv_worker *w = arg;
 	struct rte_graph *graph = w->graph;
 	unsigned int tid = w->lcore_id;
+	unsigned int walks = 0;
 
 	rte_rcu_qsbr_thread_register(nfv_rcu, tid);
 	rte_rcu_qsbr_thread_online(nfv_rcu, tid);
 	w->running = true;
 	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
-		rte_graph_walk(graph);
+		if (unlikely(++walks % NFV_WALK_SAMPLE == 0))
+			nfv_graph_walk(graph, true);
+		else
+			nfv_graph_walk(graph, false);
 		rte_rcu_qsbr_quiescent(nfv_rcu, tid);
 	}
 	rte_rcu_qsbr_thread_offline(nfv_rcu, tid);
@@ -206,6 +216,7 @@ nfv_workers_publish(void)
 		if (confs[w] == NULL)
 			goto nomem;
 		confs[w]->burst = (uint16_t)burst_size;
+		confs[w]->walk_max = (uint16_t)walk_max;
 	}
 	/* Pinned queues first, then spread the rest over the least loaded. */
 	for (int pass = 0; pass < 2 && polling_enabled; pass++) {

@@ -60,6 +60,7 @@ struct nfv_rxq {
 struct nfv_worker_conf {
 	uint16_t n_rxq;
 	uint16_t burst;
+	uint16_t walk_max; /* packets polled per graph walk at most */
 	struct nfv_rxq rxq[];
 };
 
@@ -129,7 +130,7 @@ extern struct nfv_worker *nfv_worker_being_built;
 
 int nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node);
 
-int nfv_workers_init(unsigned int burst);
+int nfv_workers_init(unsigned int burst, unsigned int walk_max);
 int nfv_workers_start(void);
 void nfv_workers_stop(void);
 /* Recomputes the RX queue map and publishes it; waits for a grace period. */

@@ -53,9 +53,14 @@ nfv_fib_init(const struct nfv_limits *l, int socket_id)
 				l->max_routes4, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
-		rte_fib_select_lookup(nfv_fib4.tbl[i], RTE_FIB_LOOKUP_DEFAULT);
+		/* The AVX-512 bulk lookup when the CPU and the DPDK build have it. */
+		if (rte_fib_select_lookup(nfv_fib4.tbl[i], RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) != 0)
+			rte_fib_select_lookup(nfv_fib4.tbl[i], RTE_FIB_LOOKUP_DEFAULT);
 		snprintf(name, sizeof(name), "nfv_fib6_%u", i);
 		nfv_fib6.tbl[i] = rte_fib6_create(name, socket_id, &c6);
+		if (nfv_fib6.tbl[i] != NULL &&
+		    rte_fib6_select_lookup(nfv_fib6.tbl[i], RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512) != 0)
+			rte_fib6_select_lookup(nfv_fib6.tbl[i], RTE_FIB6_LOOKUP_DEFAULT);
 		if (nfv_fib6.tbl[i] == NULL) {
 			NFV_LOG(ERR, "cannot create the IPv6 FIB for %u routes: %s; reserve more "
 				"hugepages (or -m with --no-huge) or lower --max-routes6",

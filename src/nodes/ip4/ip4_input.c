@@ -50,7 +50,9 @@ ip4_input_one(struct rte_mbuf *m)
 	}
 	csum_flags = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	if (csum_flags == RTE_MBUF_F_RX_IP_CKSUM_BAD ||
-	    (csum_flags != RTE_MBUF_F_RX_IP_CKSUM_GOOD && rte_raw_cksum(ip, ihl) != 0xffff))
+	    (csum_flags != RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
+	     !(likely(ihl == sizeof(struct rte_ipv4_hdr)) ? nfv_ip4_hdr20_cksum_ok(ip) :
+	       rte_raw_cksum(ip, ihl) == 0xffff)))
 		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_CHECKSUM, IP4_INPUT_NEXT_DROP);
 	total = rte_be_to_cpu_16(ip->total_length);
 	if (unlikely(total < ihl || total > l3_len))

@@ -51,16 +51,29 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	}
 	pkts = (struct rte_mbuf **)rte_node_next_stream_get(graph, node, PORT_RX_NEXT_ETH_INPUT,
 							     RTE_GRAPH_BURST_SIZE);
-	for (uint16_t i = 0; i < n_rxq && total + burst <= RTE_GRAPH_BURST_SIZE; i++) {
-		uint16_t q = (uint16_t)((ctx->next_queue + i) % n_rxq);
+	/*
+	 * One burst per queue, round robin; queues that return a full burst are
+	 * polled again while the stream has room, so a busy worker moves up to
+	 * conf->walk_max packets per walk (--walk-max) and pays the per-node costs once
+	 * for all of them.
+	 */
+	for (uint16_t i = 0, full = 0; total + burst <= conf->walk_max; i++) {
+		uint16_t q, got;
 
-		uint16_t got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id,
-						pkts + total, burst);
-
+		if (i == n_rxq) {
+			if (full == 0)
+				break;
+			i = 0;
+			full = 0;
+		}
+		q = (uint16_t)((ctx->next_queue + i) % n_rxq);
+		got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts + total,
+				       burst);
 		if (got != 0) {
 			w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
 			w->stats.rx_bursts++;
 			total += got;
+			full += got == burst;
 		}
 	}
 	if (n_rxq * burst > RTE_GRAPH_BURST_SIZE)

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker's graph walk: rte_graph_walk() with cheaper per-node stats.
+ * Calls and packets are counted on every walk; cycles are measured (two
+ * TSC reads per node) on one walk in NFV_WALK_SAMPLE and scaled, so
+ * "cycles per packet" stays right on average while the fast path pays an
+ * eighth of the TSC reads.
+ */
+#ifndef NFV_WALK_H
+#define NFV_WALK_H
+
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#define NFV_WALK_SAMPLE 8
+
+static __rte_always_inline void
+nfv_graph_walk(struct rte_graph *graph, const bool measure)
+{
+	const rte_graph_off_t *cir_start = graph->cir_start;
+	const rte_node_t mask = graph->cir_mask;
+	uint32_t head = graph->head;
+	struct rte_node *node;
+	uint64_t start;
+	uint16_t rc;
+	void **objs;
+
+	while (likely(head != graph->tail)) {
+		node = (struct rte_node *)RTE_PTR_ADD(graph, cir_start[(int32_t)head++]);
+		objs = node->objs;
+		rte_prefetch0(objs);
+		if (measure) {
+			start = rte_rdtsc();
+			rc = node->process(graph, node, objs, node->idx);
+			node->total_cycles += (rte_rdtsc() - start) * NFV_WALK_SAMPLE;
+		} else {
+			rc = node->process(graph, node, objs, node->idx);
+		}
+		node->total_calls++;
+		node->total_objs += rc;
+		node->idx = 0;
+		head = likely((int32_t)head > 0) ? head & mask : head;
+	}
+	graph->tail = 0;
+}
+
+#endif
