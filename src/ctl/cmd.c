@@ -678,6 +678,8 @@ render_object(FILE *f, const json_t *obj, int indent)
 		    json_is_object(json_array_get(val, 0))) {
 			fprintf(f, "%*s%s:\n", indent, "", key);
 			render_table(f, val);
+		} else if (json_is_array(val) && json_array_size(val) == 0) {
+			fprintf(f, "%*s%s: (none)\n", indent, "", key);
 		} else if (json_is_object(val)) {
 			fprintf(f, "%*s%s:\n", indent, "", key);
 			render_object(f, val, indent + 2);

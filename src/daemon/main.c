@@ -246,7 +246,6 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 	snprintf(lcores, sizeof(lcores), "0-%ld", ncpu - 1);
 	out[n++] = "-l";
 	out[n++] = lcores;
-	out[n++] = "--in-memory";
 	if (!hugetlbfs_mounted() || free_hugepages_2m() < NFV_MIN_FREE_HUGEPAGES) {
 		fprintf(stderr, "nfvd: warning: %s; running with --no-huge (slower; fine for "
 			"virtual ports)\n", hugetlbfs_mounted() ? "fewer than 768 free 2 MB hugepages" :
@@ -255,6 +254,9 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 		out[n++] = "--no-huge";
 		out[n++] = "-m";
 		out[n++] = mem;
+		out[n++] = "--no-shconf"; /* --in-memory is refused with --no-huge */
+	} else {
+		out[n++] = "--in-memory"; /* no hugepage files left behind */
 	}
 	*app_start = sep < 0 ? argc : sep;
 	return n;
@@ -449,6 +451,9 @@ out_ports:
 	if (lost != 0) {
 		NFV_LOG(ERR, "exit: %u mbufs not returned to their pools", lost);
 		exit_code = exit_code ? exit_code : 3;
+	} else if (nfv_ports_driver_held() != 0) {
+		NFV_LOG(INFO, "exit: all mbufs returned to their pools (%u were lent to the "
+			"af_xdp kernel fill rings and went with the umem)", nfv_ports_driver_held());
 	} else {
 		NFV_LOG(INFO, "exit: all mbufs returned to their pools");
 	}

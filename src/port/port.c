@@ -133,12 +133,26 @@ nfv_ports_reap_pools(bool final)
 	}
 }
 
+/*
+ * Mbufs a driver keeps after close. DPDK 22.11's af_xdp driver uses the pool
+ * itself as the AF_XDP umem: the buffers it lent to the kernel's fill ring
+ * are never returned when the port closes, only released with the umem.
+ */
+static unsigned int driver_held_mbufs;
+
+unsigned int
+nfv_ports_driver_held(void)
+{
+	return driver_held_mbufs;
+}
+
 static void
 port_teardown(uint16_t pid, bool remove_dev)
 {
 	struct nfv_port *p = &nfv_ports[pid];
 	struct rte_eth_dev_info info;
 	struct rte_device *dev = NULL;
+	bool umem_pool = strcmp(p->driver, "net_af_xdp") == 0;
 	int rc;
 
 	if (rte_eth_dev_info_get(pid, &info) == 0)
@@ -151,6 +165,16 @@ port_teardown(uint16_t pid, bool remove_dev)
 		rc = rte_dev_remove(dev);
 		if (rc < 0)
 			NFV_LOG(WARNING, "port %s: device remove: %s", p->name, rte_strerror(-rc));
+	}
+	if (umem_pool && p->pool != NULL) {
+		unsigned int held = rte_mempool_in_use_count(p->pool);
+
+		if (held != 0)
+			NFV_LOG(INFO, "port %s: %u mbufs stay with the af_xdp driver's umem (freed "
+				"with the pool)", p->name, held);
+		driver_held_mbufs += held;
+		rte_mempool_free(p->pool);
+		p->pool = NULL;
 	}
 	graveyard_put(p->pool);
 	memset(p, 0, sizeof(*p));

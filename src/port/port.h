@@ -56,6 +56,8 @@ int nfv_port_set_admin(const char *name, bool up, char *err);
 struct nfv_port *nfv_port_by_name(const char *name);
 /* Stops and closes every port; returns the mbufs that never came back. */
 unsigned int nfv_ports_close_all(void);
+/* Mbufs kept by drivers that own their pool's memory (af_xdp umem) at close. */
+unsigned int nfv_ports_driver_held(void);
 /* Pools of removed ports wait here until their mbufs come home. */
 void nfv_ports_reap_pools(bool final);
 
