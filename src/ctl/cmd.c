@@ -508,8 +508,11 @@ static const struct cmd_def cmds[] = {
 static int
 cmd_help(int argc, char **argv, struct nfv_reply *r)
 {
-	json_t *a = json_array();
+	json_t *a;
 
+	if (argc > 1)
+		FAIL(r, -EINVAL, "unexpected '%s'", argv[1]);
+	a = json_array();
 	for (size_t i = 0; i < RTE_DIM(cmds); i++)
 		json_array_append_new(a, json_pack("{s:s}", "command", cmds[i].usage));
 	r->data = json_pack("{s:o}", "commands", a);
@@ -540,6 +543,10 @@ nfv_cmd_exec(const char *line, struct nfv_reply *r)
 	if (n == -E2BIG) {
 		free(copy);
 		FAIL(r, -EINVAL, "too many tokens (at most %d)", NFV_MAX_TOKENS);
+	}
+	if (n == -EBADMSG) {
+		free(copy);
+		FAIL(r, -EINVAL, "text right after a closing quote");
 	}
 	if (n < 0) {
 		free(copy);

@@ -24,12 +24,12 @@ nfv_tokenize(char *line, char **tokens, int max_tokens)
 			char *end = strchr(p + 1, '"');
 
 			if (end == NULL)
-				return -EINVAL;
+				return -EINVAL; /* unterminated quote */
 			*end = '\0';
 			tokens[n++] = p + 1;
 			p = end + 1;
 			if (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
-				return -EINVAL;
+				return -EBADMSG; /* text right after a closing quote */
 			continue;
 		}
 		tokens[n++] = p;
@@ -103,8 +103,12 @@ nfv_parse_prefix(const char *s, bool host_bits_ok, struct nfv_prefix *p)
 	buf[slash - s] = '\0';
 	if (nfv_parse_ip(buf, &p->ip) < 0)
 		return -EINVAL;
-	if (nfv_parse_u32(slash + 1, 0, p->ip.family == AF_INET ? 32 : 128, &len) < 0)
-		return -ERANGE;
+	{
+		int rc = nfv_parse_u32(slash + 1, 0, p->ip.family == AF_INET ? 32 : 128, &len);
+
+		if (rc < 0)
+			return rc; /* -EINVAL: not a number; -ERANGE: too long */
+	}
 	if (slash[1] == '0' && slash[2] != '\0')
 		return -EINVAL; /* no leading zeros or hex in a prefix length */
 	p->len = (uint8_t)len;

@@ -15,7 +15,8 @@
 #define NFV_MAX_TOKENS 64
 
 /* Splits line in place into tokens; '#' starts a comment; double quotes group.
- * Returns the number of tokens, or -E2BIG / -EINVAL (unterminated quote). */
+ * Returns the number of tokens, or -E2BIG, -EINVAL (unterminated quote) or
+ * -EBADMSG (text right after a closing quote). */
 int nfv_tokenize(char *line, char **tokens, int max_tokens);
 
 int nfv_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);

@@ -114,7 +114,10 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 			}
 		}
 	}
-	if (!nfv_route_has_room(p->ip.family, 2)) {
+	if (!nfv_route_has_room(p->ip.family,
+				(nfv_route_lookup_exact(&host, &(struct nfv_route_info){ 0 }) < 0) +
+				(!host_is_subnet &&
+				 nfv_route_lookup_exact(&subnet, &(struct nfv_route_info){ 0 }) < 0))) {
 		snprintf(err, NFV_ERR_LEN, "route table full");
 		return -ENOSPC;
 	}

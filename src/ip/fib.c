@@ -27,47 +27,83 @@ pair_of(uint8_t family)
 	return family == AF_INET ? &nfv_fib4 : &nfv_fib6;
 }
 
-int
-nfv_fib_init(const struct nfv_limits *l, int socket_id)
+static struct nfv_limits fib_limits;
+/* The standby table of a family holds a half-done rebuild. */
+static bool standby_dirty[2];
+static int fib_socket;
+static unsigned int fib_generation;
+
+/* Creates table `which` of a family, empty. */
+static int
+fib_create(uint8_t family, unsigned int which)
 {
-	for (unsigned int i = 0; i < 2; i++) {
+	char name[32];
+
+	snprintf(name, sizeof(name), "nfv_fib%c_%u", family == AF_INET ? '4' : '6',
+		 fib_generation++);
+	if (family == AF_INET) {
 		struct rte_fib_conf c4 = {
 			.type = RTE_FIB_DIR24_8,
 			.default_nh = 0,
-			.max_routes = (int)l->max_routes4,
-			.dir24_8 = { .nh_sz = RTE_FIB_DIR24_8_4B, .num_tbl8 = l->tbl8_4 },
+			.max_routes = (int)fib_limits.max_routes4,
+			.dir24_8 = { .nh_sz = RTE_FIB_DIR24_8_4B, .num_tbl8 = fib_limits.tbl8_4 },
 		};
-		struct rte_fib6_conf c6 = {
-			.type = RTE_FIB6_TRIE,
-			.default_nh = 0,
-			.max_routes = (int)l->max_routes6,
-			.trie = { .nh_sz = RTE_FIB6_TRIE_4B, .num_tbl8 = l->tbl8_6 },
-		};
-		char name[32];
 
-		snprintf(name, sizeof(name), "nfv_fib4_%u", i);
-		nfv_fib4.tbl[i] = rte_fib_create(name, socket_id, &c4);
-		if (nfv_fib4.tbl[i] == NULL) {
+		nfv_fib4.tbl[which] = rte_fib_create(name, fib_socket, &c4);
+		if (nfv_fib4.tbl[which] == NULL) {
 			NFV_LOG(ERR, "cannot create the IPv4 FIB for %u routes: %s; reserve more "
 				"hugepages (or -m with --no-huge) or lower --max-routes4",
-				l->max_routes4, rte_strerror(rte_errno));
+				fib_limits.max_routes4, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 		/* The AVX-512 bulk lookup when the CPU and the DPDK build have it. */
-		if (rte_fib_select_lookup(nfv_fib4.tbl[i], RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) != 0)
-			rte_fib_select_lookup(nfv_fib4.tbl[i], RTE_FIB_LOOKUP_DEFAULT);
-		snprintf(name, sizeof(name), "nfv_fib6_%u", i);
-		nfv_fib6.tbl[i] = rte_fib6_create(name, socket_id, &c6);
-		if (nfv_fib6.tbl[i] != NULL &&
-		    rte_fib6_select_lookup(nfv_fib6.tbl[i], RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512) != 0)
-			rte_fib6_select_lookup(nfv_fib6.tbl[i], RTE_FIB6_LOOKUP_DEFAULT);
-		if (nfv_fib6.tbl[i] == NULL) {
+		if (rte_fib_select_lookup(nfv_fib4.tbl[which],
+					  RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) != 0)
+			rte_fib_select_lookup(nfv_fib4.tbl[which], RTE_FIB_LOOKUP_DEFAULT);
+		return 0;
+	}
+	{
+		struct rte_fib6_conf c6 = {
+			.type = RTE_FIB6_TRIE,
+			.default_nh = 0,
+			.max_routes = (int)fib_limits.max_routes6,
+			.trie = { .nh_sz = RTE_FIB6_TRIE_4B, .num_tbl8 = fib_limits.tbl8_6 },
+		};
+
+		nfv_fib6.tbl[which] = rte_fib6_create(name, fib_socket, &c6);
+		if (nfv_fib6.tbl[which] == NULL) {
 			NFV_LOG(ERR, "cannot create the IPv6 FIB for %u routes: %s; reserve more "
 				"hugepages (or -m with --no-huge) or lower --max-routes6",
-				l->max_routes6, rte_strerror(rte_errno));
+				fib_limits.max_routes6, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
+		if (rte_fib6_select_lookup(nfv_fib6.tbl[which],
+					   RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512) != 0)
+			rte_fib6_select_lookup(nfv_fib6.tbl[which], RTE_FIB6_LOOKUP_DEFAULT);
+		return 0;
 	}
+}
+
+static void
+fib_free(uint8_t family, unsigned int which)
+{
+	if (family == AF_INET) {
+		rte_fib_free(nfv_fib4.tbl[which]);
+		nfv_fib4.tbl[which] = NULL;
+	} else {
+		rte_fib6_free(nfv_fib6.tbl[which]);
+		nfv_fib6.tbl[which] = NULL;
+	}
+}
+
+int
+nfv_fib_init(const struct nfv_limits *l, int socket_id)
+{
+	fib_limits = *l;
+	fib_socket = socket_id;
+	for (unsigned int i = 0; i < 2; i++)
+		if (fib_create(AF_INET, i) < 0 || fib_create(AF_INET6, i) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -75,10 +111,8 @@ void
 nfv_fib_fini(void)
 {
 	for (unsigned int i = 0; i < 2; i++) {
-		rte_fib_free(nfv_fib4.tbl[i]);
-		rte_fib6_free(nfv_fib6.tbl[i]);
-		nfv_fib4.tbl[i] = NULL;
-		nfv_fib6.tbl[i] = NULL;
+		fib_free(AF_INET, i);
+		fib_free(AF_INET6, i);
 	}
 }
 
@@ -99,6 +133,60 @@ fib_apply(struct nfv_fib_pair *pair, unsigned int which, const struct nfv_fib_op
 	return rte_fib6_add(pair->tbl[which], p->ip.v6, p->len, op->nh_id);
 }
 
+struct rebuild_ctx {
+	struct nfv_fib_pair *pair;
+	unsigned int which;
+	uint8_t family;
+	int rc;
+};
+
+static void
+rebuild_one(const struct nfv_route_info *ri, void *arg)
+{
+	struct rebuild_ctx *c = arg;
+	struct nfv_fib_op op = { .prefix = ri->prefix, .nh_id = ri->nh_id };
+
+	if (c->rc == 0 && ri->prefix.ip.family == c->family)
+		c->rc = fib_apply(c->pair, c->which, &op);
+}
+
+/*
+ * Replaces table `which` (never the active one) by a fresh table filled from
+ * the route database. A fresh table has every tbl8 group free: this is how
+ * space lost by rte_fib6's delete path in DPDK 22.11 is won back, and how a
+ * table that failed an update is brought back in step.
+ */
+static int
+fib_rebuild(uint8_t family, unsigned int which)
+{
+	struct rebuild_ctx c = { .pair = pair_of(family), .which = which, .family = family };
+	int rc;
+
+	fib_free(family, which);
+	rc = fib_create(family, which);
+	if (rc < 0)
+		return rc;
+	nfv_route_walk(rebuild_one, &c);
+	if (c.rc < 0)
+		NFV_LOG(ERR, "IPv%c FIB rebuild from %u routes failed: %s",
+			family == AF_INET ? '4' : '6', nfv_route_count(family), rte_strerror(-c.rc));
+	return c.rc;
+}
+
+int
+nfv_fib_resync_standby(uint8_t family)
+{
+	struct nfv_fib_pair *pair = pair_of(family);
+	int rc;
+
+	if (!standby_dirty[family == AF_INET ? 0 : 1])
+		return 0;
+	rc = fib_rebuild(family, 1 - pair->active);
+	if (rc == 0)
+		standby_dirty[family == AF_INET ? 0 : 1] = false;
+	return rc;
+}
+
 static void
 flip(struct nfv_fib_pair *pair)
 {
@@ -111,11 +199,13 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 {
 	struct nfv_fib_pair *pair;
 	unsigned int standby, i;
+	uint8_t family;
 	int rc = 0;
 
 	if (n == 0)
 		return 0;
-	pair = pair_of(ops[0].prefix.ip.family);
+	family = ops[0].prefix.ip.family;
+	pair = pair_of(family);
 	standby = 1 - pair->active;
 	for (i = 0; i < n; i++) {
 		rc = fib_apply(pair, standby, &ops[i]);
@@ -123,21 +213,37 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 			break;
 	}
 	if (rc < 0) {
-		/* Undo on the standby table, which no worker reads. */
-		while (i-- > 0) {
-			struct nfv_fib_op undo = ops[i];
-
-			undo.nh_id = ops[i].old_nh_id;
-			fib_apply(pair, standby, &undo);
+		/*
+		 * No room: rebuild the standby table from the route database, which
+		 * already holds the new state, to win back leaked tbl8 groups. If
+		 * even that fails the caller restores the database and calls
+		 * nfv_fib_resync_standby().
+		 */
+		if (rc != -ENOSPC)
+			return rc;
+		if (fib_rebuild(family, standby) < 0) {
+			standby_dirty[family == AF_INET ? 0 : 1] = true;
+			return rc;
 		}
-		return rc;
+		NFV_LOG(INFO, "IPv%c FIB: standby table rebuilt to win back space",
+			family == AF_INET ? '4' : '6');
+		flip(pair);
+		if (fib_rebuild(family, 1 - pair->active) < 0)
+			NFV_LOG(ERR, "IPv%c FIB: the second table could not be rebuilt",
+				family == AF_INET ? '4' : '6');
+		return 0;
 	}
 	flip(pair);
 	for (i = 0; i < n; i++) {
 		int rc2 = fib_apply(pair, 1 - pair->active, &ops[i]);
 
-		if (rc2 < 0)
-			NFV_LOG(ERR, "FIB pair diverged on the second table: %s", rte_strerror(-rc2));
+		if (rc2 < 0 && !(rc2 == -ENOENT && ops[i].nh_id == 0)) {
+			/* The tables must agree: rebuild this one from the database. */
+			NFV_LOG(WARNING, "FIB pair: second table refused an update (%s); rebuilding it",
+				rte_strerror(-rc2));
+			fib_rebuild(family, 1 - pair->active);
+			break;
+		}
 	}
 	return 0;
 }

@@ -13,8 +13,11 @@ struct nfv_fib_op {
 
 int nfv_fib_init(const struct nfv_limits *l, int socket_id);
 void nfv_fib_fini(void);
-/* All ops of one batch belong to one family. All or nothing. */
+/* All ops of one batch belong to one family; the route database already
+ * holds the new state. All or nothing. */
 int nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n);
 int nfv_fib_apply(const struct nfv_prefix *p, uint32_t nh_id, uint32_t old_nh_id);
+/* Brings the standby table back in step with the route database. */
+int nfv_fib_resync_standby(uint8_t family);
 
 #endif

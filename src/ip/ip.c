@@ -244,9 +244,16 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 				break;
 			}
 			if (n == 5) {
-				struct nfv_port *port = strcmp(tok[3], "dev") == 0 ?
-					nfv_port_by_name(tok[4]) : NULL;
+				struct nfv_port *port;
 
+				if (strcmp(tok[3], "dev") != 0) {
+					snprintf(err, NFV_ERR_LEN, "%s:%u: unexpected '%s' (expected "
+						 "'dev'; route load takes one gateway a line)", path,
+						 lineno, tok[3]);
+					rc = -EINVAL;
+					break;
+				}
+				port = nfv_port_by_name(tok[4]);
 				if (port == NULL) {
 					snprintf(err, NFV_ERR_LEN, "%s:%u: unknown port '%s'", path,
 						 lineno, tok[4]);
@@ -289,6 +296,28 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 		load_release(&v[0]);
 		load_release(&v[1]);
 		return rc;
+	}
+	{
+		/* Room for both families first, so a file is applied whole or not at
+		 * all (duplicates inside the file count once per line: an upper
+		 * bound). */
+		uint32_t n_new[2] = { 0, 0 };
+
+		nfv_route_count_new(v[0].p, v[0].n, n_new);
+		nfv_route_count_new(v[1].p, v[1].n, n_new);
+		for (unsigned int fam = 0; fam < 2; fam++) {
+			uint8_t family = fam == 0 ? AF_INET : AF_INET6;
+
+			if (n_new[fam] > 0 && !nfv_route_has_room(family, n_new[fam])) {
+				snprintf(err, NFV_ERR_LEN, "%s: %u new IPv%c routes do not fit (%u of "
+					 "%u in use); start nfvd with a larger --max-routes%c", path,
+					 n_new[fam], fam == 0 ? '4' : '6', nfv_route_count(family),
+					 nfv_route_max(family), fam == 0 ? '4' : '6');
+				load_release(&v[0]);
+				load_release(&v[1]);
+				return -ENOSPC;
+			}
+		}
 	}
 	for (unsigned int fam = 0; fam < 2 && rc == 0; fam++) {
 		rc = nfv_route_set_static_bulk(v[fam].p, v[fam].nh, v[fam].n, err);

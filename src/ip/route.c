@@ -112,6 +112,15 @@ nfv_route_count(uint8_t family)
 	return n_routes[fam_idx(family)];
 }
 
+/* Prefixes of ps[] not in the database yet, by family ([0] IPv4, [1] IPv6). */
+void
+nfv_route_count_new(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (route_find(&ps[i]) == NULL)
+			n_new[fam_idx(ps[i].ip.family)]++;
+}
+
 bool
 nfv_route_has_room(uint8_t family, uint32_t n_new)
 {
@@ -181,6 +190,7 @@ nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh
 		rc = nfv_fib_apply(p, new_best, old_best);
 		if (rc < 0) {
 			r->nh[src] = old_src;
+			nfv_fib_resync_standby(p->ip.family);
 			snprintf(err, NFV_ERR_LEN, "FIB update failed (%s): the table has no room "
 				 "left for this prefix length", strerror(-rc));
 			if (created)
@@ -290,6 +300,8 @@ rollback:
 	}
 	for (i = 0; i < n; i++)
 		nfv_nh_put(nhs[i]);
+	if (n > 0)
+		nfv_fib_resync_standby(ps[0].ip.family);
 out:
 	free(ops);
 	free(routes);

@@ -376,10 +376,11 @@ make_segments(struct rte_mbuf *m0, struct rte_mbuf *m1, uint8_t *seg0, uint8_t *
 	"checksum start"
 
 /*
- * rte_raw_cksum_mbuf over random offsets and lengths, with the data split
- * in two segments at every point, against the flat sum. odd: whether the
- * checksummed bytes in the first segment are odd in number (DPDK then
- * byte-swaps the partial sum of the second segment).
+ * nfv_cksum_mbuf (nfvd's replacement for DPDK 22.11's rte_raw_cksum_mbuf,
+ * see KB_DPDK_RAW_CKSUM_MBUF) over random offsets and lengths, with the data
+ * split in two segments at every point, against the flat sum. odd: whether
+ * the checksummed bytes in the first segment are odd in number (the partial
+ * sum of the second segment is then byte-swapped).
  */
 static void
 raw_cksum_mbuf_splits(bool odd)
@@ -396,8 +397,6 @@ raw_cksum_mbuf_splits(bool odd)
 		uint16_t sum;
 
 		make_segments(&m0, &m1, seg0, seg1, flat, sizeof(flat), split);
-		/* Past the end of the packet is refused. */
-		assert_int_not_equal(rte_raw_cksum_mbuf(&m0, 1, sizeof(flat), &sum), 0);
 		for (unsigned int k = 0; k < 40; k++) {
 			uint32_t off = (uint32_t)(nfv_test_rand() % sizeof(flat));
 			uint32_t len = (uint32_t)(nfv_test_rand() % (sizeof(flat) - off + 1));
@@ -405,8 +404,7 @@ raw_cksum_mbuf_splits(bool odd)
 			/* Only ranges that cross the split, of the parity asked. */
 			if (off >= split || off + len <= split || ((split - off) & 1) != odd)
 				continue;
-			sum = 0;
-			assert_int_equal(rte_raw_cksum_mbuf(&m0, off, len, &sum), 0);
+			sum = nfv_cksum_mbuf(&m0, off, len);
 			checked++;
 			if (sum != rte_raw_cksum(flat + off, len) && why[0] == '\0')
 				snprintf(why, sizeof(why), "split %zu off %u len %u: 0x%04x, flat "
@@ -415,7 +413,7 @@ raw_cksum_mbuf_splits(bool odd)
 		}
 	}
 	assert_true(checked > 100);
-	nfv_test_verdict(why[0] == '\0', why, odd ? KB_DPDK_RAW_CKSUM_MBUF : NULL);
+	nfv_test_verdict(why[0] == '\0', why, NULL);
 }
 
 static void

@@ -285,7 +285,7 @@ static const struct grammar_row rows[] = {
 	{ "nexthop show x", -EINVAL, "unexpected 'x'", NULL },
 	{ "addr show x", -EINVAL, "unexpected 'x'", NULL },
 	{ "neigh show x", -EINVAL, "unexpected 'x'", NULL },
-	{ "help me", -EINVAL, "unexpected 'me'", KB_HELP_ARGS },
+	{ "help me", -EINVAL, "unexpected 'me'", NULL },
 
 	/* Quotes. */
 	{ "route add \"10.0.0.0/8 blackhole", -EINVAL, "unterminated quote", NULL },

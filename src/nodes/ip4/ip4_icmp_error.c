@@ -101,7 +101,7 @@ icmp4_error_build(struct rte_mbuf *m, rte_be32_t src)
 	icmp->icmp_ident = 0;
 	icmp->icmp_seq_nb = meta->icmp_type == NFV_ICMP_DEST_UNREACH && meta->icmp_code == 4 ?
 			    rte_cpu_to_be_16((uint16_t)meta->icmp_info) : 0;
-	rte_raw_cksum_mbuf(m, NFV_L2_LEN + sizeof(*ip), sizeof(*icmp) + quote, &sum);
+	sum = nfv_cksum_mbuf(m, NFV_L2_LEN + sizeof(*ip), sizeof(*icmp) + quote);
 	icmp->icmp_cksum = (uint16_t)~sum;
 
 	meta->flags = NFV_META_LOCAL_ORIGIN;

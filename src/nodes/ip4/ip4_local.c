@@ -40,7 +40,8 @@ ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 	icmp = (struct rte_icmp_hdr *)((uint8_t *)ip + ihl);
 	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0)
 		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_UNSUPPORTED, IP4_LOCAL_NEXT_DROP);
-	if (rte_raw_cksum_mbuf(m, NFV_L2_LEN + ihl, len, &sum) != 0 || sum != 0xffff)
+	sum = nfv_cksum_mbuf(m, NFV_L2_LEN + ihl, len);
+	if (sum != 0xffff)
 		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_BAD_ICMP, IP4_LOCAL_NEXT_DROP);
 
 	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;

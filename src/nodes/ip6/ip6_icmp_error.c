@@ -84,7 +84,7 @@ icmp6_error_build(struct rte_mbuf *m, const uint8_t *src)
 
 		memcpy(&icmp->icmp_ident, &info, sizeof(info));
 	}
-	icmp->icmp_cksum = rte_ipv6_udptcp_cksum_mbuf(m, ip, NFV_L2_LEN + sizeof(*ip));
+	icmp->icmp_cksum = (uint16_t)~nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip));
 
 	meta->flags = NFV_META_LOCAL_ORIGIN;
 	m->ol_flags &= ~RTE_MBUF_F_RX_RSS_HASH;

@@ -38,7 +38,7 @@ ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_BAD_ICMP, IP6_LOCAL_NEXT_DROP);
 	if (icmp->icmp_type != ICMP6_ECHO_REQUEST || icmp->icmp_code != 0)
 		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_UNSUPPORTED, IP6_LOCAL_NEXT_DROP);
-	if (rte_ipv6_udptcp_cksum_mbuf_verify(m, ip, NFV_L2_LEN + sizeof(*ip)) != 0)
+	if (nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip)) != 0xffff)
 		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_BAD_ICMP, IP6_LOCAL_NEXT_DROP);
 
 	icmp->icmp_type = ICMP6_ECHO_REPLY;
