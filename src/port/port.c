@@ -281,6 +281,14 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 		return -ENOMEM;
 	}
 
+	/* The af_xdp driver registers the pool's memory as one AF_XDP umem. */
+	if (strcmp(info.driver_name, "net_af_xdp") == 0 && p->pool->nb_mem_chunks != 1) {
+		snprintf(err, NFV_ERR_LEN, "port %s: af_xdp needs its mbuf pool in one memory "
+			 "chunk but it got %u (fragmented hugepages): add --iova-mode=va to the "
+			 "EAL options, reserve more hugepages, or use --no-huge", p->name,
+			 p->pool->nb_mem_chunks);
+		return -ENOMEM;
+	}
 	rxconf = info.default_rxconf;
 	rxconf.offloads = conf.rxmode.offloads;
 	for (uint16_t q = 0; q < c->n_rxq; q++) {

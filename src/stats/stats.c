@@ -73,6 +73,31 @@ port_json(const struct nfv_port *p)
 			 "rx_nombuf", (json_int_t)st.rx_nombuf, "tx_errors", (json_int_t)st.oerrors);
 }
 
+/* The device's extended statistics, by their driver names. */
+static json_t *
+xstats_json(uint16_t port_id)
+{
+	int n = rte_eth_xstats_get_names(port_id, NULL, 0);
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *vals;
+	json_t *o = json_object();
+
+	if (n <= 0)
+		return o;
+	names = calloc((size_t)n, sizeof(*names));
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (names != NULL && vals != NULL && rte_eth_xstats_get_names(port_id, names, n) == n &&
+	    rte_eth_xstats_get(port_id, vals, n) == n)
+		for (int i = 0; i < n; i++)
+			if (vals[i].id < (uint64_t)n)
+				json_object_set_new(o, names[vals[i].id].name,
+						    json_integer((json_int_t)vals[i].value));
+	free(names);
+	free(vals);
+	return o;
+}
+
+/* All ports, or one port with its device's xstats too. */
 json_t *
 nfv_stats_ports_json(const char *name)
 {
@@ -80,10 +105,14 @@ nfv_stats_ports_json(const char *name)
 
 	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
 		const struct nfv_port *p = &nfv_ports[pid];
+		json_t *o;
 
 		if (!p->used || (name != NULL && strcmp(name, p->name) != 0))
 			continue;
-		json_array_append_new(a, port_json(p));
+		o = port_json(p);
+		if (name != NULL)
+			json_object_set_new(o, "xstats", xstats_json(pid));
+		json_array_append_new(a, o);
 	}
 	return json_pack("{s:o}", "ports", a);
 }
