@@ -120,8 +120,13 @@ run_command(const char *cmd)
 	if (!json_is_true(json_object_get(reply, "ok"))) {
 		const char *err = json_string_value(json_object_get(reply, "error"));
 
-		if (json_out)
-			printf("{\"error\": \"%s\"}\n", err ? err : "?");
+		if (json_out) {
+			json_t *e = json_pack("{s:s}", "error", err ? err : "?");
+
+			json_dumpf(e, stdout, JSON_INDENT(2));
+			putchar('\n');
+			json_decref(e);
+		}
 		fprintf(stderr, "error: %s\n", err ? err : "(no message)");
 		rc = 1;
 	} else if (json_out) {

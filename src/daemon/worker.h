@@ -106,6 +106,9 @@ struct nfv_worker {
 	struct rte_meter_srtcm icmp4_meter;
 	struct rte_meter_srtcm icmp6_meter;
 	struct nfv_worker_debug debug;
+	/* TSC when port_rx received this walk's packets: every packet of a walk
+	 * is received and sent (or dropped) within that walk. */
+	uint64_t walk_rx_tsc;
 	struct nfv_worker_stats stats;
 } __rte_cache_aligned;
 

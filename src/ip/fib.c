@@ -126,11 +126,11 @@ fib_apply(struct nfv_fib_pair *pair, unsigned int which, const struct nfv_fib_op
 
 		if (op->nh_id == 0)
 			return rte_fib_delete(pair->tbl[which], ip, p->len);
-		return rte_fib_add(pair->tbl[which], ip, p->len, op->nh_id);
+		return rte_fib_add(pair->tbl[which], ip, p->len, nfv_fib_value(op->nh_id, p->len));
 	}
 	if (op->nh_id == 0)
 		return rte_fib6_delete(pair->tbl[which], p->ip.v6, p->len);
-	return rte_fib6_add(pair->tbl[which], p->ip.v6, p->len, op->nh_id);
+	return rte_fib6_add(pair->tbl[which], p->ip.v6, p->len, nfv_fib_value(op->nh_id, p->len));
 }
 
 struct rebuild_ctx {

@@ -126,7 +126,10 @@ nfv_route_add(const struct nfv_route_spec *spec, char *err)
 		for (unsigned int j = 0; j < i; j++)
 			if (nfv_ip_equal(&spec->gw[i], &spec->gw[j]) &&
 			    spec->gw_port[i] == spec->gw_port[j]) {
-				snprintf(err, NFV_ERR_LEN, "gateway listed twice");
+				char buf[64];
+
+				snprintf(err, NFV_ERR_LEN, "gateway %s listed twice",
+					 nfv_ip_str(&spec->gw[i], buf, sizeof(buf)));
 				return -EINVAL;
 			}
 	}

@@ -20,13 +20,12 @@ enum nfv_meta_flag {
 	NFV_META_L2_MCAST = 1 << 1,     /* received as link-layer broadcast/multicast */
 };
 
-/* 20 bytes: the mbuf's dynamic field area is small and PMDs need some of it. */
+/* 16 bytes: the mbuf's dynamic field area is small and PMDs need some of it. */
 struct nfv_mbuf_meta {
 	uint32_t nh_id;               /* set by ipX_lookup */
-	uint32_t rx_tsc;              /* low 32 bits of the TSC at port_rx */
 	uint16_t tx_port;             /* set by ipX_rewrite */
 	uint16_t drop_reason;         /* enum nfv_drop_reason, set before the drop edge */
-	uint8_t flags;                /* enum nfv_meta_flag */
+	uint8_t flags;                /* enum nfv_meta_flag, set by eth_input */
 	uint8_t icmp_type;            /* for the ICMP error nodes */
 	uint8_t icmp_code;
 	uint8_t pad;

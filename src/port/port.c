@@ -251,18 +251,25 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 			 p->name, c->rxd, c->txd, rte_strerror(-rc));
 		return rc;
 	}
+	rte_eth_dev_get_mtu(pid, &p->mtu);
+	if (p->mtu == 0)
+		p->mtu = RTE_ETHER_MTU;
 	if (c->mtu != 0) {
 		rc = rte_eth_dev_set_mtu(pid, c->mtu);
+		if (rc == -ENOTSUP && c->mtu <= p->mtu) {
+			/* Virtual devices without an MTU setting: enforced in software
+			 * (ip4_rewrite / ip6_rewrite check the output MTU anyway). */
+			NFV_LOG(INFO, "port %s: device has no MTU setting; MTU %u enforced by nfvd",
+				p->name, c->mtu);
+			rc = 0;
+		}
 		if (rc < 0) {
 			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u",
 				 c->mtu, p->dev_name, rte_strerror(-rc), info.min_mtu, info.max_mtu);
 			return rc;
 		}
+		p->mtu = c->mtu;
 	}
-	rte_eth_dev_get_mtu(pid, &p->mtu);
-	if (p->mtu == 0)
-		p->mtu = RTE_ETHER_MTU;
-
 	socket = rte_eth_dev_socket_id(pid);
 	if (socket < 0)
 		socket = (int)rte_socket_id();

@@ -143,7 +143,7 @@ frame_from(const uint8_t *data, size_t size)
 	}
 	m->port = in_port;
 	nfv_meta(m)->flags = 0;
-	nfv_meta(m)->rx_tsc = (uint32_t)rte_rdtsc();
+	nfv_workers[0].walk_rx_tsc = rte_rdtsc();
 	return m;
 }
 

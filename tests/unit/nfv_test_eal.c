@@ -243,6 +243,7 @@ nfv_test_lookup(const char *text)
 				 nh[0], nh[1]);
 		assert_int_equal(rte_fib6_lookup_bulk(nfv_fib6_active(), a, &nh[0], 1), 0);
 	}
+	nh[0] = nfv_fib_nh_id(nh[0]);
 	assert_true(nh[0] < NFV_NH_MAX);
 	/* A FIB result always names a published next hop. */
 	if (nh[0] != 0 && nfv_nh_get((uint32_t)nh[0]) == NULL)

@@ -247,7 +247,7 @@ static const struct grammar_row rows[] = {
 	{ "route add 10.0.0.0/8 via 192.168.1.2 dev nope", -ENOENT, "unknown port 'nope'", NULL },
 	{ "route add 10.0.0.0/8 via 192.168.1.2 foo", -EINVAL,
 	  "unexpected 'foo' (expected 'via', 'dev' or 'blackhole')", NULL },
-	{ "route add 10.0.0.0/8 via 192.168.1.2 via 192.168.1.2", -EINVAL, "gateway listed twice",
+	{ "route add 10.0.0.0/8 via 192.168.1.2 via 192.168.1.2", -EINVAL, "gateway 192.168.1.2 listed twice",
 	  NULL },
 	{ "route add 10.0.0.0/8 via 10.77.0.1", -EINVAL,
 	  "gateway 10.77.0.1 is not on a connected network", NULL },

@@ -638,7 +638,7 @@ test_errors_change_nothing(void **state)
 		{ "route add 10.9.0.0/16 via 192.168.1.1", -EINVAL,
 		  "gateway 192.168.1.1 is a local address" },
 		{ "route add 10.9.0.0/16 via 192.168.1.2 via 192.168.1.2", -EINVAL,
-		  "gateway listed twice" },
+		  "gateway 192.168.1.2 listed twice" },
 		/* The second gateway fails after the first took a reference. */
 		{ "route add 10.9.0.0/16 via 192.168.1.2 via 10.77.0.1", -EINVAL, "10.77.0.1" },
 		/* ... or after the first created a next hop. */

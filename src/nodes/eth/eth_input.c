@@ -4,7 +4,7 @@
  * multicast, flagged for the IP nodes), and dispatches on the ethertype.
  *
  * Edges: ip4_input, ip6_input, drop.
- * Writes: meta.flags (NFV_META_L2_MCAST), meta.drop_reason.
+ * Writes: meta.flags (cleared, or NFV_META_L2_MCAST), meta.drop_reason.
  * Drops: too_short, headers_not_contiguous, other_host, arp, vlan,
  *        unknown_ethertype.
  */
@@ -37,8 +37,9 @@ eth_input_one(struct rte_mbuf *m)
 		p = &nfv_ports[m->port];
 		if (unlikely(!rte_is_same_ether_addr(&eth->dst_addr, &p->mac)))
 			return nfv_mark_drop(m, NFV_DROP_ETH_OTHER_HOST, ETH_INPUT_NEXT_DROP);
+		nfv_meta(m)->flags = 0;
 	} else {
-		nfv_meta(m)->flags |= NFV_META_L2_MCAST;
+		nfv_meta(m)->flags = NFV_META_L2_MCAST;
 	}
 	switch (eth->ether_type) {
 	case RTE_BE16(RTE_ETHER_TYPE_IPV4):

@@ -32,9 +32,12 @@ static __rte_always_inline uint16_t
 ip4_lookup_one(struct rte_mbuf *m, uint64_t nh_id)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get((uint32_t)nh_id);
+	const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(nh_id));
 
-	meta->nh_id = (uint32_t)nh_id;
+	meta->nh_id = nfv_fib_nh_id(nh_id);
+	/* Link-layer broadcast/multicast is only for local addresses. */
+	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
+		return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
 	if (unlikely(nh == NULL)) {
 		meta->icmp_type = NFV_ICMP_DEST_UNREACH;
 		meta->icmp_code = 0; /* network unreachable */
@@ -47,8 +50,6 @@ ip4_lookup_one(struct rte_mbuf *m, uint64_t nh_id)
 	case NFV_NH_BLACKHOLE:
 		return nfv_mark_drop(m, NFV_DROP_IP4_BLACKHOLE, IP4_LOOKUP_NEXT_DROP);
 	default:
-		if (unlikely(meta->flags & NFV_META_L2_MCAST))
-			return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
 		return IP4_LOOKUP_NEXT_REWRITE;
 	}
 }

@@ -2,11 +2,10 @@
 /*
  * port_rx: source node. Polls every RX queue the control thread gave this
  * worker (rte_eth_rx_burst, one burst per queue per walk) straight into the
- * stream of eth_input, stamps the RX time once per burst and clears the
- * per-packet metadata.
+ * stream of eth_input and stamps the walk's RX time (worker.walk_rx_tsc),
+ * from which port_tx measures the latency of every packet it sends.
  *
  * Edges: eth_input.
- * Writes: meta.rx_tsc, meta.flags.
  * Counters: polls, empty polls, packets received, RX burst sizes (per worker).
  * Test hook: debug.delay_cycles holds each non-empty burst back (latency tests).
  */
@@ -42,7 +41,6 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0;
 	struct rte_mbuf **pkts;
-	uint32_t now;
 
 	w->stats.polls++;
 	if (n_rxq == 0) {
@@ -82,18 +80,12 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		w->stats.empty_polls++;
 		return 0;
 	}
-	now = (uint32_t)rte_rdtsc();
+	w->walk_rx_tsc = rte_rdtsc();
 	if (unlikely(w->debug.delay_cycles != 0)) {
-		uint64_t until = rte_rdtsc() + w->debug.delay_cycles;
+		uint64_t until = w->walk_rx_tsc + w->debug.delay_cycles;
 
 		while (rte_rdtsc() < until)
 			rte_pause();
-	}
-	for (uint16_t i = 0; i < total; i++) {
-		struct nfv_mbuf_meta *meta = nfv_meta(pkts[i]);
-
-		meta->rx_tsc = now;
-		meta->flags = 0;
 	}
 	w->stats.rx_packets += total;
 	rte_node_next_stream_put(graph, node, PORT_RX_NEXT_ETH_INPUT, total);

@@ -6,7 +6,7 @@
  * for a port that is down, are freed here and counted.
  *
  * Edges: none (terminal).
- * Reads: meta.tx_port, meta.rx_tsc (RX-to-TX latency histogram, per worker).
+ * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram).
  * Drops: port_tx/port_down, port_tx/queue_full.
  * Counters: TX burst sizes, RX-to-TX latency (per worker).
  * Test hook: debug.tx_split cuts runs into small bursts (burst mismatch tests).
@@ -52,17 +52,12 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 {
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint32_t now = (uint32_t)rte_rdtsc();
-	uint64_t sent = 0;
-	uint16_t i;
+	uint64_t d = rte_rdtsc() - w->walk_rx_tsc, sent = 0;
+	uint16_t i = 0;
 
-	for (i = 0; i < n; i++) {
-		uint32_t d = now - nfv_meta(pkts[i])->rx_tsc; /* modulo 2^32 */
-
-		w->stats.lat_hist[nfv_lat_bucket(d)]++;
-		w->stats.lat_sum += d;
-	}
-	i = 0;
+	/* All n packets were received at walk_rx_tsc: one bucket for all. */
+	w->stats.lat_hist[nfv_lat_bucket(d)] += n;
+	w->stats.lat_sum += d * n;
 	while (i < n) {
 		uint16_t start = i, port_id = nfv_meta(pkts[i])->tx_port;
 

@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Harness for the packet tests: runs a real nfvd on net_pcap / net_null ports,
+talks to it through nfvctl, and hands back what it transmitted.
+
+An Nfvd instance is configured (ports, startup commands), started, fed by the
+pcap files written before start (or by ports added at run time), waited on
+until every input packet is accounted for, and stopped with SIGTERM. stop()
+checks the exit code (0) and that every mbuf came back to its pool, and
+returns the frames each port transmitted, as bytes.
+"""
+import itertools
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from scapy.utils import RawPcapReader
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / os.environ.get("NFVD_BUILD", "build")
+NFVD = BUILD / "src" / "nfvd"
+NFVCTL = BUILD / "src" / "nfvctl"
+
+READY_LINE = "nfvd: ready; API socket"
+MBUFS_OK_LINE = "nfvd: exit: all mbufs returned to their pools"
+
+# EAL options of every instance. --no-pci: never touch the machine's NICs.
+# --no-shconf: no shared files, so that instances never collide (together
+# with a unique --file-prefix). --in-memory cannot be combined with
+# --no-huge in DPDK 22.11 (--no-huge implies --legacy-mem).
+EAL_MEM_MB = 1024
+# Route capacities: the defaults (1.2M IPv4 routes) cost ~10 s of start-up
+# under --no-huge; the tests need far fewer.
+MAX_ROUTES4 = 65536
+MAX_ROUTES6 = 65536
+
+DLT_EN10MB = 1
+_instance_seq = itertools.count()
+
+
+def pcap_mac(index):
+    """MAC address of the index-th net_pcap device probed by one nfvd process.
+
+    The pcap PMD numbers its devices in probe order (a process-wide counter),
+    whatever N is in net_pcapN."""
+    return "02:70:63:61:70:%02x" % index
+
+
+def write_pcap(path, frames):
+    """Writes frames (scapy packets or bytes) to an Ethernet pcap file."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, DLT_EN10MB))
+        for i, fr in enumerate(frames):
+            b = bytes(fr)
+            f.write(struct.pack("<IIII", 1700000000 + i // 1000000, i % 1000000, len(b), len(b)))
+            f.write(b)
+
+
+def read_pcap(path):
+    """Frames of a pcap file as a list of bytes."""
+    return [bytes(data) for data, _meta in RawPcapReader(str(path))]
+
+
+class CtlError(Exception):
+    def __init__(self, cmd, rc, stdout, stderr):
+        super().__init__("nfvctl %s: exit %d: %s%s" % (cmd, rc, stdout.strip(), stderr.strip()))
+        self.cmd, self.rc, self.stdout, self.stderr = cmd, rc, stdout, stderr
+
+
+class CtlResult:
+    """What one nfvctl --json invocation returned."""
+
+    def __init__(self, argv, proc):
+        self.argv = argv
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+class Port:
+    def __init__(self, name, kind, index, rx_path, tx_path, mac, devargs, extra):
+        self.name, self.kind, self.index = name, kind, index
+        self.rx_path, self.tx_path, self.mac = rx_path, tx_path, mac
+        self.devargs, self.extra = devargs, extra
+
+    def command(self):
+        return "port add %s dev %s%s" % (self.name, self.devargs, self.extra)
+
+
+class Nfvd:
+    """One nfvd process on virtual ports."""
+
+    def __init__(self, workdir, max_routes4=MAX_ROUTES4, max_routes6=MAX_ROUTES6,
+                 mem_mb=EAL_MEM_MB):
+        self.dir = Path(workdir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.max_routes4, self.max_routes6, self.mem_mb = max_routes4, max_routes6, mem_mb
+        self.prefix = "nfvpkt%d_%d" % (os.getpid(), next(_instance_seq))
+        # Unix socket paths are short (108 bytes): keep the socket out of tmp_path.
+        self.sockdir = Path(tempfile.mkdtemp(prefix="nfvpkt"))
+        self.sock = self.sockdir / "api.sock"
+        self.startup = []
+        self.ports = {}
+        self.n_pcap = 0      # pcap devices probed so far (their MACs are numbered in order)
+        self.n_devs = {}     # next N per driver for the device names
+        self.proc = None
+        self.log_path = self.dir / ("nfvd-%s.log" % self.prefix)
+        self.exit_code = None
+        self.log = ""
+        self._api = None
+
+    # ---- configuration --------------------------------------------------------------
+
+    def _new_port(self, name, rx=None, infinite=False, null=False, opts=""):
+        if null:
+            n = self.n_devs.get("net_null", 0)
+            self.n_devs["net_null"] = n + 1
+            devargs = "net_null%d,no-rx=1" % n
+            p = Port(name, "null", n, None, None, None, devargs, opts)
+        else:
+            n = self.n_devs.get("net_pcap", 0)
+            self.n_devs["net_pcap"] = n + 1
+            rx_path = self.dir / ("%s-in-%d.pcap" % (name, n))
+            tx_path = self.dir / ("%s-out-%d.pcap" % (name, n))
+            write_pcap(rx_path, rx or [])
+            devargs = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (n, rx_path, tx_path)
+            if infinite:
+                devargs += ",infinite_rx=1"
+            p = Port(name, "pcap", n, rx_path, tx_path, pcap_mac(self.n_pcap), devargs, opts)
+            self.n_pcap += 1
+        return p
+
+    def add_port(self, name, rx=None, infinite=False, null=False, opts=""):
+        """Adds a port to the startup file; rx: the frames it receives.
+        Returns the port (its .mac is known in advance for pcap ports)."""
+        p = self._new_port(name, rx, infinite, null, opts)
+        self.ports[name] = p
+        self.startup.append(p.command())
+        return p
+
+    def cmd(self, *lines):
+        """Appends commands to the startup file."""
+        self.startup.extend(lines)
+
+    # ---- life cycle ---------------------------------------------------------------------
+
+    def start(self, timeout=60.0):
+        startup = self.dir / ("startup-%s.conf" % self.prefix)
+        startup.write_text("# generated by tests/pkt\n" + "\n".join(self.startup) + "\n")
+        argv = [str(NFVD), "-l", "0,1", "--no-huge", "-m", str(self.mem_mb), "--no-pci",
+                "--no-shconf", "--file-prefix", self.prefix, "--",
+                "-c", str(startup), "-s", str(self.sock), "-t", "180",
+                "--max-routes4", str(self.max_routes4), "--max-routes6", str(self.max_routes6)]
+        self.argv = argv
+        self._logf = open(self.log_path, "w")
+        self.proc = subprocess.Popen(argv, stdout=self._logf, stderr=subprocess.STDOUT,
+                                     cwd=str(self.dir))
+        deadline = time.monotonic() + timeout
+        while True:
+            log = self.log_path.read_text(errors="replace")
+            if READY_LINE in log and self.sock.exists():
+                return self
+            if self.proc.poll() is not None:
+                self._logf.close()
+                raise AssertionError("nfvd exited with %d before it was ready:\n%s"
+                                     % (self.proc.returncode, log[-4000:]))
+            if time.monotonic() > deadline:
+                raise AssertionError("nfvd not ready after %.0f s:\n%s" % (timeout, log[-4000:]))
+            time.sleep(0.02)
+
+    @property
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=60.0):
+        """SIGTERM, then checks exit code 0 and that every mbuf came home.
+        Returns {port name: [frames transmitted, as bytes]} (pcap ports)."""
+        assert self.proc is not None, "nfvd was not started"
+        self._api_close()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.exit_code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("nfvd did not exit within %.0f s of SIGTERM" % timeout)
+        finally:
+            self._logf.close()
+            self._cleanup_dirs()
+        self.log = self.log_path.read_text(errors="replace")
+        assert self.exit_code == 0, "nfvd exit code %d (3: mbufs leaked):\n%s" % (
+            self.exit_code, self.log[-4000:])
+        assert MBUFS_OK_LINE in self.log, "no '%s' in the log:\n%s" % (MBUFS_OK_LINE,
+                                                                       self.log[-4000:])
+        return {name: read_pcap(p.tx_path) for name, p in self.ports.items()
+                if p.kind == "pcap"}
+
+    def kill(self):
+        """Teardown of an instance a failed test left running."""
+        self._api_close()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc is not None and not self._logf.closed:
+            self._logf.close()
+        self._cleanup_dirs()
+
+    def _cleanup_dirs(self):
+        shutil.rmtree(self.sockdir, ignore_errors=True)
+        # EAL leaves an empty runtime directory named after our prefix.
+        shutil.rmtree("/var/run/dpdk/%s" % self.prefix, ignore_errors=True)
+
+    # ---- control ------------------------------------------------------------------------
+
+    def ctl_result(self, *words, stdin=None, json_out=True):
+        """Runs nfvctl and returns its exit code and output, whatever they are."""
+        argv = [str(NFVCTL), "-s", str(self.sock)] + (["--json"] if json_out else []) + \
+            [str(w) for w in words]
+        proc = subprocess.run(argv, capture_output=True, text=True, input=stdin, timeout=120)
+        return CtlResult(argv, proc)
+
+    def ctl(self, *words):
+        """One command; its JSON data, or CtlError when it fails.
+        A single string is split on blanks: ctl("route show")."""
+        if len(words) == 1 and " " in words[0]:
+            words = tuple(words[0].split())
+        r = self.ctl_result(*words)
+        if r.rc != 0:
+            raise CtlError(" ".join(words), r.rc, r.stdout, r.stderr)
+        return r.json()
+
+    def ctl_batch(self, lines):
+        """Many commands through one nfvctl (-f -); stops at the first error."""
+        r = self.ctl_result("-f", "-", stdin="\n".join(lines) + "\n", json_out=False)
+        if r.rc != 0:
+            raise CtlError("-f - (%d commands)" % len(lines), r.rc, r.stdout, r.stderr)
+        return r
+
+    def add_port_now(self, name, rx=None, opts=""):
+        """Adds a pcap port while nfvd runs: it starts reading rx at once."""
+        p = self._new_port(name, rx, opts=opts)
+        self.ctl(*p.command().split())
+        self.ports[name] = p
+        return p
+
+    def del_port_now(self, name):
+        self.ctl("port", "del", name)
+        return self.ports.pop(name)
+
+    def api(self, line):
+        """One command over a kept-open API connection (the JSON-lines protocol
+        nfvctl speaks): for polling, where spawning nfvctl would dominate."""
+        if self._api is None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(self.sock))
+            self._api = (s, s.makefile("rb"))
+        s, rf = self._api
+        s.sendall(json.dumps({"cmd": line}).encode() + b"\n")
+        reply = json.loads(rf.readline())
+        if not reply.get("ok"):
+            raise CtlError(line, 1, json.dumps(reply), "")
+        return reply["data"]
+
+    def _api_close(self):
+        if self._api is not None:
+            self._api[1].close()
+            self._api[0].close()
+            self._api = None
+
+    def stats(self):
+        return self.api("show stats")
+
+    def port_stats(self, st=None):
+        st = st or self.stats()
+        return {p["name"]: p for p in st["ports"]}
+
+    def wait_processed(self, rx, timeout=30.0, settle=0.02):
+        """Waits until each port in rx ({name: count}) received that many frames and
+        every one of them went through the graph (no mbuf in use, counters still).
+        Returns the final "show stats"."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while True:
+            st = self.stats()
+            ports = self.port_stats(st)
+            done = all(ports[n]["rx_packets"] == c for n, c in rx.items())
+            if done and st["tables"]["mbufs_in_use"] == 0:
+                time.sleep(settle)
+                st2 = self.stats()
+                if strip_volatile(st2) == strip_volatile(st):
+                    return st2
+            last = st
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    "traffic not drained after %.0f s: want rx %s; have rx %s, mbufs in use "
+                    "%d, received+errors_sent-forwarded-dropped = %d\n%s" % (
+                        timeout, rx, {n: p["rx_packets"] for n, p in ports.items()},
+                        last["tables"]["mbufs_in_use"], balance(last),
+                        json.dumps(last, indent=1)[:3000]))
+            time.sleep(0.005)
+
+
+def strip_volatile(st):
+    """show stats without the fields that move while idle."""
+    st = json.loads(json.dumps(st))
+    st["packets"].pop("polls", None)
+    st["packets"].pop("empty_polls", None)
+    return st
+
+
+def balance(st):
+    """received + ICMP errors generated - forwarded - dropped: 0 when every packet
+    is accounted for (an ICMP error reuses the mbuf of the packet it is about,
+    which is counted under its drop reason, and is then forwarded or dropped)."""
+    pk = st["packets"]
+    return (pk["received"] + st["icmp"]["errors_sent"] + st["icmp6"]["errors_sent"]
+            - pk["forwarded"] - pk["dropped"])
+
+
+def drops(st):
+    """Counter {"node/reason": packets} of a "show stats" or "show drops"."""
+    return Counter({"%s/%s" % (d["node"], d["reason"]): d["packets"] for d in st["drops"]})
+
+
+def icmp_counters(st):
+    """The ICMP counters of a "show stats", flattened: {"icmp.errors_sent": n, ...}."""
+    out = {}
+    for fam in ("icmp", "icmp6"):
+        for k, v in st[fam].items():
+            out["%s.%s" % (fam, k)] = v
+    return out
+
+
+# ---- flow hash of ECMP groups, as ip4_rewrite / ip6_rewrite compute it ---------------------
+
+def _crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_CRC32C = _crc32c_table()
+
+
+def crc32c_raw(crc, data):
+    """CRC32-C without pre/post inversion (the SSE4.2 crc32 instruction)."""
+    for b in data:
+        crc = _CRC32C[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc
+
+
+def ecmp_index_ip4(ip_bytes, n_members):
+    """Member of an n-way ECMP group that nfvd picks for this IPv4 packet (no RSS hash
+    on net_pcap): rte_hash_crc_4byte(src, init=dst), then the L4 ports for TCP/UDP."""
+    ihl = (ip_bytes[0] & 0xF) * 4
+    src, dst = ip_bytes[12:16], ip_bytes[16:20]
+    h = crc32c_raw(int.from_bytes(dst, "little"), src)
+    proto = ip_bytes[9]
+    frag = int.from_bytes(ip_bytes[6:8], "big") & 0x3FFF
+    if proto in (6, 17) and frag == 0 and len(ip_bytes) >= ihl + 4:
+        h = crc32c_raw(h, ip_bytes[ihl:ihl + 4])
+    return h % n_members
+
+
+def ecmp_index_ip6(ip_bytes, n_members):
+    """Same for IPv6: rte_hash_crc(src and dst, 32 bytes, init=flow label)."""
+    flow = int.from_bytes(ip_bytes[0:4], "big") & 0xFFFFF
+    return crc32c_raw(flow, ip_bytes[8:40]) % n_members

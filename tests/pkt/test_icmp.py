@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+ICMP errors that depend on a port's MTU ("port add ... mtu N"), on frames
+larger than an mbuf, and on the rate limit. Every frame is checked byte for
+byte; the ICMP errors of the golden test are in test_golden.py.
+"""
+from collections import Counter
+
+import pytest
+from scapy.layers.inet import ICMP, IP, UDP
+from scapy.layers.inet6 import ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+import nfvdlib
+from cases import Case, check_counters, check_outputs, drop, err4, err6, fwd4, fwd6
+from topo import H0, P0, P1, P2, R1, R2, build_topology
+
+E = Ether(dst=P0, src=H0)
+
+
+def ip(dst, **kw):
+    return IP(src="10.0.0.1", dst=dst, **kw)
+
+
+def ip6(dst, **kw):
+    return IPv6(src="2001:db8:a::1", dst=dst, **kw)
+
+
+def pad(n, tag):
+    return Raw((tag + b"." * n)[:n])
+
+
+# p2 has "mtu 1280"; 198.51.100.128/25 and 2001:db8:100:8000::/49 go out p2.
+CASES_MTU = [
+    Case("DF, 1280 bytes, mtu 1280: forwarded", "p0",
+         E / ip("198.51.100.201", id=126, flags="DF") / UDP() / pad(1252, b"t126"),
+         fwd4("p2", R2, P2)),
+    Case("DF, 1281 bytes, mtu 1280: fragmentation needed, next-hop MTU 1280", "p0",
+         E / ip("198.51.100.202", id=127, flags="DF") / UDP() / pad(1253, b"t127"),
+         err4("ip4_rewrite/frag_needed", 3, 4, mtu=1280)),
+    Case("DF, 1400 bytes of TCP-like data: the quote stops at 576 bytes", "p0",
+         E / ip("198.51.100.203", id=128, flags="DF", proto=6) / pad(1380, b"t128"),
+         err4("ip4_rewrite/frag_needed", 3, 4, mtu=1280)),
+    Case("no DF, 1281 bytes, mtu 1280: fragmentation not implemented", "p0",
+         E / ip("198.51.100.204", id=129) / UDP() / pad(1253, b"t129"),
+         drop("ip4_rewrite/fragmentation_unsupported")),
+    Case("v6 1280 bytes, mtu 1280: forwarded", "p0",
+         E / ip6("2001:db8:100:8000::2") / UDP() / pad(1232, b"t130"),
+         fwd6("p2", R2, P2)),
+    Case("v6 1281 bytes, mtu 1280: packet too big, MTU 1280, quote up to 1280 bytes", "p0",
+         E / ip6("2001:db8:100:8000::3") / UDP() / pad(1233, b"t131"),
+         err6("ip6_rewrite/packet_too_big", ICMPv6PacketTooBig(mtu=1280))),
+    Case("v6 1500 bytes, mtu 1280: packet too big", "p0",
+         E / ip6("2001:db8:100:8000::4") / UDP() / pad(1452, b"t132"),
+         err6("ip6_rewrite/packet_too_big", ICMPv6PacketTooBig(mtu=1280))),
+    Case("v4 still 1500 on p1", "p0",
+         E / ip("198.51.100.5", id=133, flags="DF") / UDP() / pad(1472, b"t133"),
+         fwd4("p1", R1, P1)),
+]
+
+
+def test_port_mtu(nfvd):
+    """'port add ... mtu 1280' on a net_pcap port: its L3 MTU is what ip4_rewrite and
+    ip6_rewrite enforce, and what the ICMP errors announce."""
+    inputs = {"p0": [c.frame for c in CASES_MTU]}
+    d = nfvd()
+    build_topology(d, inputs, p2_mtu=1280)
+    d.start()
+    assert d.port_stats()["p2"]["mtu"] == 1280
+    st = d.wait_processed({"p0": len(CASES_MTU)})
+    outputs = d.stop()
+    problems = check_outputs(CASES_MTU, outputs) + check_counters(CASES_MTU, st, ["p0", "p1", "p2"])
+    assert not problems, "\n".join(problems)
+
+
+# Frames longer than the ingress MTU and than an mbuf's data room (2048 bytes)
+# arrive as chains of segments on net_pcap. Each must be counted under its
+# reason and freed whole (every segment back in the pool). Whether nfvd answers
+# such an oversize frame with an ICMP error or not (icmp "not_allowed": the
+# packet is not contiguous) is left open; an error it sends must be exact.
+CASES_JUMBO = [
+    Case("DF, 4000 bytes (2 mbufs), mtu 1500: fragmentation needed", "p0",
+         E / ip("198.51.100.7", id=140, flags="DF") / UDP() / pad(3972, b"j140"),
+         err4("ip4_rewrite/frag_needed", 3, 4, mtu=1500)),
+    Case("no DF, 4000 bytes, mtu 1500: fragmentation not implemented", "p0",
+         E / ip("198.51.100.8", id=141) / UDP() / pad(3972, b"j141"),
+         drop("ip4_rewrite/fragmentation_unsupported")),
+    Case("v6 5000 bytes (3 mbufs), mtu 1500: packet too big", "p0",
+         E / ip6("2001:db8:100::7") / UDP() / pad(4952, b"j142"),
+         err6("ip6_rewrite/packet_too_big", ICMPv6PacketTooBig(mtu=1500))),
+    Case("v4 TTL 1, 3000 bytes: time exceeded", "p0",
+         E / ip("198.51.100.9", id=143, ttl=1) / UDP() / pad(2972, b"j143"),
+         err4("ip4_rewrite/ttl_expired", 11, 0)),
+    Case("v4 no route, 3000 bytes: net unreachable", "p0",
+         E / ip("8.8.8.8", id=144) / UDP() / pad(2972, b"j144"),
+         err4("ip4_lookup/no_route", 3, 0)),
+    Case("v6 hop limit 1, 3000 bytes: time exceeded", "p0",
+         E / ip6("2001:db8:100::8", hlim=1) / UDP() / pad(2952, b"j145"),
+         err6("ip6_rewrite/hop_limit_expired", ICMPv6TimeExceeded(code=0))),
+]
+
+
+def test_frames_longer_than_an_mbuf(nfvd):
+    inputs = {"p0": [c.frame for c in CASES_JUMBO]}
+    d = nfvd()
+    build_topology(d, inputs)
+    d.start()
+    st = d.wait_processed({"p0": len(CASES_JUMBO)})
+    assert st["tables"]["mbufs_in_use"] == 0
+    outputs = d.stop()
+    want_drops = Counter(r for c in CASES_JUMBO for r in c.verdict.drops)
+    assert nfvdlib.drops(st) == want_drops
+    assert st["packets"]["received"] == len(CASES_JUMBO)
+    assert nfvdlib.balance(st) == 0
+    for fam in ("icmp", "icmp6"):
+        n = sum(c.verdict.counters["%s.errors_sent" % fam] for c in CASES_JUMBO)
+        assert st[fam]["errors_sent"] + st[fam]["not_allowed"] == n, st[fam]
+    possible = {b for c in CASES_JUMBO for _port, b, _pkt in c.expected_outputs()}
+    assert all(f in possible for f in outputs["p0"]), "an ICMP error that is not exact"
+    assert len(outputs["p0"]) == st["icmp"]["errors_sent"] + st["icmp6"]["errors_sent"]
+    assert sum(len(o) for o in outputs.values()) == st["packets"]["forwarded"]
+
+
+def test_icmp_rate_limit(nfvd):
+    """1000 errors a second per worker and family, bursts of 100: a quick burst of
+    300 TTL-expired packets gets about 100 answers; every packet is still counted
+    as ttl_expired, each either answered or rate limited, and every answer sent
+    is on the wire."""
+    n = 300
+    frames4 = [E / ip("198.51.100.%d" % (i % 100 + 1), id=i, ttl=1) / UDP(sport=i) / Raw(b"r")
+               for i in range(n)]
+    frames6 = [E / ip6("2001:db8:100::%x" % (i + 1), hlim=1) / UDP(sport=i) / Raw(b"r")
+               for i in range(n)]
+    d = nfvd()
+    build_topology(d, {"p0": frames4 + frames6})
+    d.start()
+    st = d.wait_processed({"p0": 2 * n})
+    outputs = d.stop()
+    assert nfvdlib.drops(st) == {"ip4_rewrite/ttl_expired": n, "ip6_rewrite/hop_limit_expired": n}
+    for fam in ("icmp", "icmp6"):
+        c = st[fam]
+        assert c["errors_sent"] + c["rate_limited"] == n, c
+        # The bucket holds 100 and refills at 1/ms; the burst takes a few ms of
+        # worker time (more if the worker is preempted: keep a margin of 50 ms).
+        assert 100 <= c["errors_sent"] <= 150, c
+        assert (c["no_source_address"], c["not_allowed"], c["echo_replies"]) == (0, 0, 0)
+    sent4 = [f for f in outputs["p0"] if f[12:14] == b"\x08\x00"]
+    sent6 = [f for f in outputs["p0"] if f[12:14] == b"\x86\xdd"]
+    assert len(sent4) == st["icmp"]["errors_sent"]
+    assert len(sent6) == st["icmp6"]["errors_sent"]
+    assert len(outputs["p0"]) == len(sent4) + len(sent6)
+    assert st["packets"]["forwarded"] == len(outputs["p0"])
+    assert nfvdlib.balance(st) == 0
+    assert st["tables"]["mbufs_in_use"] == 0
+    # Errors go out in arrival order: the first ones answered are the first packets.
+    assert all(Ether(f)[ICMP].type == 11 for f in sent4)
+    assert bytes(Ether(sent4[0])[ICMP].payload) == bytes(frames4[0][IP])
