@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 PYTHON ?= /usr/bin/python3
 SECONDS_TO_RUN ?= 10
 
-.PHONY: all deps build run test test-unit test-pkt test-smoke test-asan fuzz bench clean hugepages
+.PHONY: all deps build run test test-unit test-pkt test-smoke test-asan test-fuzz bench clean hugepages
 
 all: build
 
@@ -26,7 +26,7 @@ hugepages:
 run: deps build hugepages
 	@bash scripts/run.sh
 
-test: deps build hugepages test-unit test-pkt test-smoke test-asan
+test: deps build hugepages test-unit test-pkt test-smoke test-asan test-fuzz
 	@echo "make test: all suites passed"
 
 test-unit: build
@@ -41,6 +41,10 @@ test-smoke: build
 # Unit and packet tests again on an AddressSanitizer/UBSan build.
 test-asan:
 	@bash scripts/test-asan.sh
+
+# 60 s of libFuzzer over the whole graph (FUZZ_SECONDS=N for longer).
+test-fuzz:
+	@bash scripts/fuzz.sh
 
 bench: deps build hugepages
 	bash bench/run.sh

@@ -119,6 +119,7 @@ class Nfvd:
         self.exit_code = None
         self.log = ""
         self._api = None
+        self.extra_args = []   # more nfvd options (after "--")
 
     # ---- configuration --------------------------------------------------------------
 
@@ -162,6 +163,7 @@ class Nfvd:
                 "--no-shconf", "--file-prefix", self.prefix, "--",
                 "-c", str(startup), "-s", str(self.sock), "-t", "180",
                 "--max-routes4", str(self.max_routes4), "--max-routes6", str(self.max_routes6)]
+        argv += [str(a) for a in self.extra_args]
         self.argv = argv
         self._logf = open(self.log_path, "w")
         self.proc = subprocess.Popen(argv, stdout=self._logf, stderr=subprocess.STDOUT,

@@ -39,10 +39,10 @@ ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
 	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + rte_ipv4_hdr_len(ip) + 4) {
-		const uint32_t *ports = (const uint32_t *)((const uint8_t *)ip +
-							   rte_ipv4_hdr_len(ip));
+		uint32_t ports;
 
-		h = rte_hash_crc_4byte(*ports, h);
+		memcpy(&ports, (const uint8_t *)ip + rte_ipv4_hdr_len(ip), sizeof(ports));
+		h = rte_hash_crc_4byte(ports, h);
 	}
 	return h;
 }

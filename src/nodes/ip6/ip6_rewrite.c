@@ -28,9 +28,12 @@ enum ip6_rewrite_next {
 static __rte_always_inline uint32_t
 ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 {
+	uint64_t addrs[4]; /* rte_hash_crc reads 8 bytes at a time: align them */
+
 	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
 		return m->hash.rss;
-	return rte_hash_crc(ip->src_addr, 32, rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
+	memcpy(addrs, ip->src_addr, sizeof(addrs));
+	return rte_hash_crc(addrs, sizeof(addrs), rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
 }
 
 static __rte_always_inline uint16_t
