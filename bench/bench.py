@@ -28,7 +28,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from telemetry import Telemetry, socket_path
+from telemetry import Telemetry
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 TOP_DIR = os.path.dirname(BENCH_DIR)
@@ -285,7 +285,40 @@ class AppProcess:
                 "opackets": (s_out1["opackets"] + s_out2["opackets"]) // 2,
                 "oerrors": s_out2["oerrors"]}
 
+    def thread_cpu(self):
+        """CPU seconds of each thread of the application, by thread id."""
+        out = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for d in glob.glob(f"/proc/{self.proc.pid}/task/*/stat"):
+            try:
+                with open(d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[d] = (int(fields[11]) + int(fields[12])) / tick   # utime + stime
+        return out
+
+    def load_mark(self):
+        return self.thread_cpu(), machine_busy_seconds(), own_cpu_seconds(), time.monotonic()
+
+    def load_since(self, mark):
+        """(worker_cpu, other_cpu) since mark: the share of a CPU that the
+        busiest thread of the application (its forwarding lcore) got, and the
+        CPUs' worth of time everything else on the machine (not this
+        application, not this driver) used. worker_cpu below ~0.95 or
+        other_cpu above ~0.1 means the measurement was disturbed."""
+        cpu0, busy0, own0, w0 = mark
+        cpu1, busy1, own1, w1 = self.load_mark()
+        wall = w1 - w0
+        deltas = [cpu1[k] - cpu0.get(k, 0.0) for k in cpu1]
+        worker = max(deltas, default=0.0) / wall
+        other = max(0.0, (busy1 - busy0) - sum(deltas) - (own1 - own0)) / wall
+        return round(worker, 3), round(other, 3)
+
     def measure(self, seconds):
+        """Samples once a second; the last one carries worker_cpu and
+        other_cpu (see load_since)."""
+        mark = self.load_mark()
         samples = [self.sample()]
         end = samples[0]["t"] + seconds
         while True:
@@ -294,6 +327,7 @@ class AppProcess:
                 break
             time.sleep(min(1.0, left))
             samples.append(self.sample())
+        samples[-1]["worker_cpu"], samples[-1]["other_cpu"] = self.load_since(mark)
         return samples
 
     def __exit__(self, *exc):
@@ -319,6 +353,19 @@ class AppProcess:
         return False
 
 
+def machine_busy_seconds():
+    """CPU seconds all CPUs spent not idle since boot (/proc/stat)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal ...
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def window(samples):
     """Rates and loss between the first and the last sample."""
     a, b = samples[0], samples[-1]
@@ -336,6 +383,7 @@ def window(samples):
             "not_forwarded": d_in - d_out,
             "rx_nombuf": b["rx_nombuf"] - a["rx_nombuf"],
             "oerrors": b["oerrors"] - a["oerrors"],
+            "worker_cpu": b.get("worker_cpu"), "other_cpu": b.get("other_cpu"),
             "per_second_mpps": [round(x, 4) for x in per_sec]}
 
 
@@ -426,34 +474,63 @@ NFVD_ONLY = {"route-load", "route-churn"}
 
 # ------------------------------------------------------- throughput runs
 
+MIN_WORKER_CPU = 0.9     # below this a run was disturbed: run it again once
+MAX_OTHER_CPU = 0.25     # CPUs' worth of other work on the machine, likewise
+MAX_RETRIES = 12         # per invocation, to keep the whole run bounded
+retries_left = MAX_RETRIES
+
+
+def run_app_once(env, case, app, r, tag):
+    res = {"app": app.label, "round": r,
+           "log": os.path.relpath(os.path.join(env.logs, tag + ".log"), TOP_DIR)}
+    p = AppProcess(env, app, tag)
+    try:
+        with p:
+            t0 = time.monotonic()
+            p.connect()
+            p.wait_forwarding()
+            res["startup_s"] = round(time.monotonic() - t0, 2)
+            res["input_mac"] = p.in_mac
+            if p.in_mac.lower() != DUT_MAC.lower():
+                res["warning"] = f"input port MAC {p.in_mac}, frames go to {DUT_MAC}"
+                log(f"  WARNING {app.label}: {res['warning']}")
+            time.sleep(env.args.warmup)
+            res.update(window(p.measure(env.args.duration)))
+            if app.kind == "nfvd":
+                res["nfvd_drops"] = nfvctl_json(env, app.socket, "show", "drops")
+    except Exception as e:           # a failed run is reported, not fatal
+        res["error"] = str(e)
+    res["exit_code"] = p.exit_code
+    return res
+
+
+def disturbed(res):
+    return "mpps" in res and ((res.get("worker_cpu") or 1.0) < MIN_WORKER_CPU
+                              or (res.get("other_cpu") or 0.0) > MAX_OTHER_CPU)
+
+
 def run_throughput(env, case, rounds):
+    global retries_left
     results = []
     for r in range(1, rounds + 1):
         for app in case.apps:
-            tag = f"{case.name}-{app.label}-r{r}"
-            res = {"app": app.label, "round": r, "log": os.path.relpath(
-                os.path.join(env.logs, tag + ".log"), TOP_DIR)}
-            p = AppProcess(env, app, tag)
-            try:
-                with p:
-                    t0 = time.monotonic()
-                    p.connect()
-                    p.wait_forwarding()
-                    res["startup_s"] = round(time.monotonic() - t0, 2)
-                    res["input_mac"] = p.in_mac
-                    time.sleep(env.args.warmup)
-                    res.update(window(p.measure(env.args.duration)))
-                    if app.kind == "nfvd":
-                        res["nfvd_drops"] = nfvctl_json(env, app.socket, "show", "drops")
-            except Exception as e:           # a failed run is reported, not fatal
-                res["error"] = str(e)
-            res["exit_code"] = p.exit_code
-            results.append(res)
-            log(f"  [{case.name}] round {r}/{rounds} {app.label:<15} " + (
-                f"{res['mpps']:8.3f} Mpps  forwarded {100 * res['forwarded']:6.2f}%"
-                f"  exit {res['exit_code']}" if "mpps" in res
-                else f"FAILED: {res['error']} (see {res['log']})"))
-    return results
+            for attempt in (1, 2):
+                tag = f"{case.name}-{app.label}-r{r}" + ("" if attempt == 1 else "-retry")
+                res = run_app_once(env, case, app, r, tag)
+                retry = (attempt == 1 and retries_left > 0 and disturbed(res))
+                if retry:
+                    res["discarded"] = "disturbed (worker_cpu, other_cpu); run again"
+                    retries_left -= 1
+                results.append(res)
+                log(f"  [{case.name}] round {r}/{rounds} {app.label:<15} " + (
+                    f"{res['mpps']:8.3f} Mpps  forwarded {100 * res['forwarded']:6.2f}%"
+                    f"  worker CPU {res['worker_cpu']:.2f}  others {res['other_cpu']:.2f}"
+                    f"  exit {res['exit_code']}"
+                    if "mpps" in res else f"FAILED: {res['error']} (see {res['log']})")
+                    + ("  -> disturbed, running it again" if retry else ""))
+                if not retry:
+                    break
+    return [x for x in results if "discarded" not in x], results
 
 
 def summarize(env, case, results):
@@ -470,6 +547,9 @@ def summarize(env, case, results):
             row.update(mpps=med, mpps_min=min(mpps), mpps_max=max(mpps),
                        cycles_per_packet=env.tsc_hz / (med * 1e6),
                        forwarded=statistics.median(x["forwarded"] for x in runs),
+                       worker_cpu=statistics.median(x.get("worker_cpu") or 0.0 for x in runs),
+                       other_cpu=statistics.median(x.get("other_cpu") or 0.0 for x in runs),
+                       rounds_disturbed=sum(1 for x in runs if disturbed(x)),
                        exit_codes=sorted({x["exit_code"] for x in runs},
                                          key=lambda c: (c is None, c)))
         rows.append(row)
@@ -509,30 +589,35 @@ def throughput_markdown(env, case, rows, meta):
     out = [f"# {case.title}", "", *meta_lines(meta), "",
            f"Traffic: {case.traffic}.", "",
            "| app | burst | Mpps (median) | min - max | cycles/pkt | vs l3fwd |"
-           f" cycles above io floor | forwarded |{extra}",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |" + extra_sep]
+           f" cycles above io floor | forwarded | worker CPU | other CPU |{extra}",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + extra_sep]
     for r in rows:
         if "mpps" not in r:
             out.append(f"| {r['app']} | {r['burst']} | failed "
-                       f"({r['rounds_failed']} rounds) | | | | | |" +
+                       f"({r['rounds_failed']} rounds) | | | | | | | |" +
                        (" |" if case.compare_to else ""))
             continue
         line = (f"| {r['app']} | {r['burst']} | {r['mpps']:.3f} | "
                 f"{r['mpps_min']:.3f} - {r['mpps_max']:.3f} | "
                 f"{r['cycles_per_packet']:.1f} | {fmt(r.get('vs_l3fwd'), '.3f')} | "
                 f"{fmt(r.get('cycles_above_floor'), '+.1f')} | "
-                f"{100 * r['forwarded']:.2f}% |")
+                f"{100 * r['forwarded']:.2f}% | {r['worker_cpu']:.2f} | {r['other_cpu']:.2f} |")
         if case.compare_to:
             line += f" {fmt(r.get('vs_' + case.compare_to), '.3f')} |"
         out.append(line)
     out += ["", "Notes:"]
     for r in rows:
         out.append(f"- {r['app']}: {r['note']}"
+                   + (f"; {r['rounds_disturbed']} round(s) disturbed" if r.get("rounds_disturbed") else "")
                    + (f"; {r['rounds_failed']} failed round(s)" if r["rounds_failed"] else "")
                    + (f"; exit codes {r['exit_codes']}" if r.get("exit_codes") not in (None, [0]) else ""))
     out.append("- Mpps: median over rounds of each run's median one-second rate. "
                "vs l3fwd: median over rounds of Mpps / l3fwd Mpps of the same round "
-               "(above 1 is faster). cycles/pkt = TSC Hz / pps of the one forwarding core.")
+               "(above 1 is faster). cycles/pkt = TSC Hz / pps of the one forwarding core. "
+               "worker CPU: share of a CPU the forwarding thread got while measured; "
+               "other CPU: CPUs' worth of time used meanwhile by everything but the "
+               "application and this driver (medians). Worker CPU below ~0.95 or other "
+               "CPU above ~0.1: the machine was busy with something else; compare with care.")
     return "\n".join(out) + "\n"
 
 
@@ -555,7 +640,9 @@ def run_route_load(env, case, rounds):
                 time.sleep(env.args.warmup)
                 drops0 = nfvctl_json(env, app.socket, "show", "drops")
                 s0 = p.sample()
-                rc, out, secs = nfvctl(env, app.socket, "route", "load", routes)
+                mark = p.load_mark()
+                rc, out, secs = nfvctl(env, app.socket, "route", "load", routes, timeout=300)
+                res["worker_cpu"], res["other_cpu"] = p.load_since(mark)
                 s1 = p.sample()
                 res["drops_before"] = drops0
                 res["drops_after"] = nfvctl_json(env, app.socket, "show", "drops")
@@ -605,11 +692,15 @@ def run_route_churn(env, case, rounds):
                 res["drops_before"] = nfvctl_json(env, app.socket, "show", "drops")
                 res["baseline"] = window(p.measure(env.args.duration))
                 s0 = p.sample()
+                mark = p.load_mark()
                 batches, samples = [], [s0]
                 start = time.monotonic()
                 for i, f in enumerate(secs):
-                    n = sum(1 for _ in open(f))
-                    b_rc, b_out, b_secs = nfvctl(env, app.socket, "-f", f)
+                    if time.monotonic() - start > 3 * len(secs):
+                        break            # far behind schedule: stop, report what ran
+                    with open(f) as fh:
+                        n = sum(1 for _ in fh)
+                    b_rc, b_out, b_secs = nfvctl(env, app.socket, "-f", f, timeout=120)
                     batches.append({"file": os.path.basename(f), "updates": n,
                                     "rc": b_rc, "seconds": round(b_secs, 3),
                                     "output": b_out.strip()[-300:] if b_rc else ""})
@@ -619,9 +710,11 @@ def run_route_churn(env, case, rounds):
                         time.sleep(wait)
                 elapsed = time.monotonic() - start
                 samples.append(p.sample())
+                samples[-1]["worker_cpu"], samples[-1]["other_cpu"] = p.load_since(mark)
                 res["churn"] = window(samples)
                 updates = sum(b["updates"] for b in batches)
                 res.update(batches=batches, updates=updates, churn_seconds=elapsed,
+                           batches_planned=len(secs),
                            updates_per_s=updates / elapsed,
                            failed_batches=sum(1 for b in batches if b["rc"]),
                            max_batch_s=max(b["seconds"] for b in batches))
@@ -633,6 +726,7 @@ def run_route_churn(env, case, rounds):
         if "churn" in res:
             c, b = res["churn"], res["baseline"]
             log(f"  [{case.name}] round {r}/{rounds} {res['updates_per_s']:.0f} updates/s "
+                f"({len(res['batches'])}/{res['batches_planned']} batches) "
                 f"(max batch {res['max_batch_s']:.2f} s, failed batches {res['failed_batches']}),"
                 f" {c['mpps']:.3f} Mpps vs {b['mpps']:.3f} baseline,"
                 f" not forwarded {c['not_forwarded']} of {c['in_packets']}")
@@ -662,13 +756,14 @@ def route_load_markdown(case, results, meta):
         return "\n".join(out + ["All rounds failed: " +
                                 "; ".join(str(x.get("error")) for x in results)]) + "\n"
     out += ["| round | load time (s) | routes/s | nfvctl rc | Mpps during load |"
-            " not forwarded during load | nfvd drops | spot checks |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            " not forwarded during load | nfvd drops | spot checks | worker CPU | other CPU |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for x in ok:
         out.append(f"| {x['round']} | {x['seconds']:.2f} | {x['routes_per_s']:.0f} | {x['rc']} | "
                    f"{x['fwd_mpps_during']:.3f} | {x['not_forwarded_during']} of "
                    f"{x['in_packets_during']} | {drop_delta(x)} | "
-                   f"{sum(c['found'] for c in x['spot_checks'])}/5 |")
+                   f"{sum(c['found'] for c in x['spot_checks'])}/5 | "
+                   f"{x['worker_cpu']:.2f} | {x['other_cpu']:.2f} |")
     out += ["", f"Median load time: {med(ok, 'seconds'):.2f} s for {ok[0]['routes']} routes "
             f"({med(ok, 'routes_per_s'):.0f} routes/s)."]
     return "\n".join(out) + "\n"
@@ -680,16 +775,19 @@ def route_churn_markdown(case, results, meta):
     if not ok:
         return "\n".join(out + ["All rounds failed: " +
                                 "; ".join(str(x.get("error")) for x in results)]) + "\n"
-    out += ["| round | updates/s achieved | max batch (s) | failed batches | Mpps baseline |"
+    out += ["| round | updates/s achieved | batches run | max batch (s) | failed batches |"
+            " Mpps baseline |"
             " Mpps during churn | not forwarded baseline | not forwarded during churn |"
-            " nfvd drops |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            " nfvd drops | worker CPU | other CPU |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for x in ok:
-        out.append(f"| {x['round']} | {x['updates_per_s']:.0f} | {x['max_batch_s']:.2f} | "
+        out.append(f"| {x['round']} | {x['updates_per_s']:.0f} | "
+                   f"{len(x['batches'])}/{x['batches_planned']} | {x['max_batch_s']:.2f} | "
                    f"{x['failed_batches']} | {x['baseline']['mpps']:.3f} | "
                    f"{x['churn']['mpps']:.3f} | {x['baseline']['not_forwarded']} | "
                    f"{x['churn']['not_forwarded']} of {x['churn']['in_packets']} | "
-                   f"{drop_delta(x)} |")
+                   f"{drop_delta(x)} | {x['churn']['worker_cpu']:.2f} | "
+                   f"{x['churn']['other_cpu']:.2f} |")
     ratio = statistics.median(x["churn"]["mpps"] / x["baseline"]["mpps"] for x in ok)
     out += ["", f"Forwarding rate during churn / without: {ratio:.3f} (median). "
             "Every frame goes to an unaffected prefix, so 'not forwarded' is loss on "
@@ -752,10 +850,22 @@ def meta_lines(m):
             f"{m['duration_s']:g} s measured each; medians"]
 
 
+def scrub(obj):
+    """Results name files relative to the repository, not by machine path."""
+    if isinstance(obj, str):
+        return obj.replace(TOP_DIR + "/", "")
+    if isinstance(obj, list):
+        return [scrub(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: scrub(v) for k, v in obj.items()}
+    return obj
+
+
 def write_report(env, case, stamp, md, data):
     out_dir = env.args.results
     os.makedirs(out_dir, exist_ok=True)
     base = os.path.join(out_dir, f"{stamp}-{case.name}")
+    md, data = scrub(md), scrub(data)
     with open(base + ".md", "w") as f:
         f.write(md)
     with open(base + ".json", "w") as f:
@@ -805,12 +915,12 @@ def main():
         case = cases[name]
         log(f"== {case.name}: {case.title}")
         if case.kind == "throughput":
-            results = run_throughput(env, case, args.rounds)
+            results, all_runs = run_throughput(env, case, args.rounds)
             rows = summarize(env, case, results)
             md = throughput_markdown(env, case, rows, meta)
             failures += sum(r["rounds_failed"] for r in rows)
             data = {"case": case.name, "title": case.title, "traffic": case.traffic,
-                    "meta": meta, "summary": rows, "runs": results,
+                    "meta": meta, "summary": rows, "runs": all_runs,
                     "argv": {a.label: a.argv for a in case.apps}}
         else:
             runner, mdf = {"route-load": (run_route_load, route_load_markdown),

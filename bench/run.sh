@@ -14,7 +14,6 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
 work=${BENCH_WORK:-$here/.work}
 examples=${DPDK_EXAMPLES:-/usr/share/dpdk/examples}
 py=/usr/bin/python3
@@ -22,7 +21,7 @@ py=/usr/bin/python3
 say() { printf '\n== %s\n' "$*"; }
 
 for a in "$@"; do
-    case $a in -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+    case $a in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 done
 
 # ---------------------------------------------------------------- deps
@@ -111,6 +110,7 @@ hp_restore=""
 hp_unmount=""
 mem_args="--no-huge -m 2048"
 
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
     if [ -n "$hp_unmount" ]; then umount "$hp_unmount" 2>/dev/null || true; fi
     if [ -n "$hp_restore" ]; then echo "$hp_restore" >"$hp_sys" 2>/dev/null || true; fi

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
 	gcc make pkg-config meson ninja-build
-	libdpdk-dev dpdk dpdk-doc
+	libdpdk-dev dpdk dpdk-dev dpdk-doc
 	libjansson-dev libedit-dev libmnl-dev libmicrohttpd-dev libpcap-dev libcmocka-dev
 	python3 python3-pytest python3-scapy
 	iproute2 iputils-ping iperf3 ethtool procps
