@@ -77,11 +77,19 @@ nfv_cksum_update16(rte_be16_t cksum, uint16_t old_word, uint16_t new_word)
 static __rte_always_inline bool
 nfv_ip4_hdr20_cksum_ok(const void *hdr)
 {
-	uint32_t w[5];
+	const uint8_t *b = hdr;
+	uint32_t w0, w1, w2, w3, w4;
 	uint64_t sum;
 
-	memcpy(w, hdr, sizeof(w));
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	/* Five separate loads: one 20-byte copy made the compiler bounce the
+	 * header through the stack, and reading 4-byte pieces of a 16-byte
+	 * store stalls store forwarding. */
+	memcpy(&w0, b, 4);
+	memcpy(&w1, b + 4, 4);
+	memcpy(&w2, b + 8, 4);
+	memcpy(&w3, b + 12, 4);
+	memcpy(&w4, b + 16, 4);
+	sum = (uint64_t)w0 + w1 + w2 + w3 + w4;
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);

@@ -8,6 +8,8 @@
  * Drops: too_short, headers_not_contiguous, other_host, arp, vlan,
  *        unknown_ethertype.
  */
+#include <string.h>
+
 #include <rte_ether.h>
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -34,8 +36,14 @@ eth_input_one(struct rte_mbuf *m)
 				     ETH_INPUT_NEXT_DROP);
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (likely(rte_is_unicast_ether_addr(&eth->dst_addr))) {
+		uint64_t dst, mine;
+
+		/* 8-byte loads, 6 bytes compared (the frame has 14, the port
+		 * struct has more after its MAC). */
 		p = &nfv_ports[m->port];
-		if (unlikely(!rte_is_same_ether_addr(&eth->dst_addr, &p->mac)))
+		memcpy(&dst, eth, sizeof(dst));
+		memcpy(&mine, &p->mac, sizeof(mine));
+		if (unlikely(((dst ^ mine) & RTE_LEN2MASK(48, uint64_t)) != 0))
 			return nfv_mark_drop(m, NFV_DROP_ETH_OTHER_HOST, ETH_INPUT_NEXT_DROP);
 		nfv_meta(m)->flags = 0;
 	} else {

@@ -24,8 +24,18 @@ enum ip4_input_next {
 	IP4_INPUT_NEXT_MAX,
 };
 
-static __rte_always_inline uint16_t
-ip4_input_one(struct rte_mbuf *m)
+/*
+ * First octets of addresses that are never forwarded, from or to
+ * (0/8, 127/8, 224/4 multicast, 240/4 and the limited broadcast):
+ * the fast path sends these to ip4_input_slow for the exact reason.
+ */
+static const uint8_t ip4_special_first_octet[256] = {
+	[0] = 1, [127] = 1, [224 ... 255] = 1,
+};
+
+/* Every check, one at a time, to name the reason (and the rare cases). */
+static __rte_noinline uint16_t
+ip4_input_slow(struct rte_mbuf *m)
 {
 	const struct rte_ipv4_hdr *ip;
 	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN;
@@ -70,6 +80,36 @@ ip4_input_one(struct rte_mbuf *m)
 			return nfv_mark_drop(m, NFV_DROP_IP4_MULTICAST, IP4_INPUT_NEXT_DROP);
 		return nfv_mark_drop(m, NFV_DROP_IP4_MARTIAN_DEST, IP4_INPUT_NEXT_DROP);
 	}
+	return IP4_INPUT_NEXT_LOOKUP;
+}
+
+/*
+ * The common case in one pass and few branches: a 20-byte header that is
+ * whole in the first segment, with a right checksum and length and no
+ * special address. Anything else takes ip4_input_slow.
+ */
+static __rte_always_inline uint16_t
+ip4_input_one(struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
+	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
+	uint64_t csum_flags = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	const uint8_t *src = (const uint8_t *)&ip->src_addr, *dst = (const uint8_t *)&ip->dst_addr;
+	bool ok;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)))
+		return ip4_input_slow(m);
+	total = rte_be_to_cpu_16(ip->total_length);
+	ok = (ip->version_ihl == RTE_IPV4_VHL_DEF) & (total >= sizeof(struct rte_ipv4_hdr)) &
+	     (total <= l3_len) & !ip4_special_first_octet[src[0]] &
+	     !ip4_special_first_octet[dst[0]];
+	if (likely(csum_flags != RTE_MBUF_F_RX_IP_CKSUM_GOOD))
+		ok &= csum_flags != RTE_MBUF_F_RX_IP_CKSUM_BAD && nfv_ip4_hdr20_cksum_ok(ip);
+	if (unlikely(!ok))
+		return ip4_input_slow(m);
+	if (unlikely(total < l3_len))
+		rte_pktmbuf_trim(m, (uint16_t)(l3_len - total)); /* link-layer padding */
 	return IP4_INPUT_NEXT_LOOKUP;
 }
 
