@@ -495,9 +495,14 @@ def run_app_once(env, case, app, r, tag):
                 res["warning"] = f"input port MAC {p.in_mac}, frames go to {DUT_MAC}"
                 log(f"  WARNING {app.label}: {res['warning']}")
             time.sleep(env.args.warmup)
+            if app.kind == "nfvd":
+                nfvctl(env, app.socket, "stats", "reset", timeout=30)
             res.update(window(p.measure(env.args.duration)))
             if app.kind == "nfvd":
                 res["nfvd_drops"] = nfvctl_json(env, app.socket, "show", "drops")
+                # Where the cycles went: nfvd's own per-node counters over the
+                # measured window.
+                res["nfvd_graph"] = nfvctl_json(env, app.socket, "show", "graph")
     except Exception as e:           # a failed run is reported, not fatal
         res["error"] = str(e)
     res["exit_code"] = p.exit_code
@@ -552,6 +557,9 @@ def summarize(env, case, results):
                        rounds_disturbed=sum(1 for x in runs if disturbed(x)),
                        exit_codes=sorted({x["exit_code"] for x in runs},
                                          key=lambda c: (c is None, c)))
+            graphs = [x["nfvd_graph"] for x in runs if x.get("nfvd_graph")]
+            if graphs:
+                row["graph"] = graphs[-1]
         rows.append(row)
     ref = next((a.label for a in case.apps if a.role == "reference"), None)
     floor = next((r for r in rows if r["role"] == "floor" and "mpps" in r), None)
@@ -611,6 +619,24 @@ def throughput_markdown(env, case, rows, meta):
                    + (f"; {r['rounds_disturbed']} round(s) disturbed" if r.get("rounds_disturbed") else "")
                    + (f"; {r['rounds_failed']} failed round(s)" if r["rounds_failed"] else "")
                    + (f"; exit codes {r['exit_codes']}" if r.get("exit_codes") not in (None, [0]) else ""))
+    for r in rows:
+        nodes = [n for n in (r.get("graph") or {}).get("nodes", []) if n.get("packets")]
+        if not nodes:
+            continue
+        fwd = max(n["packets"] for n in nodes if n["node"] == "port_tx") if any(
+            n["node"] == "port_tx" for n in nodes) else 0
+        total = sum(n["cycles"] for n in nodes)
+        out += ["", f"Where {r['app']}'s cycles go (its own per-node counters over the last "
+                "measured window; cycles per forwarded packet):", "",
+                "| node | packets/call | cycles/packet in node | cycles per forwarded packet | share |",
+                "| --- | ---: | ---: | ---: | ---: |"]
+        for n in nodes:
+            out.append(f"| {n['node']} | {n['packets_per_call']:.1f} | "
+                       f"{n['cycles_per_packet']:.1f} | "
+                       f"{(n['cycles'] / fwd if fwd else 0):.1f} | "
+                       f"{100 * n['cycles'] / total:.0f}% |")
+        out.append(f"| all nodes | | | {(total / fwd if fwd else 0):.1f} | 100% |")
+        out.append("")
     out.append("- Mpps: median over rounds of each run's median one-second rate. "
                "vs l3fwd: median over rounds of Mpps / l3fwd Mpps of the same round "
                "(above 1 is faster). cycles/pkt = TSC Hz / pps of the one forwarding core. "
