@@ -47,32 +47,30 @@ ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	return h;
 }
 
-static __rte_always_inline uint16_t
-ip4_rewrite_one(struct rte_mbuf *m)
+/* Everything but the common case: names the reason, or sends the error. */
+static __rte_noinline uint16_t
+ip4_rewrite_slow(struct rte_mbuf *m, const struct nfv_nexthop *nh)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	uint16_t old_word;
 
-	if (unlikely(nh == NULL)) /* removed since the lookup */
+	if (nh == NULL) /* removed since the lookup */
 		return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
-	if (unlikely(nh->type == NFV_NH_GROUP)) {
+	if (nh->type == NFV_NH_GROUP) {
 		nh = nfv_nh_get(nh->members[ip4_flow_hash(m, ip) % nh->n_members]);
-		if (unlikely(nh == NULL))
+		if (nh == NULL)
 			return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
 	}
-	if (unlikely(!nh->resolved))
+	if (!nh->resolved)
 		return nfv_mark_drop(m, NFV_DROP_IP4_NEIGH_UNRESOLVED, IP4_REWRITE_NEXT_DROP);
-	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN))) {
-		if (unlikely(ip->time_to_live <= 1)) {
-			meta->icmp_type = NFV_ICMP_TIME_EXCEEDED;
-			meta->icmp_code = 0; /* TTL exceeded in transit */
-			meta->drop_reason = NFV_DROP_IP4_TTL_EXPIRED;
-			return IP4_REWRITE_NEXT_ICMP_ERROR;
-		}
+	if (!(meta->flags & NFV_META_LOCAL_ORIGIN) && ip->time_to_live <= 1) {
+		meta->icmp_type = NFV_ICMP_TIME_EXCEEDED;
+		meta->icmp_code = 0; /* TTL exceeded in transit */
+		meta->drop_reason = NFV_DROP_IP4_TTL_EXPIRED;
+		return IP4_REWRITE_NEXT_ICMP_ERROR;
 	}
-	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
+	if (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu) {
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
 			meta->icmp_type = NFV_ICMP_DEST_UNREACH;
 			meta->icmp_code = 4; /* fragmentation needed and DF set */
@@ -82,13 +80,37 @@ ip4_rewrite_one(struct rte_mbuf *m)
 		}
 		return nfv_mark_drop(m, NFV_DROP_IP4_FRAG_UNSUPPORTED, IP4_REWRITE_NEXT_DROP);
 	}
-	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN))) {
+	if (!(meta->flags & NFV_META_LOCAL_ORIGIN)) {
 		old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
 		ip->time_to_live--;
 		ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
 						      (uint16_t)(old_word - 0x100));
 	}
-	rte_memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	meta->tx_port = nh->port_id;
+	return IP4_REWRITE_NEXT_TX;
+}
+
+/*
+ * The common case with one test: a resolved single next hop, a transit
+ * packet whose TTL stays above zero and that fits the MTU.
+ */
+static __rte_always_inline uint16_t
+ip4_rewrite_one(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
+	uint16_t old_word;
+
+	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 ||
+		     ip->time_to_live <= 1 || rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
+		return ip4_rewrite_slow(m, nh);
+	old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+	ip->time_to_live--;
+	ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
+					      (uint16_t)(old_word - 0x100));
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
 	meta->tx_port = nh->port_id;
 	return IP4_REWRITE_NEXT_TX;
 }

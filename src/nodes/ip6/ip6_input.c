@@ -45,8 +45,9 @@ ip6_is_link_local(const uint8_t *a)
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
-static __rte_always_inline uint16_t
-ip6_input_one(struct rte_mbuf *m)
+/* Every check, one at a time, to name the reason. */
+static __rte_noinline uint16_t
+ip6_input_slow(struct rte_mbuf *m)
 {
 	const struct rte_ipv6_hdr *ip;
 	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
@@ -72,6 +73,35 @@ ip6_input_one(struct rte_mbuf *m)
 		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_DEST, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_link_local(ip->src_addr) || ip6_is_link_local(ip->dst_addr)))
 		return nfv_mark_drop(m, NFV_DROP_IP6_LINK_LOCAL, IP6_INPUT_NEXT_DROP);
+	return IP6_INPUT_NEXT_LOOKUP;
+}
+
+/*
+ * First bytes of the addresses that need a closer look: ::/8 (unspecified,
+ * loopback), fe00::/8 (link-local) and ff00::/8 (multicast).
+ */
+static const uint8_t ip6_special_first_byte[256] = {
+	[0x00] = 1, [0xfe] = 1, [0xff] = 1,
+};
+
+/* The common case in one pass; anything else takes ip6_input_slow. */
+static __rte_always_inline uint16_t
+ip6_input_one(struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
+	bool ok;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)))
+		return ip6_input_slow(m);
+	total = sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len);
+	ok = ((((const uint8_t *)&ip->vtc_flow)[0] >> 4) == 6) & (total <= l3_len) &
+	     !ip6_special_first_byte[ip->src_addr[0]] & !ip6_special_first_byte[ip->dst_addr[0]];
+	if (unlikely(!ok))
+		return ip6_input_slow(m);
+	if (unlikely(total < l3_len))
+		rte_pktmbuf_trim(m, (uint16_t)(l3_len - total));
 	return IP6_INPUT_NEXT_LOOKUP;
 }
 

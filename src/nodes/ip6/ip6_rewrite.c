@@ -36,8 +36,8 @@ ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 	return rte_hash_crc(addrs, sizeof(addrs), rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
 }
 
-static __rte_always_inline uint16_t
-ip6_rewrite_one(struct rte_mbuf *m)
+static __rte_noinline uint16_t
+ip6_rewrite_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
@@ -67,7 +67,24 @@ ip6_rewrite_one(struct rte_mbuf *m)
 	}
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
 		ip->hop_limits--;
-	rte_memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	meta->tx_port = nh->port_id;
+	return IP6_REWRITE_NEXT_TX;
+}
+
+/* The common case with one test; anything else takes ip6_rewrite_slow. */
+static __rte_always_inline uint16_t
+ip6_rewrite_one(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+
+	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 || ip->hop_limits <= 1 ||
+		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
+		return ip6_rewrite_slow(m);
+	ip->hop_limits--;
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
 	meta->tx_port = nh->port_id;
 	return IP6_REWRITE_NEXT_TX;
 }
