@@ -58,7 +58,7 @@ nfv_api_open(const char *path)
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	unlink(path);
 	old = umask(0077); /* owner-only socket */
-	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(listen_fd, 16) < 0) {
+	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(listen_fd, SOMAXCONN) < 0) {
 		int rc = -errno;
 
 		umask(old);
