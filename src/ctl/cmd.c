@@ -115,7 +115,8 @@ cmd_port_add(int argc, char **argv, struct nfv_reply *r)
 		if (i + 1 >= argc)
 			FAIL(r, -EINVAL, "missing value after '%s'", argv[i]);
 		if (nfv_parse_u32(argv[i + 1], lo, hi, &v) < 0)
-			FAIL(r, -EINVAL, "bad %s '%s' (expected %u-%u)", argv[i], argv[i + 1], lo, hi);
+			FAIL(r, -EINVAL, "bad %s '%s' (expected %u-%u)", argv[i], argv[i + 1],
+			     lo, hi);
 		*dst = (uint16_t)v;
 	}
 	return nfv_port_add(argv[2], argv[4], &c, r->err);
@@ -207,7 +208,8 @@ static int
 port_arg(int argc, char **argv, int i, struct nfv_port **p, struct nfv_reply *r)
 {
 	if (i + 1 >= argc || strcmp(argv[i], "dev") != 0)
-		FAIL(r, -EINVAL, "%s '%s' (expected 'dev NAME')", i < argc ? "unexpected" : "missing",
+		FAIL(r, -EINVAL, "%s '%s' (expected 'dev NAME')",
+		     i < argc ? "unexpected" : "missing",
 		     i < argc ? argv[i] : "dev");
 	*p = need_port(argv[i + 1], r);
 	if (*p == NULL)
@@ -458,7 +460,8 @@ cmd_debug(int argc, char **argv, struct nfv_reply *r)
 		FAIL(r, -EINVAL, "bad delay '%s' (0-1000000 us)", argv[2]);
 	for (unsigned int w = 0; w < nfv_n_workers; w++)
 		__atomic_store_n(&nfv_workers[w].debug.delay_cycles,
-				 (uint32_t)((uint64_t)v * rte_get_tsc_hz() / 1000000), __ATOMIC_RELAXED);
+				 (uint32_t)((uint64_t)v * rte_get_tsc_hz() / 1000000),
+				 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -475,7 +478,8 @@ cmd_stats_reset(int argc, char **argv, struct nfv_reply *r)
 static int cmd_help(int argc, char **argv, struct nfv_reply *r);
 
 static const struct cmd_def cmds[] = {
-	{ "port", "add", cmd_port_add, "port add NAME dev DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N]" },
+	{ "port", "add", cmd_port_add,
+	  "port add NAME dev DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N]" },
 	{ "port", "del", cmd_port_del, "port del NAME" },
 	{ "port", "set", cmd_port_set, "port set NAME up|down" },
 	{ "port", "show", cmd_port_show, "port show [NAME]" },
@@ -486,7 +490,9 @@ static const struct cmd_def cmds[] = {
 	{ "neigh", "add", cmd_neigh_add, "neigh add IP lladdr MAC dev NAME" },
 	{ "neigh", "del", cmd_neigh_del, "neigh del IP dev NAME" },
 	{ "neigh", "show", cmd_neigh_show, "neigh show" },
-	{ "route", "add", cmd_route_add, "route add PREFIX via IP [dev NAME] [via IP ...] | PREFIX dev NAME | PREFIX blackhole" },
+	{ "route", "add", cmd_route_add,
+	  "route add PREFIX via IP [dev NAME] [via IP ...] | PREFIX dev NAME | "
+	  "PREFIX blackhole" },
 	{ "route", "del", cmd_route_del, "route del PREFIX" },
 	{ "route", "load", cmd_route_load, "route load FILE" },
 	{ "route", "show", cmd_route_show, "route show [PREFIX]" },
@@ -576,7 +582,8 @@ nfv_cmd_exec(const char *line, struct nfv_reply *r)
 		for (size_t i = 0; i < RTE_DIM(cmds); i++)
 			if (strcmp(cmds[i].w1, w1_known) == 0 && cmds[i].w2 != NULL &&
 			    strstr(words, cmds[i].w2) == NULL)
-				snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s",
+				snprintf(words + strlen(words),
+					 sizeof(words) - strlen(words), "%s%s",
 					 words[0] ? ", " : "", cmds[i].w2);
 		snprintf(r->err, NFV_ERR_LEN, "%s '%.64s' after '%s' (expected %s)",
 			 n < 2 ? "missing word" : "unknown word", n < 2 ? "" : tok[1], tok[0],
@@ -714,7 +721,8 @@ nfv_render_text(const json_t *data)
 	    json_is_string(json_object_iter_value(json_object_iter((json_t *)data))) &&
 	    strchr(json_string_value(json_object_iter_value(json_object_iter((json_t *)data))),
 		   '\n') != NULL)
-		fputs(json_string_value(json_object_iter_value(json_object_iter((json_t *)data))), f);
+		fputs(json_string_value(json_object_iter_value(json_object_iter((json_t *)data))),
+		      f);
 	else if (json_is_object(data))
 		render_object(f, data, 0);
 	else

@@ -71,7 +71,8 @@ request(const char *cmd, int *io_rc)
 		ssize_t w = send(sock, s + off, len - off, MSG_NOSIGNAL);
 
 		if (w < 0) {
-			fprintf(stderr, "nfvctl: lost the connection to nfvd: %s\n", strerror(errno));
+			fprintf(stderr, "nfvctl: lost the connection to nfvd: %s\n",
+				strerror(errno));
 			free(s);
 			*io_rc = 2;
 			return NULL;
@@ -386,25 +387,35 @@ top(int argc, char **argv)
 					continue;
 				printf("%-12s %10.3f %10.3f %10.0f %10.0f %10.0f\n",
 				       json_string_value(json_object_get(x, "name")),
-				       (double)(jint(x, "rx_packets") - jint(p, "rx_packets")) / delay / 1e6,
-				       (double)(jint(x, "tx_packets") - jint(p, "tx_packets")) / delay / 1e6,
-				       (double)(jint(x, "rx_missed") - jint(p, "rx_missed")) / delay,
-				       (double)(jint(x, "rx_nombuf") - jint(p, "rx_nombuf")) / delay,
-				       (double)(jint(x, "rx_errors") - jint(p, "rx_errors")) / delay);
+				       (double)(jint(x, "rx_packets") -
+						jint(p, "rx_packets")) / delay / 1e6,
+				       (double)(jint(x, "tx_packets") -
+						jint(p, "tx_packets")) / delay / 1e6,
+				       (double)(jint(x, "rx_missed") -
+						jint(p, "rx_missed")) / delay,
+				       (double)(jint(x, "rx_nombuf") -
+						jint(p, "rx_nombuf")) / delay,
+				       (double)(jint(x, "rx_errors") -
+						jint(p, "rx_errors")) / delay);
 			}
 			printf("\n%-8s %6s %10s %10s %8s %8s %8s\n", "WORKER", "LCORE", "RX Mpps",
 			       "TX Mpps", "empty%", "rxburst", "txburst");
 			json_array_foreach(json_object_get(workers, "workers"), i, x) {
-				json_t *p = json_array_get(json_object_get(prev_workers, "workers"), i);
-				double polls = p ? (double)(jint(x, "polls") - jint(p, "polls")) : 0;
-				double empty = p ? (double)(jint(x, "empty_polls") - jint(p, "empty_polls")) : 0;
+				json_t *p = json_array_get(json_object_get(prev_workers, "workers"),
+							   i);
+				double polls = p ? (double)(jint(x, "polls") -
+							    jint(p, "polls")) : 0;
+				double empty = p ? (double)(jint(x, "empty_polls") -
+							    jint(p, "empty_polls")) : 0;
 
 				if (p == NULL)
 					continue;
 				printf("%-8zu %6" PRId64 " %10.3f %10.3f %7.1f%% %8.1f %8.1f\n", i,
 				       jint(x, "lcore"),
-				       (double)(jint(x, "rx_packets") - jint(p, "rx_packets")) / delay / 1e6,
-				       (double)(jint(x, "tx_packets") - jint(p, "tx_packets")) / delay / 1e6,
+				       (double)(jint(x, "rx_packets") -
+						jint(p, "rx_packets")) / delay / 1e6,
+				       (double)(jint(x, "tx_packets") -
+						jint(p, "tx_packets")) / delay / 1e6,
 				       polls > 0 ? 100.0 * empty / polls : 0.0,
 				       json_real_value(json_object_get(x, "rx_burst_avg")),
 				       json_real_value(json_object_get(x, "tx_burst_avg")));
@@ -433,11 +444,13 @@ top(int argc, char **argv)
 				json_t *p;
 
 				json_array_foreach(json_object_get(prev_stats, "drops"), j, p)
-					if (json_equal(json_object_get(p, "node"), json_object_get(x, "node")) &&
+					if (json_equal(json_object_get(p, "node"),
+						       json_object_get(x, "node")) &&
 					    json_equal(json_object_get(p, "reason"),
 						       json_object_get(x, "reason")))
 						before = jint(p, "packets");
-				printf("%-16s %-19s %12.0f\n", json_string_value(json_object_get(x, "node")),
+				printf("%-16s %-19s %12.0f\n",
+				       json_string_value(json_object_get(x, "node")),
 				       json_string_value(json_object_get(x, "reason")),
 				       (double)(jint(x, "packets") - before) / delay);
 			}

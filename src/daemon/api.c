@@ -58,7 +58,8 @@ nfv_api_open(const char *path)
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	unlink(path);
 	old = umask(0077); /* owner-only socket */
-	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(listen_fd, SOMAXCONN) < 0) {
+	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(listen_fd, SOMAXCONN) < 0) {
 		int rc = -errno;
 
 		umask(old);
@@ -203,7 +204,8 @@ client_read(unsigned int i)
 		if (c->discarding) {
 			c->discarding = false;
 		} else if (memchr(c->in, '\0', len) != NULL) {
-			client_queue(c, "{\"ok\": false, \"error\": \"request contains a NUL byte\"}\n");
+			client_queue(c, "{\"ok\": false, \"error\": "
+				     "\"request contains a NUL byte\"}\n");
 		} else {
 			int rc;
 			char *reply = nfv_api_handle_line(c->in, &rc);
@@ -217,7 +219,8 @@ client_read(unsigned int i)
 	}
 	if (c->in_len == sizeof(c->in)) {
 		if (!c->discarding)
-			client_queue(c, "{\"ok\": false, \"error\": \"request line longer than 65536 "
+			client_queue(c, "{\"ok\": false, \"error\": "
+				     "\"request line longer than 65536 "
 				     "bytes\"}\n");
 		c->discarding = true;
 		c->in_len = 0;
@@ -238,7 +241,8 @@ accept_clients(void)
 			if (clients[i] == NULL)
 				break;
 		if (i == API_MAX_CLIENTS) {
-			static const char busy[] = "{\"ok\": false, \"error\": \"too many clients\"}\n";
+			static const char busy[] = "{\"ok\": false, \"error\": "
+						   "\"too many clients\"}\n";
 
 			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL) < 0)
 				NFV_LOG(DEBUG, "client refused");

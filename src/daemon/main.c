@@ -67,7 +67,8 @@ usage(FILE *f)
 		"  -b, --burst N          RX burst size (default %u, max %u)\n"
 		"      --walk-max N       packets one graph walk may poll (default: the burst);\n"
 		"                         full queues are polled again up to N\n"
-		"      --max-routes4 N    IPv4 route capacity (default 1048576; ~850 MB per million)\n"
+		"      --max-routes4 N    IPv4 route capacity (default 1048576; "
+		"~850 MB per million)\n"
 		"      --max-routes6 N    IPv6 route capacity (default 65536)\n"
 		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 		"  -h, --help             this text\n"
@@ -226,7 +227,8 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 		if (!has_arg(sep, argv, "--no-huge")) {
 			if (!hugetlbfs_mounted()) {
 				fprintf(stderr, "nfvd: no hugetlbfs mounted: run 'mkdir -p "
-					"/dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages', "
+					"/dev/hugepages && mount -t hugetlbfs nodev "
+					"/dev/hugepages', "
 					"or add --no-huge to the EAL options\n");
 				return -1;
 			}
@@ -248,7 +250,8 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 	out[n++] = lcores;
 	if (!hugetlbfs_mounted() || free_hugepages_2m() < NFV_MIN_FREE_HUGEPAGES) {
 		fprintf(stderr, "nfvd: warning: %s; running with --no-huge (slower; fine for "
-			"virtual ports)\n", hugetlbfs_mounted() ? "fewer than 768 free 2 MB hugepages" :
+			"virtual ports)\n",
+			hugetlbfs_mounted() ? "fewer than 768 free 2 MB hugepages" :
 			"no hugetlbfs mounted");
 		snprintf(mem, sizeof(mem), "%d", 2048);
 		out[n++] = "--no-huge";
@@ -453,7 +456,8 @@ out_ports:
 		exit_code = exit_code ? exit_code : 3;
 	} else if (nfv_ports_driver_held() != 0) {
 		NFV_LOG(INFO, "exit: all mbufs returned to their pools (%u were lent to the "
-			"af_xdp kernel fill rings and went with the umem)", nfv_ports_driver_held());
+			"af_xdp kernel fill rings and went with the umem)",
+			nfv_ports_driver_held());
 	} else {
 		NFV_LOG(INFO, "exit: all mbufs returned to their pools");
 	}

@@ -170,7 +170,8 @@ int
 nfv_workers_start(void)
 {
 	for (unsigned int i = 0; i < nfv_n_workers; i++) {
-		int rc = rte_eal_remote_launch(worker_main, &nfv_workers[i], nfv_workers[i].lcore_id);
+		int rc = rte_eal_remote_launch(worker_main, &nfv_workers[i],
+					       nfv_workers[i].lcore_id);
 
 		if (rc < 0) {
 			NFV_LOG(ERR, "cannot launch worker on lcore %u", nfv_workers[i].lcore_id);
@@ -280,7 +281,8 @@ nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int
 	struct nfv_worker *w = nfv_worker_by_lcore(lcore);
 
 	if (w == NULL) {
-		snprintf(err, 256, "lcore %u is not a worker (workers: %u lcores after the main one)",
+		snprintf(err, 256, "lcore %u is not a worker "
+			 "(workers: %u lcores after the main one)",
 			 lcore, nfv_n_workers);
 		return -EINVAL;
 	}

@@ -101,15 +101,18 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 		return -EINVAL;
 	}
 	if (pa->n == NFV_ADDR_PER_PORT_MAX) {
-		snprintf(err, NFV_ERR_LEN, "port %s already has %u addresses", nfv_ports[port_id].name,
+		snprintf(err, NFV_ERR_LEN, "port %s already has %u addresses",
+			 nfv_ports[port_id].name,
 			 NFV_ADDR_PER_PORT_MAX);
 		return -ENOSPC;
 	}
 	if (!host_is_subnet) {
 		for (uint16_t o = 0; o < RTE_MAX_ETHPORTS; o++) {
 			if (o != port_id && subnet_in_use(o, &subnet, -1)) {
-				snprintf(err, NFV_ERR_LEN, "subnet %s is already connected on port %s",
-					 nfv_prefix_str(&subnet, buf, sizeof(buf)), nfv_ports[o].name);
+				snprintf(err, NFV_ERR_LEN,
+					 "subnet %s is already connected on port %s",
+					 nfv_prefix_str(&subnet, buf, sizeof(buf)),
+					 nfv_ports[o].name);
 				return -EEXIST;
 			}
 		}
@@ -117,7 +120,8 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 	if (!nfv_route_has_room(p->ip.family,
 				(nfv_route_lookup_exact(&host, &(struct nfv_route_info){ 0 }) < 0) +
 				(!host_is_subnet &&
-				 nfv_route_lookup_exact(&subnet, &(struct nfv_route_info){ 0 }) < 0))) {
+				 nfv_route_lookup_exact(&subnet,
+							&(struct nfv_route_info){ 0 }) < 0))) {
 		snprintf(err, NFV_ERR_LEN, "route table full");
 		return -ENOSPC;
 	}

@@ -169,7 +169,8 @@ fib_rebuild(uint8_t family, unsigned int which)
 	nfv_route_walk(rebuild_one, &c);
 	if (c.rc < 0)
 		NFV_LOG(ERR, "IPv%c FIB rebuild from %u routes failed: %s",
-			family == AF_INET ? '4' : '6', nfv_route_count(family), rte_strerror(-c.rc));
+			family == AF_INET ? '4' : '6', nfv_route_count(family),
+			rte_strerror(-c.rc));
 	return c.rc;
 }
 
@@ -239,7 +240,8 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 
 		if (rc2 < 0 && !(rc2 == -ENOENT && ops[i].nh_id == 0)) {
 			/* The tables must agree: rebuild this one from the database. */
-			NFV_LOG(WARNING, "FIB pair: second table refused an update (%s); rebuilding it",
+			NFV_LOG(WARNING, "FIB pair: second table refused an update (%s); "
+				"rebuilding it",
 				rte_strerror(-rc2));
 			fib_rebuild(family, 1 - pair->active);
 			break;

@@ -250,8 +250,9 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 				struct nfv_port *port;
 
 				if (strcmp(tok[3], "dev") != 0) {
-					snprintf(err, NFV_ERR_LEN, "%s:%u: unexpected '%s' (expected "
-						 "'dev'; route load takes one gateway a line)", path,
+					snprintf(err, NFV_ERR_LEN, "%s:%u: unexpected '%s' "
+						 "(expected 'dev'; route load takes one gateway "
+						 "a line)", path,
 						 lineno, tok[3]);
 					rc = -EINVAL;
 					break;
@@ -271,7 +272,8 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 			} else {
 				nh = gateway_nh(&gw, gw_port, e);
 				if (nh == 0) {
-					snprintf(err, NFV_ERR_LEN, "%s:%u: %.160s", path, lineno, e);
+					snprintf(err, NFV_ERR_LEN, "%s:%u: %.160s",
+						 path, lineno, e);
 					rc = -EINVAL;
 					break;
 				}
@@ -312,8 +314,9 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 			uint8_t family = fam == 0 ? AF_INET : AF_INET6;
 
 			if (n_new[fam] > 0 && !nfv_route_has_room(family, n_new[fam])) {
-				snprintf(err, NFV_ERR_LEN, "%s: %u new IPv%c routes do not fit (%u of "
-					 "%u in use); start nfvd with a larger --max-routes%c", path,
+				snprintf(err, NFV_ERR_LEN, "%s: %u new IPv%c routes do not "
+					 "fit (%u of %u in use); start nfvd with a larger "
+					 "--max-routes%c", path,
 					 n_new[fam], fam == 0 ? '4' : '6', nfv_route_count(family),
 					 nfv_route_max(family), fam == 0 ? '4' : '6');
 				load_release(&v[0]);

@@ -24,7 +24,8 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 	int rc;
 
 	if (nfv_addr_is_local(ip)) {
-		snprintf(err, NFV_ERR_LEN, "%s is a local address", nfv_ip_str(ip, buf, sizeof(buf)));
+		snprintf(err, NFV_ERR_LEN, "%s is a local address",
+			 nfv_ip_str(ip, buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (rte_is_multicast_ether_addr(mac) || rte_is_zero_ether_addr(mac)) {

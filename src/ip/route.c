@@ -257,7 +257,8 @@ nfv_route_set_static_bulk(const struct nfv_prefix *ps, const uint32_t *nhs, unsi
 			if (rte_hash_add_key_data(route_hash, &k, r) < 0) {
 				free(r);
 				rc = -ENOSPC;
-				snprintf(err, NFV_ERR_LEN, "route database full at route %u", i + 1);
+				snprintf(err, NFV_ERR_LEN, "route database full at route %u",
+					 i + 1);
 				goto rollback;
 			}
 			n_routes[fam_idx(ps[i].ip.family)]++;

@@ -265,7 +265,8 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 		}
 		if (rc < 0) {
 			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u",
-				 c->mtu, p->dev_name, rte_strerror(-rc), info.min_mtu, info.max_mtu);
+				 c->mtu, p->dev_name, rte_strerror(-rc), info.min_mtu,
+				 info.max_mtu);
 			return rc;
 		}
 		p->mtu = c->mtu;

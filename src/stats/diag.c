@@ -105,7 +105,8 @@ nfv_stats_diag_json(void)
 		    tx_avg < DIAG_BURST_RATIO * rx_avg)
 			finding(a, "burst_mismatch", "warning",
 				"worker %u: TX bursts average %.1f packets but RX bursts %.1f: the "
-				"batch is cut between RX and TX, so the per-burst costs (doorbells, "
+				"batch is cut between RX and TX, "
+				"so the per-burst costs (doorbells, "
 				"ring operations, prefetch) are paid %.1fx more often per packet; "
 				"look for a node that flushes early", w, tx_avg, rx_avg,
 				rx_avg / (tx_avg > 0 ? tx_avg : 1));
@@ -169,7 +170,8 @@ nfv_stats_graph_dot(void)
 
 		if (json_integer_value(json_object_get(n, "worker")) != 0)
 			continue;
-		fprintf(f, "\t\"%s\" [label=\"%s\\n%" JSON_INTEGER_FORMAT " pkts, %.1f cyc/pkt\"];\n",
+		fprintf(f, "\t\"%s\" [label=\"%s\\n%" JSON_INTEGER_FORMAT
+			" pkts, %.1f cyc/pkt\"];\n",
 			name, name, json_integer_value(json_object_get(n, "packets")),
 			json_real_value(json_object_get(n, "cycles_per_packet")));
 		if (n_edges == 0 || n_edges == RTE_EDGE_ID_INVALID)

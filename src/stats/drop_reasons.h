@@ -31,36 +31,46 @@
 	X(IP4_L2_BROADCAST, "ip4_lookup", "l2_broadcast", \
 		"link-layer broadcast/multicast not for a local address (RFC 1812 5.3.4)") \
 	X(IP4_MULTICAST, "ip4_input", "multicast_destination", "IPv4 multicast is not routed") \
-	X(IP4_BROADCAST, "ip4_input", "broadcast_destination", "limited broadcast is not forwarded") \
+	X(IP4_BROADCAST, "ip4_input", "broadcast_destination", \
+		"limited broadcast is not forwarded") \
 	X(IP4_NO_ROUTE, "ip4_lookup", "no_route", "no route to the destination") \
 	X(IP4_BLACKHOLE, "ip4_lookup", "blackhole", "route is a blackhole") \
 	X(IP4_TTL_EXPIRED, "ip4_rewrite", "ttl_expired", "TTL would reach 0 (RFC 1812 5.3.1)") \
-	X(IP4_NEIGH_UNRESOLVED, "ip4_rewrite", "neigh_unresolved", "next hop has no neighbor entry") \
+	X(IP4_NEIGH_UNRESOLVED, "ip4_rewrite", "neigh_unresolved", \
+		"next hop has no neighbor entry") \
 	X(IP4_FRAG_NEEDED, "ip4_rewrite", "frag_needed", \
 		"larger than the output MTU with DF set (ICMP sent)") \
 	X(IP4_FRAG_UNSUPPORTED, "ip4_rewrite", "fragmentation_unsupported", \
 		"larger than the output MTU without DF: fragmentation is not implemented") \
 	X(IP4_LOCAL_UNSUPPORTED, "ip4_local", "unsupported_protocol", \
 		"for a local address, not an ICMP echo request") \
-	X(IP4_LOCAL_BAD_ICMP, "ip4_local", "bad_icmp", "ICMP to a local address: short or bad checksum") \
+	X(IP4_LOCAL_BAD_ICMP, "ip4_local", "bad_icmp", \
+		"ICMP to a local address: short or bad checksum") \
 	X(IP6_TOO_SHORT, "ip6_input", "too_short", "shorter than an IPv6 header") \
 	X(IP6_BAD_VERSION, "ip6_input", "bad_version", "IP version is not 6") \
 	X(IP6_BAD_LENGTH, "ip6_input", "bad_payload_length", "payload length beyond the frame") \
-	X(IP6_MARTIAN_SOURCE, "ip6_input", "martian_source", "source is unspecified, multicast or loopback") \
-	X(IP6_MARTIAN_DEST, "ip6_input", "martian_destination", "destination is unspecified or loopback") \
+	X(IP6_MARTIAN_SOURCE, "ip6_input", "martian_source", \
+		"source is unspecified, multicast or loopback") \
+	X(IP6_MARTIAN_DEST, "ip6_input", "martian_destination", \
+		"destination is unspecified or loopback") \
 	X(IP6_HEADERS_SPLIT, "ip6_input", "headers_not_contiguous", \
 		"IPv6 header split across mbuf segments") \
-	X(IP6_LINK_LOCAL, "ip6_input", "link_local", "link-local source or destination is not forwarded") \
+	X(IP6_LINK_LOCAL, "ip6_input", "link_local", \
+		"link-local source or destination is not forwarded") \
 	X(IP6_MULTICAST, "ip6_input", "multicast_destination", "IPv6 multicast is not routed") \
-	X(IP6_L2_MULTICAST, "ip6_lookup", "l2_multicast", "link-layer multicast not for a local address") \
+	X(IP6_L2_MULTICAST, "ip6_lookup", "l2_multicast", \
+		"link-layer multicast not for a local address") \
 	X(IP6_NO_ROUTE, "ip6_lookup", "no_route", "no route to the destination") \
 	X(IP6_BLACKHOLE, "ip6_lookup", "blackhole", "route is a blackhole") \
 	X(IP6_HOP_LIMIT_EXPIRED, "ip6_rewrite", "hop_limit_expired", "hop limit would reach 0") \
-	X(IP6_NEIGH_UNRESOLVED, "ip6_rewrite", "neigh_unresolved", "next hop has no neighbor entry") \
-	X(IP6_TOO_BIG, "ip6_rewrite", "packet_too_big", "larger than the output MTU (ICMPv6 sent)") \
+	X(IP6_NEIGH_UNRESOLVED, "ip6_rewrite", "neigh_unresolved", \
+		"next hop has no neighbor entry") \
+	X(IP6_TOO_BIG, "ip6_rewrite", "packet_too_big", \
+		"larger than the output MTU (ICMPv6 sent)") \
 	X(IP6_LOCAL_UNSUPPORTED, "ip6_local", "unsupported_protocol", \
 		"for a local address, not an ICMPv6 echo request") \
-	X(IP6_LOCAL_BAD_ICMP, "ip6_local", "bad_icmp", "ICMPv6 to a local address: short or bad checksum") \
+	X(IP6_LOCAL_BAD_ICMP, "ip6_local", "bad_icmp", \
+		"ICMPv6 to a local address: short or bad checksum") \
 	X(TX_PORT_DOWN, "port_tx", "port_down", "output port is down or being removed") \
 	X(TX_QUEUE_FULL, "port_tx", "queue_full", "output TX queue full")
 

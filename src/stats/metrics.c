@@ -49,7 +49,8 @@ port_metrics(FILE *f, const json_t *ports)
 		{ "tx_bytes", "nfvd_port_tx_bytes_total", "counter", "Bytes sent" },
 		{ "rx_missed", "nfvd_port_rx_missed_total", "counter",
 		  "Packets the device dropped because the RX queue was full (imissed)" },
-		{ "rx_errors", "nfvd_port_rx_errors_total", "counter", "Erroneous received packets" },
+		{ "rx_errors", "nfvd_port_rx_errors_total", "counter",
+		  "Erroneous received packets" },
 		{ "rx_nombuf", "nfvd_port_rx_nombuf_total", "counter",
 		  "RX mbuf allocation failures" },
 		{ "tx_errors", "nfvd_port_tx_errors_total", "counter", "Failed transmissions" },
@@ -62,7 +63,8 @@ port_metrics(FILE *f, const json_t *ports)
 		json_array_foreach(ports, i, p) {
 			char name[64];
 
-			label_escape(name, sizeof(name), json_string_value(json_object_get(p, "name")));
+			label_escape(name, sizeof(name),
+				     json_string_value(json_object_get(p, "name")));
 			fprintf(f, "%s{port=\"%s\"} %" JSON_INTEGER_FORMAT "\n", m[k].metric, name,
 				json_integer_value(json_object_get(p, m[k].field)));
 		}
@@ -113,19 +115,22 @@ nfv_metrics_text(void)
 	help(f, "nfvd_node_calls_total", "counter", "Graph node invocations");
 	json_array_foreach(json_object_get(graph, "nodes"), i, n)
 		fprintf(f, "nfvd_node_calls_total{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT
-			"\"} %" JSON_INTEGER_FORMAT "\n", json_string_value(json_object_get(n, "node")),
+			"\"} %" JSON_INTEGER_FORMAT "\n",
+			json_string_value(json_object_get(n, "node")),
 			json_integer_value(json_object_get(n, "worker")),
 			json_integer_value(json_object_get(n, "calls")));
 	help(f, "nfvd_node_packets_total", "counter", "Packets processed by a graph node");
 	json_array_foreach(json_object_get(graph, "nodes"), i, n)
 		fprintf(f, "nfvd_node_packets_total{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT
-			"\"} %" JSON_INTEGER_FORMAT "\n", json_string_value(json_object_get(n, "node")),
+			"\"} %" JSON_INTEGER_FORMAT "\n",
+			json_string_value(json_object_get(n, "node")),
 			json_integer_value(json_object_get(n, "worker")),
 			json_integer_value(json_object_get(n, "packets")));
 	help(f, "nfvd_node_cycles_total", "counter", "TSC cycles spent in a graph node");
 	json_array_foreach(json_object_get(graph, "nodes"), i, n)
 		fprintf(f, "nfvd_node_cycles_total{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT
-			"\"} %" JSON_INTEGER_FORMAT "\n", json_string_value(json_object_get(n, "node")),
+			"\"} %" JSON_INTEGER_FORMAT "\n",
+			json_string_value(json_object_get(n, "node")),
 			json_integer_value(json_object_get(n, "worker")),
 			json_integer_value(json_object_get(n, "cycles")));
 

@@ -70,7 +70,8 @@ port_json(const struct nfv_port *p)
 			 "rx_packets", (json_int_t)st.ipackets, "rx_bytes", (json_int_t)st.ibytes,
 			 "tx_packets", (json_int_t)st.opackets, "tx_bytes", (json_int_t)st.obytes,
 			 "rx_missed", (json_int_t)st.imissed, "rx_errors", (json_int_t)st.ierrors,
-			 "rx_nombuf", (json_int_t)st.rx_nombuf, "tx_errors", (json_int_t)st.oerrors);
+			 "rx_nombuf", (json_int_t)st.rx_nombuf,
+			 "tx_errors", (json_int_t)st.oerrors);
 }
 
 /* The device's extended statistics, by their driver names. */
@@ -219,7 +220,8 @@ nfv_stats_graph_json(void)
 			cycles = node->total_cycles - node_base[w][count].cycles;
 			json_array_append_new(a, json_pack(
 				"{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "node", node->name,
-				"worker", w, "calls", (json_int_t)calls, "packets", (json_int_t)objs,
+				"worker", w, "calls", (json_int_t)calls,
+				"packets", (json_int_t)objs,
 				"cycles", (json_int_t)cycles, "packets_per_call",
 				calls ? (double)objs / (double)calls : 0.0, "cycles_per_packet",
 				objs ? (double)cycles / (double)objs : 0.0));
@@ -581,7 +583,8 @@ nfv_stats_report_line(double interval_s, char *buf, size_t len)
 		if (d != 0)
 			off += (size_t)snprintf(buf + off, len - off, " %s/%s %.0f",
 						nfv_drop_reason_info[r].node,
-						nfv_drop_reason_info[r].name, (double)d / interval_s);
+						nfv_drop_reason_info[r].name,
+						(double)d / interval_s);
 		last_drops[r] = s.drops[r];
 	}
 }

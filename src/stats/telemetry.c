@@ -70,7 +70,8 @@ flatten(struct rte_tel_data *d, const char *prefix, const json_t *v, unsigned in
 			char name[96];
 
 			if (json_is_object(c) && row_name(c, name, sizeof(name)) != NULL)
-				snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "/" : "", name);
+				snprintf(key, sizeof(key), "%s%s%s",
+					 prefix, prefix[0] ? "/" : "", name);
 			else
 				snprintf(key, sizeof(key), "%s/%zu", prefix, i);
 			flatten(d, key, c, n);
@@ -169,7 +170,8 @@ nfv_telemetry_init(void)
 	rc |= rte_telemetry_register_cmd("/nfvd/drops", tel_drops,
 					 "nfvd drops by node/reason. No parameters");
 	rc |= rte_telemetry_register_cmd("/nfvd/graph", tel_graph,
-					 "nfvd per node and worker: calls, packets, cycles. No parameters");
+					 "nfvd per node and worker: calls, packets, cycles. "
+					 "No parameters");
 	rc |= rte_telemetry_register_cmd("/nfvd/workers", tel_workers,
 					 "nfvd per worker: polls, bursts. No parameters");
 	rc |= rte_telemetry_register_cmd("/nfvd/latency", tel_latency,

@@ -80,7 +80,8 @@ static void
 fuzz_init(void)
 {
 	static char *eal[] = { "fuzz", "-l", "0", "--no-huge", "-m", "1024", "--no-pci",
-			       "--no-telemetry", "--log-level", "error", "--file-prefix", "nfvfuzz", NULL };
+			       "--no-telemetry", "--log-level", "error", "--file-prefix", "nfvfuzz",
+			       NULL };
 	struct nfv_limits limits = { .max_routes4 = 1024, .max_routes6 = 1024, .tbl8_4 = 256,
 				     .tbl8_6 = 256 };
 	static const char *nodes[] = {

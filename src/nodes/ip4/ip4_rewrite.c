@@ -37,7 +37,8 @@ ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 		return m->hash.rss;
 	h = rte_hash_crc_4byte(ip->src_addr, ip->dst_addr);
 	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
-	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
+	    (ip->fragment_offset &
+	     RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
 	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + rte_ipv4_hdr_len(ip) + 4) {
 		uint32_t ports;
 
