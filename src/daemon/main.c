@@ -46,6 +46,7 @@ struct app_opts {
 	const char *metrics;
 	unsigned int burst;
 	unsigned int walk_max;
+	bool max_routes4_set;
 	struct nfv_limits limits;
 };
 
@@ -146,8 +147,10 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 				fprintf(stderr, "nfvd: bad route capacity '%s'\n", optarg);
 				return -1;
 			}
-			if (c == 1)
+			if (c == 1) {
 				o->limits.max_routes4 = (uint32_t)v;
+				o->max_routes4_set = true;
+			}
 			else
 				o->limits.max_routes6 = (uint32_t)v;
 			break;
@@ -380,7 +383,22 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (nfv_meta_register() < 0 || nfv_ip_init(&o.limits, (int)rte_socket_id()) < 0 ||
+	/* Without an explicit --max-routes4, shrink the IPv4 table until it fits
+	 * the memory given (each million routes takes about 850 MB). */
+	while (nfv_meta_offset >= 0 || nfv_meta_register() == 0) {
+		if (nfv_ip_init(&o.limits, (int)rte_socket_id()) == 0)
+			break;
+		nfv_ip_fini();
+		if (o.max_routes4_set || o.limits.max_routes4 <= 65536) {
+			o.limits.max_routes4 = 0;
+			break;
+		}
+		o.limits.max_routes4 /= 2;
+		fprintf(stderr, "nfvd: warning: not enough memory for the default IPv4 route "
+			"table; trying %u routes (give nfvd more memory, or --max-routes4)\n",
+			o.limits.max_routes4);
+	}
+	if (nfv_meta_offset < 0 || o.limits.max_routes4 == 0 ||
 	    nfv_workers_init(o.burst, o.walk_max) < 0 || nfv_workers_start() < 0) {
 		fprintf(stderr, "nfvd: initialisation failed (see above)\n");
 		exit_code = 1;
@@ -411,6 +429,16 @@ main(int argc, char **argv)
 		NFV_LOG(INFO, "metrics at http://%s/metrics", o.metrics);
 	}
 	NFV_LOG(INFO, "ready; API socket %s", o.socket);
+	{
+		bool any_port = false;
+
+		for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++)
+			any_port |= nfv_ports[pid].used;
+		if (!any_port)
+			NFV_LOG(WARNING, "no ports yet: add one with 'nfvctl -s %s port add NAME dev "
+				"DEVARGS' (a PCI address bound to vfio-pci, or a virtual device)",
+				o.socket);
+	}
 	fflush(stdout);
 
 	hz = rte_get_tsc_hz();

@@ -240,6 +240,15 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 
 	rc = rte_eth_dev_configure(pid, c->n_rxq, n_txq, &conf);
+	if (rc < 0 && c->n_txq == 0 && n_txq < c->n_rxq && c->n_rxq <= info.max_tx_queues) {
+		/* Some drivers (net_tap) want as many TX queues as RX queues: the
+		 * extra ones are set up and left unused. */
+		rc = rte_eth_dev_configure(pid, c->n_rxq, c->n_rxq, &conf);
+		if (rc == 0) {
+			n_txq = c->n_rxq;
+			p->tx_shared = false;
+		}
+	}
 	if (rc < 0) {
 		snprintf(err, NFV_ERR_LEN, "port %s: configure %u rxq / %u txq failed: %s",
 			 p->name, c->n_rxq, n_txq, rte_strerror(-rc));
