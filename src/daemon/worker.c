@@ -121,8 +121,8 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 		};
 		char name[RTE_GRAPH_NAMESIZE];
 
-		rte_meter_srtcm_config(&w->icmp4_meter, &nfv_icmp_meter_profile);
-		rte_meter_srtcm_config(&w->icmp6_meter, &nfv_icmp_meter_profile);
+		rte_meter_srtcm_config(&w->icmp_meter[0], &nfv_icmp_meter_profile);
+		rte_meter_srtcm_config(&w->icmp_meter[1], &nfv_icmp_meter_profile);
 		w->conf = rte_zmalloc("nfv_wconf", sizeof(*w->conf), 0);
 		if (w->conf == NULL)
 			return -ENOMEM;

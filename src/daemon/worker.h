@@ -103,8 +103,7 @@ struct nfv_worker {
 	rte_graph_t graph_id;
 	volatile bool stop;
 	volatile bool running;
-	struct rte_meter_srtcm icmp4_meter;
-	struct rte_meter_srtcm icmp6_meter;
+	struct rte_meter_srtcm icmp_meter[2]; /* ICMP error rate limit: [0] IPv4, [1] IPv6 */
 	struct nfv_worker_debug debug;
 	/* TSC when port_rx received this walk's packets: every packet of a walk
 	 * is received and sent (or dropped) within that walk. */

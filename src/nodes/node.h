@@ -51,6 +51,38 @@ nfv_enqueue_nexts(struct rte_graph *graph, struct rte_node *node, void **objs,
 	}
 }
 
+/*
+ * The batch loop of a node that sends each packet to the edge one() picks,
+ * written once (STYLE rule 6): four packets a step, then the rest, then the
+ * whole stream moves if every packet took the same edge. prefetch: bring
+ * the packet data of the next step in (for the first node that reads it).
+ */
+static __rte_always_inline uint16_t
+nfv_node_classify(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		  uint16_t (*one)(struct rte_mbuf *m), const bool prefetch)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		if (prefetch && i + 8 <= n) {
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
+		}
+		nexts[i] = one(pkts[i]);
+		nexts[i + 1] = one(pkts[i + 1]);
+		nexts[i + 2] = one(pkts[i + 2]);
+		nexts[i + 3] = one(pkts[i + 3]);
+	}
+	for (; i < n; i++)
+		nexts[i] = one(pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
 static __rte_always_inline uint16_t
 nfv_mark_drop(struct rte_mbuf *m, enum nfv_drop_reason reason, uint16_t drop_edge)
 {

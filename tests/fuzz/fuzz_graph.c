@@ -103,8 +103,8 @@ fuzz_init(void)
 	nfv_n_workers = 1;
 	nfv_workers[0].index = 0;
 	rte_meter_srtcm_profile_config(&nfv_icmp_meter_profile, &icmp);
-	rte_meter_srtcm_config(&nfv_workers[0].icmp4_meter, &nfv_icmp_meter_profile);
-	rte_meter_srtcm_config(&nfv_workers[0].icmp6_meter, &nfv_icmp_meter_profile);
+	rte_meter_srtcm_config(&nfv_workers[0].icmp_meter[0], &nfv_icmp_meter_profile);
+	rte_meter_srtcm_config(&nfv_workers[0].icmp_meter[1], &nfv_icmp_meter_profile);
 	for (size_t i = 0; i < RTE_DIM(setup_cmds); i++) {
 		struct nfv_reply r;
 

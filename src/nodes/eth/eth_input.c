@@ -67,26 +67,7 @@ eth_input_one(struct rte_mbuf *m)
 static uint16_t
 eth_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t i;
-
-	for (i = 0; i + 4 <= n; i += 4) {
-		if (i + 8 <= n) {
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
-		}
-		nexts[i] = eth_input_one(pkts[i]);
-		nexts[i + 1] = eth_input_one(pkts[i + 1]);
-		nexts[i + 2] = eth_input_one(pkts[i + 2]);
-		nexts[i + 3] = eth_input_one(pkts[i + 3]);
-	}
-	for (; i < n; i++)
-		nexts[i] = eth_input_one(pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_classify(graph, node, objs, n, eth_input_one, true);
 }
 
 static struct rte_node_register eth_input_node = {

@@ -19,6 +19,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "../icmp_error.h"
 #include "../node.h"
 #include "../../ip/ip.h"
 
@@ -31,13 +32,15 @@ enum ip4_icmp_error_next {
 #define ICMP4_HDRS_LEN (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr))
 
 static bool
-icmp4_error_allowed(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+icmp4_error_allowed(struct rte_mbuf *m)
 {
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
 	uint32_t ihl = rte_ipv4_hdr_len(ip);
 
-	if (nfv_meta((struct rte_mbuf *)(uintptr_t)m)->flags & NFV_META_L2_MCAST)
+	if (nfv_meta(m)->flags & NFV_META_L2_MCAST)
 		return false;
 	if (nfv_ip4_is_martian_src(src) || dst >= 0xe0000000)
 		return false;
@@ -64,9 +67,16 @@ icmp4_error_allowed(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	return true;
 }
 
-static void
-icmp4_error_build(struct rte_mbuf *m, rte_be32_t src)
+static bool
+icmp4_has_source(const struct nfv_port_l3 *l3)
 {
+	return l3->has4;
+}
+
+static void
+icmp4_error_build(struct rte_mbuf *m, const struct nfv_port_l3 *l3)
+{
+	rte_be32_t src = l3->src4;
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	struct rte_ipv4_hdr *orig = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	uint32_t quote = rte_be_to_cpu_16(orig->total_length);
@@ -108,49 +118,18 @@ icmp4_error_build(struct rte_mbuf *m, rte_be32_t src)
 	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_RSS_HASH);
 }
 
+static const struct nfv_icmp_error_ops icmp4_ops = {
+	.fam = 0,
+	.hdrs_len = ICMP4_HDRS_LEN,
+	.allowed = icmp4_error_allowed,
+	.has_source = icmp4_has_source,
+	.build = icmp4_error_build,
+};
+
 static uint16_t
 ip4_icmp_error_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE], *dead[RTE_GRAPH_BURST_SIZE];
-	uint16_t n_out = 0, n_dead = 0;
-	uint64_t now = rte_rdtsc();
-
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
-		const struct nfv_port_l3 *l3 = nfv_port_l3_get(m->port);
-		uint16_t reason = nfv_meta(m)->drop_reason;
-
-		w->stats.drops[reason < NFV_DROP_MAX ? reason : NFV_DROP_NONE]++;
-		if (!icmp4_error_allowed(m, ip)) {
-			w->stats.icmp_not_allowed[0]++;
-			dead[n_dead++] = m;
-		} else if (l3 == NULL || !l3->has4) {
-			w->stats.icmp_no_source[0]++;
-			dead[n_dead++] = m;
-		} else if (rte_meter_srtcm_color_blind_check(&w->icmp4_meter,
-							     &nfv_icmp_meter_profile, now, 1) !=
-			   RTE_COLOR_GREEN) {
-			w->stats.icmp_rate_limited[0]++;
-			dead[n_dead++] = m;
-		} else if (rte_pktmbuf_headroom(m) < ICMP4_HDRS_LEN ||
-			   !rte_pktmbuf_is_contiguous(m)) {
-			w->stats.icmp_not_allowed[0]++;
-			dead[n_dead++] = m;
-		} else {
-			icmp4_error_build(m, l3->src4);
-			w->stats.icmp_sent[0]++;
-			out[n_out++] = m;
-		}
-	}
-	if (n_dead > 0)
-		rte_pktmbuf_free_bulk(dead, n_dead);
-	if (n_out > 0)
-		rte_node_enqueue(graph, node, IP4_ICMP_ERROR_NEXT_LOOKUP, (void **)out, n_out);
-	return n;
+	return nfv_icmp_error_burst(graph, node, objs, n, &icmp4_ops, IP4_ICMP_ERROR_NEXT_LOOKUP);
 }
 
 static struct rte_node_register ip4_icmp_error_node = {

@@ -116,20 +116,7 @@ ip4_input_one(struct rte_mbuf *m)
 static uint16_t
 ip4_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t i;
-
-	for (i = 0; i + 4 <= n; i += 4) {
-		nexts[i] = ip4_input_one(pkts[i]);
-		nexts[i + 1] = ip4_input_one(pkts[i + 1]);
-		nexts[i + 2] = ip4_input_one(pkts[i + 2]);
-		nexts[i + 3] = ip4_input_one(pkts[i + 3]);
-	}
-	for (; i < n; i++)
-		nexts[i] = ip4_input_one(pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_classify(graph, node, objs, n, ip4_input_one, false);
 }
 
 static struct rte_node_register ip4_input_node = {

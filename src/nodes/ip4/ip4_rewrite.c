@@ -48,13 +48,30 @@ ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	return h;
 }
 
+/* TTL decrement (RFC 1812 5.3.1) with an RFC 1624 checksum update, then the
+ * Ethernet header of the next hop. */
+static __rte_always_inline uint16_t
+ip4_rewrite_forward(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, const struct nfv_nexthop *nh,
+		    bool transit)
+{
+	if (transit) {
+		uint16_t old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+
+		ip->time_to_live--;
+		ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
+						      (uint16_t)(old_word - 0x100));
+	}
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	nfv_meta(m)->tx_port = nh->port_id;
+	return IP4_REWRITE_NEXT_TX;
+}
+
 /* Everything but the common case: names the reason, or sends the error. */
 static __rte_noinline uint16_t
 ip4_rewrite_slow(struct rte_mbuf *m, const struct nfv_nexthop *nh)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
-	uint16_t old_word;
 
 	if (nh == NULL) /* removed since the lookup */
 		return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
@@ -81,15 +98,7 @@ ip4_rewrite_slow(struct rte_mbuf *m, const struct nfv_nexthop *nh)
 		}
 		return nfv_mark_drop(m, NFV_DROP_IP4_FRAG_UNSUPPORTED, IP4_REWRITE_NEXT_DROP);
 	}
-	if (!(meta->flags & NFV_META_LOCAL_ORIGIN)) {
-		old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
-		ip->time_to_live--;
-		ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
-						      (uint16_t)(old_word - 0x100));
-	}
-	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
-	meta->tx_port = nh->port_id;
-	return IP4_REWRITE_NEXT_TX;
+	return ip4_rewrite_forward(m, ip, nh, !(meta->flags & NFV_META_LOCAL_ORIGIN));
 }
 
 /*
@@ -102,37 +111,17 @@ ip4_rewrite_one(struct rte_mbuf *m)
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
-	uint16_t old_word;
 
 	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 ||
 		     ip->time_to_live <= 1 || rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
 		return ip4_rewrite_slow(m, nh);
-	old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
-	ip->time_to_live--;
-	ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
-					      (uint16_t)(old_word - 0x100));
-	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
-	meta->tx_port = nh->port_id;
-	return IP4_REWRITE_NEXT_TX;
+	return ip4_rewrite_forward(m, ip, nh, true);
 }
 
 static uint16_t
 ip4_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t i;
-
-	for (i = 0; i + 4 <= n; i += 4) {
-		nexts[i] = ip4_rewrite_one(pkts[i]);
-		nexts[i + 1] = ip4_rewrite_one(pkts[i + 1]);
-		nexts[i + 2] = ip4_rewrite_one(pkts[i + 2]);
-		nexts[i + 3] = ip4_rewrite_one(pkts[i + 3]);
-	}
-	for (; i < n; i++)
-		nexts[i] = ip4_rewrite_one(pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_classify(graph, node, objs, n, ip4_rewrite_one, false);
 }
 
 static struct rte_node_register ip4_rewrite_node = {

@@ -17,6 +17,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "../icmp_error.h"
 #include "../node.h"
 #include "../../ip/ip.h"
 
@@ -29,8 +30,10 @@ enum ip6_icmp_error_next {
 #define ICMP6_HDRS_LEN (sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_icmp_hdr))
 
 static bool
-icmp6_error_allowed(struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+icmp6_error_allowed(struct rte_mbuf *m)
 {
+	const struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
 	static const uint8_t zero[16];
 
 	if (nfv_meta(m)->flags & NFV_META_L2_MCAST)
@@ -50,9 +53,16 @@ icmp6_error_allowed(struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 	return true;
 }
 
-static void
-icmp6_error_build(struct rte_mbuf *m, const uint8_t *src)
+static bool
+icmp6_has_source(const struct nfv_port_l3 *l3)
 {
+	return l3->has6;
+}
+
+static void
+icmp6_error_build(struct rte_mbuf *m, const struct nfv_port_l3 *l3)
+{
+	const uint8_t *src = l3->src6;
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	struct rte_ipv6_hdr *orig = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
 	uint32_t quote = sizeof(*orig) + rte_be_to_cpu_16(orig->payload_len);
@@ -90,49 +100,18 @@ icmp6_error_build(struct rte_mbuf *m, const uint8_t *src)
 	m->ol_flags &= ~RTE_MBUF_F_RX_RSS_HASH;
 }
 
+static const struct nfv_icmp_error_ops icmp6_ops = {
+	.fam = 1,
+	.hdrs_len = ICMP6_HDRS_LEN,
+	.allowed = icmp6_error_allowed,
+	.has_source = icmp6_has_source,
+	.build = icmp6_error_build,
+};
+
 static uint16_t
 ip6_icmp_error_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE], *dead[RTE_GRAPH_BURST_SIZE];
-	uint16_t n_out = 0, n_dead = 0;
-	uint64_t now = rte_rdtsc();
-
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct rte_ipv6_hdr *ip =
-			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
-		const struct nfv_port_l3 *l3 = nfv_port_l3_get(m->port);
-		uint16_t reason = nfv_meta(m)->drop_reason;
-
-		w->stats.drops[reason < NFV_DROP_MAX ? reason : NFV_DROP_NONE]++;
-		if (!icmp6_error_allowed(m, ip)) {
-			w->stats.icmp_not_allowed[1]++;
-			dead[n_dead++] = m;
-		} else if (l3 == NULL || !l3->has6) {
-			w->stats.icmp_no_source[1]++;
-			dead[n_dead++] = m;
-		} else if (rte_meter_srtcm_color_blind_check(&w->icmp6_meter,
-							     &nfv_icmp_meter_profile, now, 1) !=
-			   RTE_COLOR_GREEN) {
-			w->stats.icmp_rate_limited[1]++;
-			dead[n_dead++] = m;
-		} else if (rte_pktmbuf_headroom(m) < ICMP6_HDRS_LEN ||
-			   !rte_pktmbuf_is_contiguous(m)) {
-			w->stats.icmp_not_allowed[1]++;
-			dead[n_dead++] = m;
-		} else {
-			icmp6_error_build(m, l3->src6);
-			w->stats.icmp_sent[1]++;
-			out[n_out++] = m;
-		}
-	}
-	if (n_dead > 0)
-		rte_pktmbuf_free_bulk(dead, n_dead);
-	if (n_out > 0)
-		rte_node_enqueue(graph, node, IP6_ICMP_ERROR_NEXT_LOOKUP, (void **)out, n_out);
-	return n;
+	return nfv_icmp_error_burst(graph, node, objs, n, &icmp6_ops, IP6_ICMP_ERROR_NEXT_LOOKUP);
 }
 
 static struct rte_node_register ip6_icmp_error_node = {

@@ -92,13 +92,7 @@ ip6_rewrite_one(struct rte_mbuf *m)
 static uint16_t
 ip6_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = ip6_rewrite_one(pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_classify(graph, node, objs, n, ip6_rewrite_one, false);
 }
 
 static struct rte_node_register ip6_rewrite_node = {
