@@ -475,6 +475,19 @@ cmd_stats_reset(int argc, char **argv, struct nfv_reply *r)
 	return rc;
 }
 
+/* stats on|off: node, burst-size and latency counting (to measure its cost). */
+static int
+cmd_stats_switch(int argc, char **argv, struct nfv_reply *r)
+{
+	int rc = no_args(argc, argv, r);
+
+	if (rc < 0)
+		return rc;
+	for (unsigned int w = 0; w < nfv_n_workers; w++)
+		nfv_workers[w].stats_off = strcmp(argv[1], "off") == 0;
+	return 0;
+}
+
 static int cmd_help(int argc, char **argv, struct nfv_reply *r);
 
 static const struct cmd_def cmds[] = {
@@ -508,6 +521,8 @@ static const struct cmd_def cmds[] = {
 	{ "debug", "tx-split", cmd_debug, "debug tx-split N" },
 	{ "debug", "rx-delay-us", cmd_debug, "debug rx-delay-us N" },
 	{ "stats", "reset", cmd_stats_reset, "stats reset" },
+	{ "stats", "on", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },
+	{ "stats", "off", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },
 	{ "help", NULL, cmd_help, "help" },
 };
 

@@ -4,7 +4,7 @@
  * Calls and packets are counted on every walk; cycles are measured (two
  * TSC reads per node) on one walk in NFV_WALK_SAMPLE and scaled, so
  * "cycles per packet" stays right on average while the fast path pays an
- * eighth of the TSC reads.
+ * eighth of the TSC reads. Without count ("stats off") nothing is counted.
  */
 #ifndef NFV_WALK_H
 #define NFV_WALK_H
@@ -16,7 +16,7 @@
 #define NFV_WALK_SAMPLE 8
 
 static __rte_always_inline void
-nfv_graph_walk(struct rte_graph *graph, const bool measure)
+nfv_graph_walk(struct rte_graph *graph, const bool measure, const bool count)
 {
 	const rte_graph_off_t *cir_start = graph->cir_start;
 	const rte_node_t mask = graph->cir_mask;
@@ -37,8 +37,10 @@ nfv_graph_walk(struct rte_graph *graph, const bool measure)
 		} else {
 			rc = node->process(graph, node, objs, node->idx);
 		}
-		node->total_calls++;
-		node->total_objs += rc;
+		if (count) {
+			node->total_calls++;
+			node->total_objs += rc;
+		}
 		node->idx = 0;
 		head = likely((int32_t)head > 0) ? head & mask : head;
 	}

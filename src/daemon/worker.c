@@ -154,10 +154,12 @@ worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(nfv_rcu, tid);
 	w->running = true;
 	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
-		if (unlikely(++walks % NFV_WALK_SAMPLE == 0))
-			nfv_graph_walk(graph, true);
+		if (unlikely(w->stats_off))
+			nfv_graph_walk(graph, false, false);
+		else if (unlikely(++walks % NFV_WALK_SAMPLE == 0))
+			nfv_graph_walk(graph, true, true);
 		else
-			nfv_graph_walk(graph, false);
+			nfv_graph_walk(graph, false, true);
 		rte_rcu_qsbr_quiescent(nfv_rcu, tid);
 	}
 	rte_rcu_qsbr_thread_offline(nfv_rcu, tid);

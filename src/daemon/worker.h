@@ -103,6 +103,9 @@ struct nfv_worker {
 	rte_graph_t graph_id;
 	volatile bool stop;
 	volatile bool running;
+	/* "stats off": no per-node, burst-size or latency counting (packet,
+	 * drop and port counters always count). Read once per walk. */
+	volatile bool stats_off;
 	struct rte_meter_srtcm icmp_meter[2]; /* ICMP error rate limit: [0] IPv4, [1] IPv6 */
 	struct nfv_worker_debug debug;
 	/* TSC when port_rx received this walk's packets: every packet of a walk

@@ -68,8 +68,10 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts + total,
 				       burst);
 		if (got != 0) {
-			w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
-			w->stats.rx_bursts++;
+			if (likely(!w->stats_off)) {
+				w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
+				w->stats.rx_bursts++;
+			}
 			total += got;
 			full += got == burst;
 		}

@@ -31,8 +31,10 @@ port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 		return 0;
 	}
 	q = p->txq_of_worker[w->index];
-	w->stats.tx_burst_hist[nfv_burst_bucket(n)]++;
-	w->stats.tx_bursts++;
+	if (likely(!w->stats_off)) {
+		w->stats.tx_burst_hist[nfv_burst_bucket(n)]++;
+		w->stats.tx_bursts++;
+	}
 	if (unlikely(p->tx_shared)) {
 		rte_spinlock_lock(&nfv_ports[port_id].tx_lock[q]);
 		sent = rte_eth_tx_burst(port_id, q, pkts, n);
@@ -52,12 +54,16 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 {
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint64_t d = rte_rdtsc() - w->walk_rx_tsc, sent = 0;
+	uint64_t sent = 0;
 	uint16_t i = 0;
 
 	/* All n packets were received at walk_rx_tsc: one bucket for all. */
-	w->stats.lat_hist[nfv_lat_bucket(d)] += n;
-	w->stats.lat_sum += d * n;
+	if (likely(!w->stats_off)) {
+		uint64_t d = rte_rdtsc() - w->walk_rx_tsc;
+
+		w->stats.lat_hist[nfv_lat_bucket(d)] += n;
+		w->stats.lat_sum += d * n;
+	}
 	while (i < n) {
 		uint16_t start = i, port_id = nfv_meta(pkts[i])->tx_port;
 
