@@ -120,7 +120,7 @@ static const struct grammar_row rows[] = {
 	{ "neigh", -EINVAL, "after 'neigh' (expected add, del, show)", NULL },
 	{ "nexthop", -EINVAL, "after 'nexthop' (expected show)", NULL },
 	{ "worker get", -EINVAL, "unknown word 'get' after 'worker' (expected set)", NULL },
-	{ "stats", -EINVAL, "after 'stats' (expected reset)", NULL },
+	{ "stats", -EINVAL, "after 'stats' (expected reset, on, off)", NULL },
 
 	/* port add */
 	{ "port add", -EINVAL, "missing arguments; usage: port add NAME dev DEVARGS", NULL },
