@@ -66,7 +66,8 @@ def test_burst_mismatch_is_named(nfvd):
     n.ctl("debug tx-split 4")
     worker, findings = measure(n, 1.0)
     assert abs(worker["rx_burst_avg"] - 32.0) < 0.1
-    assert 3.9 < worker["tx_burst_avg"] <= 4.0
+    # Counters are read while traffic flows: allow a few packets of skew.
+    assert 3.9 < worker["tx_burst_avg"] < 4.1
     assert worker["tx_burst_hist"]["4-7"] > 1000
     assert worker["tx_burst_hist"]["32-63"] == 0
     mismatch = [f for f in findings if f["pattern"] == "burst_mismatch"]
@@ -192,4 +193,27 @@ def test_counters_agree_in_cli_telemetry_and_prometheus(nfvd):
     tel_stats = telemetry(n.prefix, "/nfvd/stats")
     assert tel_stats["packets/received"] == len(frames)
     assert tel_stats["packets/forwarded"] == 305
+    n.stop()
+
+
+def test_stats_off_stops_only_the_optional_counters(nfvd):
+    n = router(nfvd, flood_frames(), infinite=True)
+    time.sleep(0.3)
+    n.ctl("stats off")
+    time.sleep(0.2)          # a walk or two may still count
+    n.ctl("stats reset")
+    time.sleep(0.5)
+    graph = {x["node"]: x for x in n.ctl("show graph")["nodes"]}
+    worker = n.ctl("show workers")["workers"][0]
+    st = n.ctl("show stats")
+    assert graph["ip4_lookup"]["packets"] == 0 and graph["port_tx"]["calls"] == 0
+    assert n.ctl("show latency")["packets"] == 0
+    assert sum(worker["rx_burst_hist"].values()) == 0
+    assert st["packets"]["forwarded"] > 100000          # still forwarding and counting
+    assert n.port_stats(st)["p1"]["tx_packets"] > 100000
+    n.ctl("stats on")
+    n.ctl("stats reset")
+    time.sleep(0.3)
+    assert n.ctl("show graph")["nodes"][0]["calls"] > 0
+    assert n.ctl("show latency")["packets"] > 0
     n.stop()
