@@ -7,6 +7,7 @@
 #ifndef NFV_META_H
 #define NFV_META_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -34,10 +35,14 @@ struct nfv_mbuf_meta {
 
 extern int nfv_meta_offset;
 
+/* The field is registered at a fixed place, the start of the dynamic area,
+ * so that every access is a constant offset (no load of the offset). */
+#define NFV_META_OFFSET offsetof(struct rte_mbuf, dynfield1)
+
 static inline struct nfv_mbuf_meta *
 nfv_meta(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, nfv_meta_offset, struct nfv_mbuf_meta *);
+	return RTE_MBUF_DYNFIELD(m, NFV_META_OFFSET, struct nfv_mbuf_meta *);
 }
 
 int nfv_meta_register(void);
