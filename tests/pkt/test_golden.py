@@ -14,25 +14,13 @@ from scapy.packet import Padding, Raw
 
 from cases import Case, check_counters, check_outputs, drop, echo4, echo6, ecmp4, ecmp6
 from cases import err4, err6, fwd4, fwd6
-from topo import ECMP4, ECMP6, H0, H3, P0, P1, P2, P3, R1, R1LL, R2, R2B, R2LL, build_topology
+from topo import ECMP4, ECMP6, H0, H3, P0, P1, P2, P3, R1, R1LL, R2, R2B, R2LL, build_topology, ip, ip6, pad
 
 E = Ether(dst=P0, src=H0)     # from H0, on p0
 E1 = Ether(dst=P1, src=R1)    # from R1, on p1
 E3 = Ether(dst=P3, src=H3)    # from H3, on p3 (a port without address)
 BCAST = "ff:ff:ff:ff:ff:ff"
 
-
-def ip(dst, **kw):
-    return IP(src="10.0.0.1", dst=dst, **kw)
-
-
-def ip6(dst, **kw):
-    return IPv6(src="2001:db8:a::1", dst=dst, **kw)
-
-
-def pad(n, tag):
-    """A payload of exactly n bytes, starting with tag."""
-    return Raw((tag + b"." * n)[:n])
 
 
 CASES_IP4 = [

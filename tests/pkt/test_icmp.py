@@ -14,21 +14,10 @@ from scapy.packet import Raw
 
 import nfvdlib
 from cases import Case, check_counters, check_outputs, drop, err4, err6, fwd4, fwd6
-from topo import H0, P0, P1, P2, R1, R2, build_topology
+from topo import H0, P0, P1, P2, R1, R2, build_topology, ip, ip6, pad
 
 E = Ether(dst=P0, src=H0)
 
-
-def ip(dst, **kw):
-    return IP(src="10.0.0.1", dst=dst, **kw)
-
-
-def ip6(dst, **kw):
-    return IPv6(src="2001:db8:a::1", dst=dst, **kw)
-
-
-def pad(n, tag):
-    return Raw((tag + b"." * n)[:n])
 
 
 # p2 has "mtu 1280"; 198.51.100.128/25 and 2001:db8:100:8000::/49 go out p2.

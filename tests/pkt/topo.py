@@ -76,6 +76,21 @@ ICMP4_MAX_LEN = 576
 ICMP6_MAX_LEN = 1280
 
 
+def ip(dst, **kw):
+    """IPv4 from H0."""
+    return IP(src="10.0.0.1", dst=dst, **kw)
+
+
+def ip6(dst, **kw):
+    """IPv6 from H0."""
+    return IPv6(src="2001:db8:a::1", dst=dst, **kw)
+
+
+def pad(n, tag):
+    """A payload of exactly n bytes, starting with tag."""
+    return Raw((tag + b"." * n)[:n])
+
+
 def build_topology(nfvd, inputs, p2_mtu=None):
     """Adds p0..p3 (inputs: {port: [frames]}) and the configuration above;
     p2_mtu: "port add ... mtu N" on p2 (else the device's default, 1500)."""
