@@ -268,6 +268,26 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 	return n;
 }
 
+/*
+ * The tables. Without an explicit --max-routes4, the IPv4 table is halved
+ * until it fits the memory EAL was given (a million routes take ~850 MB).
+ */
+static int
+ip_init_fitting(struct app_opts *o)
+{
+	for (;;) {
+		if (nfv_ip_init(&o->limits, (int)rte_socket_id()) == 0)
+			return 0;
+		nfv_ip_fini();
+		if (o->max_routes4_set || o->limits.max_routes4 <= 65536)
+			return -ENOMEM;
+		o->limits.max_routes4 /= 2;
+		fprintf(stderr, "nfvd: warning: not enough memory for the default IPv4 route "
+			"table; trying %u routes (give nfvd more memory, or --max-routes4)\n",
+			o->limits.max_routes4);
+	}
+}
+
 static int
 run_startup(const char *path)
 {
@@ -385,20 +405,7 @@ main(int argc, char **argv)
 
 	/* Without an explicit --max-routes4, shrink the IPv4 table until it fits
 	 * the memory given (each million routes takes about 850 MB). */
-	while (nfv_meta_offset >= 0 || nfv_meta_register() == 0) {
-		if (nfv_ip_init(&o.limits, (int)rte_socket_id()) == 0)
-			break;
-		nfv_ip_fini();
-		if (o.max_routes4_set || o.limits.max_routes4 <= 65536) {
-			o.limits.max_routes4 = 0;
-			break;
-		}
-		o.limits.max_routes4 /= 2;
-		fprintf(stderr, "nfvd: warning: not enough memory for the default IPv4 route "
-			"table; trying %u routes (give nfvd more memory, or --max-routes4)\n",
-			o.limits.max_routes4);
-	}
-	if (nfv_meta_offset < 0 || o.limits.max_routes4 == 0 ||
+	if (nfv_meta_register() < 0 || ip_init_fitting(&o) < 0 ||
 	    nfv_workers_init(o.burst, o.walk_max) < 0 || nfv_workers_start() < 0) {
 		fprintf(stderr, "nfvd: initialisation failed (see above)\n");
 		exit_code = 1;

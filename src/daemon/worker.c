@@ -21,6 +21,7 @@
 #include "walk.h"
 #include "worker.h"
 #include "log.h"
+#include "../ip/ip.h"
 #include "../port/port.h"
 
 struct nfv_worker nfv_workers[NFV_MAX_WORKERS];
@@ -283,7 +284,7 @@ nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int
 	struct nfv_worker *w = nfv_worker_by_lcore(lcore);
 
 	if (w == NULL) {
-		snprintf(err, 256, "lcore %u is not a worker "
+		snprintf(err, NFV_ERR_LEN, "lcore %u is not a worker "
 			 "(workers: %u lcores after the main one)",
 			 lcore, nfv_n_workers);
 		return -EINVAL;
@@ -292,7 +293,7 @@ nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int
 		const struct nfv_port *p = &nfv_ports[rxqs[i].port_id];
 
 		if (rxqs[i].queue_id >= p->n_rxq || rxqs[i].queue_id >= NFV_MAX_RXQ_PER_WORKER) {
-			snprintf(err, 256, "port %s has no RX queue %u (it has %u)", p->name,
+			snprintf(err, NFV_ERR_LEN, "port %s has no RX queue %u (it has %u)", p->name,
 				 rxqs[i].queue_id, p->n_rxq);
 			return -EINVAL;
 		}

@@ -72,8 +72,7 @@ port_metrics(FILE *f, const json_t *ports)
 }
 
 static void
-burst_hist(FILE *f, const char *metric, const char *dir, unsigned int w,
-	   const uint64_t *hist, uint64_t sum)
+burst_hist(FILE *f, const char *metric, unsigned int w, const uint64_t *hist, uint64_t sum)
 {
 	uint64_t acc = 0;
 
@@ -85,7 +84,85 @@ burst_hist(FILE *f, const char *metric, const char *dir, unsigned int w,
 	fprintf(f, "%s_bucket{worker=\"%u\",le=\"+Inf\"} %" PRIu64 "\n", metric, w, acc);
 	fprintf(f, "%s_sum{worker=\"%u\"} %" PRIu64 "\n", metric, w, sum);
 	fprintf(f, "%s_count{worker=\"%u\"} %" PRIu64 "\n", metric, w, acc);
-	(void)dir;
+}
+
+static void
+node_metrics(FILE *f, const json_t *nodes)
+{
+	static const struct {
+		const char *field, *metric, *text;
+	} m[] = {
+		{ "calls", "nfvd_node_calls_total", "Graph node invocations" },
+		{ "packets", "nfvd_node_packets_total", "Packets processed by a graph node" },
+		{ "cycles", "nfvd_node_cycles_total", "TSC cycles spent in a graph node" },
+	};
+	json_t *n;
+	size_t i;
+
+	for (size_t k = 0; k < RTE_DIM(m); k++) {
+		help(f, m[k].metric, "counter", m[k].text);
+		json_array_foreach(nodes, i, n)
+			fprintf(f, "%s{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT "\"} %"
+				JSON_INTEGER_FORMAT "\n", m[k].metric,
+				json_string_value(json_object_get(n, "node")),
+				json_integer_value(json_object_get(n, "worker")),
+				json_integer_value(json_object_get(n, m[k].field)));
+	}
+}
+
+static void
+worker_metrics(FILE *f)
+{
+	static struct nfv_worker_stats s[NFV_MAX_WORKERS]; /* under the control lock */
+	unsigned int w;
+
+	for (w = 0; w < nfv_n_workers; w++)
+		nfv_stats_worker(w, &s[w]);
+	help(f, "nfvd_worker_polls_total", "counter", "Graph walks (RX polls) per worker");
+	for (w = 0; w < nfv_n_workers; w++)
+		fprintf(f, "nfvd_worker_polls_total{worker=\"%u\"} %" PRIu64 "\n", w, s[w].polls);
+	help(f, "nfvd_worker_empty_polls_total", "counter", "Polls that received nothing");
+	for (w = 0; w < nfv_n_workers; w++)
+		fprintf(f, "nfvd_worker_empty_polls_total{worker=\"%u\"} %" PRIu64 "\n", w,
+			s[w].empty_polls);
+	help(f, "nfvd_rx_burst_size", "histogram", "Packets per non-empty rte_eth_rx_burst");
+	for (w = 0; w < nfv_n_workers; w++)
+		burst_hist(f, "nfvd_rx_burst_size", w, s[w].rx_burst_hist, s[w].rx_packets);
+	help(f, "nfvd_tx_burst_size", "histogram", "Packets per rte_eth_tx_burst");
+	for (w = 0; w < nfv_n_workers; w++)
+		burst_hist(f, "nfvd_tx_burst_size", w, s[w].tx_burst_hist,
+			   nfv_stats_tx_offered(&s[w]));
+}
+
+/*
+ * The latency histogram with fixed bounds (every power of two of TSC cycles,
+ * from 64), so that scrapes always carry the same series.
+ */
+static void
+latency_metrics(FILE *f, double sec_per_cycle)
+{
+	struct nfv_worker_stats s;
+	uint64_t acc = 0;
+	unsigned int b = 0;
+
+	nfv_stats_sum(&s);
+	help(f, "nfvd_latency_seconds", "histogram", "RX-to-TX latency of forwarded packets");
+	for (unsigned int k = 6; k < NFV_LAT_BUCKETS / 4; k++) {
+		/* Buckets below index 4k hold latencies below 2^k cycles. */
+		for (; b < 4 * k; b++)
+			acc += s.lat_hist[b];
+		fprintf(f, "nfvd_latency_seconds_bucket{le=\"%.9g\"} %" PRIu64 "\n",
+			(double)(1ull << k) * sec_per_cycle, acc);
+	}
+	for (; b < NFV_LAT_BUCKETS; b++)
+		acc += s.lat_hist[b];
+	fprintf(f, "nfvd_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", acc);
+	fprintf(f, "nfvd_latency_seconds_sum %.9g\n", (double)s.lat_sum * sec_per_cycle);
+	fprintf(f, "nfvd_latency_seconds_count %" PRIu64 "\n", acc);
+
+	help(f, "nfvd_icmp_errors_sent_total", "counter", "ICMP errors sent");
+	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv4\"} %" PRIu64 "\n", s.icmp_sent[0]);
+	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv6\"} %" PRIu64 "\n", s.icmp_sent[1]);
 }
 
 char *
@@ -94,7 +171,7 @@ nfv_metrics_text(void)
 	char *buf = NULL;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
-	json_t *stats, *graph, *n, *d;
+	json_t *stats, *graph, *d;
 	double sec_per_cycle = 1.0 / (double)rte_get_tsc_hz();
 
 	if (f == NULL)
@@ -112,82 +189,9 @@ nfv_metrics_text(void)
 			json_string_value(json_object_get(d, "reason")),
 			json_integer_value(json_object_get(d, "packets")));
 
-	help(f, "nfvd_node_calls_total", "counter", "Graph node invocations");
-	json_array_foreach(json_object_get(graph, "nodes"), i, n)
-		fprintf(f, "nfvd_node_calls_total{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT
-			"\"} %" JSON_INTEGER_FORMAT "\n",
-			json_string_value(json_object_get(n, "node")),
-			json_integer_value(json_object_get(n, "worker")),
-			json_integer_value(json_object_get(n, "calls")));
-	help(f, "nfvd_node_packets_total", "counter", "Packets processed by a graph node");
-	json_array_foreach(json_object_get(graph, "nodes"), i, n)
-		fprintf(f, "nfvd_node_packets_total{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT
-			"\"} %" JSON_INTEGER_FORMAT "\n",
-			json_string_value(json_object_get(n, "node")),
-			json_integer_value(json_object_get(n, "worker")),
-			json_integer_value(json_object_get(n, "packets")));
-	help(f, "nfvd_node_cycles_total", "counter", "TSC cycles spent in a graph node");
-	json_array_foreach(json_object_get(graph, "nodes"), i, n)
-		fprintf(f, "nfvd_node_cycles_total{node=\"%s\",worker=\"%" JSON_INTEGER_FORMAT
-			"\"} %" JSON_INTEGER_FORMAT "\n",
-			json_string_value(json_object_get(n, "node")),
-			json_integer_value(json_object_get(n, "worker")),
-			json_integer_value(json_object_get(n, "cycles")));
-
-	help(f, "nfvd_worker_polls_total", "counter", "Graph walks (RX polls) per worker");
-	for (unsigned int w = 0; w < nfv_n_workers; w++) {
-		struct nfv_worker_stats s;
-
-		nfv_stats_worker(w, &s);
-		fprintf(f, "nfvd_worker_polls_total{worker=\"%u\"} %" PRIu64 "\n", w, s.polls);
-	}
-	help(f, "nfvd_worker_empty_polls_total", "counter", "Polls that received nothing");
-	for (unsigned int w = 0; w < nfv_n_workers; w++) {
-		struct nfv_worker_stats s;
-
-		nfv_stats_worker(w, &s);
-		fprintf(f, "nfvd_worker_empty_polls_total{worker=\"%u\"} %" PRIu64 "\n", w,
-			s.empty_polls);
-	}
-	help(f, "nfvd_rx_burst_size", "histogram", "Packets per non-empty rte_eth_rx_burst");
-	for (unsigned int w = 0; w < nfv_n_workers; w++) {
-		struct nfv_worker_stats s;
-
-		nfv_stats_worker(w, &s);
-		burst_hist(f, "nfvd_rx_burst_size", "rx", w, s.rx_burst_hist, s.rx_packets);
-	}
-	help(f, "nfvd_tx_burst_size", "histogram", "Packets per rte_eth_tx_burst");
-	for (unsigned int w = 0; w < nfv_n_workers; w++) {
-		struct nfv_worker_stats s;
-
-		nfv_stats_worker(w, &s);
-		burst_hist(f, "nfvd_tx_burst_size", "tx", w, s.tx_burst_hist,
-			   nfv_stats_tx_offered(&s));
-	}
-
-	help(f, "nfvd_latency_seconds", "histogram", "RX-to-TX latency of forwarded packets");
-	{
-		struct nfv_worker_stats s;
-		uint64_t acc = 0;
-
-		nfv_stats_sum(&s);
-		for (unsigned int b = 0; b < NFV_LAT_BUCKETS; b++) {
-			acc += s.lat_hist[b];
-			if (s.lat_hist[b] == 0 && (b + 1 >= NFV_LAT_BUCKETS || acc == 0))
-				continue;
-			fprintf(f, "nfvd_latency_seconds_bucket{le=\"%.9g\"} %" PRIu64 "\n",
-				(double)nfv_lat_bucket_low(b + 1) * sec_per_cycle, acc);
-		}
-		fprintf(f, "nfvd_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", acc);
-		fprintf(f, "nfvd_latency_seconds_sum %.9g\n", (double)s.lat_sum * sec_per_cycle);
-		fprintf(f, "nfvd_latency_seconds_count %" PRIu64 "\n", acc);
-
-		help(f, "nfvd_icmp_errors_sent_total", "counter", "ICMP errors sent");
-		fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv4\"} %" PRIu64 "\n",
-			s.icmp_sent[0]);
-		fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv6\"} %" PRIu64 "\n",
-			s.icmp_sent[1]);
-	}
+	node_metrics(f, json_object_get(graph, "nodes"));
+	worker_metrics(f);
+	latency_metrics(f, sec_per_cycle);
 
 	help(f, "nfvd_mempool_in_use", "gauge", "Mbufs out of their pool");
 	json_array_foreach(json_object_get(stats, "pools"), i, d)

@@ -13,7 +13,6 @@
 #include "../daemon/worker.h"
 #include "../ip/ip.h"
 #include "../port/port.h"
-#include "../ctl/parse.h"
 
 /* Baselines taken at "stats reset". */
 static struct nfv_worker_stats base[NFV_MAX_WORKERS];
@@ -431,41 +430,56 @@ route_json(const struct nfv_route_info *ri)
 	return o;
 }
 
+struct route_vec {
+	struct nfv_route_info *v;
+	size_t n, cap;
+};
+
 static void
 route_cb(const struct nfv_route_info *ri, void *arg)
 {
-	json_array_append_new(arg, route_json(ri));
+	struct route_vec *rv = arg;
+
+	if (rv->n == rv->cap) {
+		size_t cap = rv->cap ? rv->cap * 2 : 1024;
+		struct nfv_route_info *v = realloc(rv->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return;
+		rv->v = v;
+		rv->cap = cap;
+	}
+	rv->v[rv->n++] = *ri;
 }
 
+/* IPv4 before IPv6, then by address, then by prefix length. */
 static int
 route_cmp(const void *a, const void *b)
 {
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	struct nfv_prefix p, q;
+	const struct nfv_prefix *p = &((const struct nfv_route_info *)a)->prefix;
+	const struct nfv_prefix *q = &((const struct nfv_route_info *)b)->prefix;
+	int c;
 
-	nfv_parse_prefix(json_string_value(json_object_get(x, "prefix")), true, &p);
-	nfv_parse_prefix(json_string_value(json_object_get(y, "prefix")), true, &q);
-	if (p.ip.family != q.ip.family)
-		return p.ip.family == AF_INET ? -1 : 1;
-	if (p.ip.family == AF_INET) {
-		uint32_t u = rte_be_to_cpu_32(p.ip.v4), v = rte_be_to_cpu_32(q.ip.v4);
+	if (p->ip.family != q->ip.family)
+		return p->ip.family == AF_INET ? -1 : 1;
+	if (p->ip.family == AF_INET) {
+		uint32_t u = rte_be_to_cpu_32(p->ip.v4), v = rte_be_to_cpu_32(q->ip.v4);
 
 		if (u != v)
 			return u < v ? -1 : 1;
 	} else {
-		int c = memcmp(p.ip.v6, q.ip.v6, 16);
-
+		c = memcmp(p->ip.v6, q->ip.v6, 16);
 		if (c != 0)
 			return c;
 	}
-	return (int)p.len - (int)q.len;
+	return (int)p->len - (int)q->len;
 }
 
 json_t *
 nfv_stats_routes_json(const struct nfv_prefix *exact)
 {
-	json_t *a = json_array(), **v;
-	size_t n;
+	struct route_vec rv = { 0 };
+	json_t *a = json_array();
 
 	if (exact != NULL) {
 		struct nfv_route_info ri;
@@ -477,20 +491,11 @@ nfv_stats_routes_json(const struct nfv_prefix *exact)
 		json_array_append_new(a, route_json(&ri));
 		return json_pack("{s:o}", "routes", a);
 	}
-	nfv_route_walk(route_cb, a);
-	n = json_array_size(a);
-	if (n > 1 && n <= 100000) {
-		v = malloc(n * sizeof(*v));
-		if (v != NULL) {
-			for (size_t i = 0; i < n; i++)
-				v[i] = json_incref(json_array_get(a, i));
-			qsort(v, n, sizeof(*v), route_cmp);
-			json_array_clear(a);
-			for (size_t i = 0; i < n; i++)
-				json_array_append_new(a, v[i]);
-			free(v);
-		}
-	}
+	nfv_route_walk(route_cb, &rv);
+	qsort(rv.v, rv.n, sizeof(*rv.v), route_cmp);
+	for (size_t k = 0; k < rv.n; k++)
+		json_array_append_new(a, route_json(&rv.v[k]));
+	free(rv.v);
 	return json_pack("{s:o}", "routes", a);
 }
 

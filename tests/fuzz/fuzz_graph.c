@@ -153,13 +153,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint8_t dst_mac[6];
-
 	if (graph == NULL)
 		fuzz_init();
 	if (size > 2 * FUZZ_SEG_SPLIT + 1000)
 		return 0;
-	(void)dst_mac;
 	pending = frame_from(data, size);
 	/* Most interesting frames are for us: aim the first bytes at our MAC. */
 	if (size >= 6 && (data[0] & 1) == 0 && size % 3 != 0)
