@@ -252,6 +252,14 @@ start_nfvd() { # start_nfvd DRIVER: 0 ready, 2 driver unavailable, 1 other failu
 	return 1
 }
 
+# check DESCRIPTION COMMAND...: PASS when the command succeeds, else FAIL.
+check() {
+	local what=$1
+
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
 ping_ok() { # ping_ok NS COUNT ARGS...: 0 % loss
 	local ns=$1 count=$2 out
 
@@ -384,33 +392,13 @@ run_driver() {
 	fi
 
 	# (1) forwarding, IPv4 and IPv6
-	if ping_ok "$H1" 20 10.201.2.2; then
-		pass "ping h1 -> h2 IPv4 (20, 0% loss)"
-	else
-		fail "ping h1 -> h2 IPv4 (20, expected 0% loss)"
-	fi
-	if ping_ok "$H1" 20 -6 fd00:201:2::2; then
-		pass "ping h1 -> h2 IPv6 (20, 0% loss)"
-	else
-		fail "ping h1 -> h2 IPv6 (20, expected 0% loss)"
-	fi
+	check "ping h1 -> h2 IPv4 (20, 0% loss)" ping_ok "$H1" 20 10.201.2.2
+	check "ping h1 -> h2 IPv6 (20, 0% loss)" ping_ok "$H1" 20 -6 fd00:201:2::2
 
 	# (2) nfvd answers echo requests for its own addresses
-	if ping_ok "$H1" 5 10.201.1.1; then
-		pass "ping nfvd 10.201.1.1 from h1 (echo reply)"
-	else
-		fail "ping nfvd 10.201.1.1 from h1 (echo reply)"
-	fi
-	if ping_ok "$H1" 5 -6 fd00:201:1::1; then
-		pass "ping nfvd fd00:201:1::1 from h1 (ICMPv6 echo reply)"
-	else
-		fail "ping nfvd fd00:201:1::1 from h1 (ICMPv6 echo reply)"
-	fi
-	if ping_ok "$H1" 5 10.201.2.1; then
-		pass "ping nfvd's far address 10.201.2.1 (on p2) from h1"
-	else
-		fail "ping nfvd's far address 10.201.2.1 (on p2) from h1"
-	fi
+	check "ping nfvd 10.201.1.1 from h1 (echo reply)" ping_ok "$H1" 5 10.201.1.1
+	check "ping nfvd fd00:201:1::1 from h1 (ICMPv6 echo reply)" ping_ok "$H1" 5 -6 fd00:201:1::1
+	check "ping nfvd's far address 10.201.2.1 (on p2) from h1" ping_ok "$H1" 5 10.201.2.1
 
 	nfvd_died && return 3
 

@@ -265,3 +265,12 @@ nfv_test_tmpfile(const char *text)
 	close(fd);
 	return path;
 }
+
+int
+nfv_test_group_teardown(void **state)
+{
+	(void)state;
+	if (nfv_test_eal_is_up())
+		nfv_test_eal_down();
+	return 0;
+}

@@ -19,6 +19,8 @@ int nfv_test_eal_up(const struct nfv_limits *limits);
  * back in their pools, EAL cleanup error). */
 void nfv_test_eal_down(void);
 bool nfv_test_eal_is_up(void);
+/* cmocka group teardown: the EAL down, if the last test did not take it down. */
+int nfv_test_group_teardown(void **state);
 
 /* Runs one command line. data (may be NULL) receives the result object, to
  * json_decref; err (NFV_ERR_LEN bytes, may be NULL) the error text. */

@@ -43,14 +43,6 @@ group_setup(void **state)
 	return 0;
 }
 
-static int
-group_teardown(void **state)
-{
-	if (nfv_test_eal_is_up())
-		nfv_test_eal_down();
-	return 0;
-}
-
 static char *
 load_file(const char *text, char **path)
 {
@@ -296,5 +288,5 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s ipv4|ipv6|pair (each needs a fresh process)\n", argv[0]);
 		return 2;
 	}
-	return nfv_test_run(which, &l, group_setup, group_teardown);
+	return nfv_test_run(which, &l, group_setup, nfv_test_group_teardown);
 }

@@ -381,14 +381,6 @@ group_setup(void **state)
 	return 0;
 }
 
-static int
-group_teardown(void **state)
-{
-	if (nfv_test_eal_is_up())
-		nfv_test_eal_down();
-	return 0;
-}
-
 static void
 test_row(void **state)
 {
@@ -503,7 +495,7 @@ main(void)
 			     (void *)&gen_rows[i]);
 	nfv_test_add(&l, "API reply lines", test_api_reply, NULL);
 	nfv_test_add(&l, "shutdown: workers, ports, tables, EAL", test_shutdown, NULL);
-	rc = nfv_test_run("grammar", &l, group_setup, group_teardown);
+	rc = nfv_test_run("grammar", &l, group_setup, nfv_test_group_teardown);
 	for (size_t i = 0; i < n_gen_rows; i++)
 		free((char *)(uintptr_t)gen_rows[i].line);
 	free(gen_rows);

@@ -201,10 +201,7 @@ group_teardown(void **state)
 {
 	json_decref(snap_ports);
 	json_decref(snap_neighs);
-	/* Normally done by the last test; here if it did not run. */
-	if (nfv_test_eal_is_up())
-		nfv_test_eal_down();
-	return 0;
+	return nfv_test_group_teardown(state);
 }
 
 /* From nothing: two null ports, no L3 state. */
