@@ -492,7 +492,8 @@ nfv_stats_routes_json(const struct nfv_prefix *exact)
 		return json_pack("{s:o}", "routes", a);
 	}
 	nfv_route_walk(route_cb, &rv);
-	qsort(rv.v, rv.n, sizeof(*rv.v), route_cmp);
+	if (rv.n > 1)
+		qsort(rv.v, rv.n, sizeof(*rv.v), route_cmp);
 	for (size_t k = 0; k < rv.n; k++)
 		json_array_append_new(a, route_json(&rv.v[k]));
 	free(rv.v);
