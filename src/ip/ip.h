@@ -75,6 +75,14 @@ nfv_nh_get(uint32_t id)
 	return __atomic_load_n(&nfv_nh_table[id], __ATOMIC_ACQUIRE);
 }
 
+/* A next hop that sends packets on to a neighbor (single or ECMP group). */
+static inline bool
+nfv_nh_forwards(const struct nfv_nexthop *nh)
+{
+	return ((1u << nh->type) & ((1u << NFV_NH_GATEWAY) | (1u << NFV_NH_CONNECTED) |
+				    (1u << NFV_NH_GROUP))) != 0;
+}
+
 /*
  * FIB values: the next-hop id in the low 18 bits and the prefix length
  * above, so that a route's value never equals that of the route covering it:

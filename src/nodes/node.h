@@ -15,6 +15,7 @@
 
 #include "meta.h"
 #include "../daemon/worker.h"
+#include "../ip/ip.h"
 #include "../stats/drop_reasons.h"
 
 #define NFV_ICMP_DEST_UNREACH 3
@@ -51,36 +52,99 @@ nfv_enqueue_nexts(struct rte_graph *graph, struct rte_node *node, void **objs,
 	}
 }
 
+/* What a fast path returns for a packet it leaves untouched for the slow one. */
+#define NFV_NEXT_SLOW 0x8000
+
 /*
- * The batch loop of a node that sends each packet to the edge one() picks,
- * written once (STYLE rule 6): four packets a step, then the rest, then the
- * whole stream moves if every packet took the same edge. prefetch: bring
- * the packet data of the next step in (for the first node that reads it).
+ * The end of a fast-path pass: nexts[] holds each packet's edge or
+ * NFV_NEXT_SLOW, any and all their OR and AND. When they are equal every
+ * packet took the same edge and the whole stream moves; otherwise slow()
+ * decides for each packet the fast path left alone, and runs are enqueued.
  */
 static __rte_always_inline uint16_t
-nfv_node_classify(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
-		  uint16_t (*one)(struct rte_mbuf *m), const bool prefetch)
+nfv_node_finish(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t *nexts,
+		uint16_t n, uint16_t any, uint16_t all, uint16_t (*slow)(struct rte_mbuf *m))
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+
+	if (likely(any == all && !(any & NFV_NEXT_SLOW))) {
+		rte_node_next_stream_move(graph, node, any);
+		return n;
+	}
+	if (any & NFV_NEXT_SLOW) {
+		for (uint16_t i = 0; i < n; i++)
+			if (nexts[i] == NFV_NEXT_SLOW)
+				nexts[i] = slow(pkts[i]);
+	}
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+/*
+ * The two-pass batch loop of a node with a fast path (STYLE rule 6). fast()
+ * takes the common case of one packet with few or no branches and returns
+ * its edge, or NFV_NEXT_SLOW having changed nothing; slow() then handles
+ * that packet in full (every check, one at a time, to name the reason).
+ * Pass one keeps the OR and the AND of the edges: when they are equal,
+ * every packet took the same edge and the whole stream moves without a
+ * second look at the edges. prefetch: bring in the packet data four
+ * packets ahead (for the first node that reads it).
+ */
+static __rte_always_inline uint16_t
+nfv_node_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+	     uint16_t (*fast)(struct rte_mbuf *m), uint16_t (*slow)(struct rte_mbuf *m),
+	     const bool prefetch)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t any = 0, all = UINT16_MAX;
 	uint16_t i;
 
 	for (i = 0; i + 4 <= n; i += 4) {
+		uint16_t r0, r1, r2, r3;
+
 		if (prefetch && i + 8 <= n) {
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
 		}
-		nexts[i] = one(pkts[i]);
-		nexts[i + 1] = one(pkts[i + 1]);
-		nexts[i + 2] = one(pkts[i + 2]);
-		nexts[i + 3] = one(pkts[i + 3]);
+		r0 = fast(pkts[i]);
+		r1 = fast(pkts[i + 1]);
+		r2 = fast(pkts[i + 2]);
+		r3 = fast(pkts[i + 3]);
+		nexts[i] = r0;
+		nexts[i + 1] = r1;
+		nexts[i + 2] = r2;
+		nexts[i + 3] = r3;
+		any |= r0 | r1 | r2 | r3;
+		all &= r0 & r1 & r2 & r3;
 	}
-	for (; i < n; i++)
-		nexts[i] = one(pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	for (; i < n; i++) {
+		nexts[i] = fast(pkts[i]);
+		any |= nexts[i];
+		all &= nexts[i];
+	}
+	return nfv_node_finish(graph, node, objs, nexts, n, any, all, slow);
+}
+
+/*
+ * The fast step of ip4_lookup and ip6_lookup for one FIB value: records the
+ * next hop and returns fwd_edge for a unicast frame to a next hop that
+ * forwards; anything else (no route, local, blackhole, link-layer
+ * broadcast) is NFV_NEXT_SLOW.
+ */
+static __rte_always_inline uint16_t
+nfv_lookup_fast(struct rte_mbuf *m, uint64_t value, uint16_t fwd_edge)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh;
+
+	meta->nh_id = nfv_fib_nh_id(value);
+	nh = nfv_nh_get(meta->nh_id);
+	if (likely(nh != NULL && nfv_nh_forwards(nh) && meta->flags == 0))
+		return fwd_edge;
+	return NFV_NEXT_SLOW;
 }
 
 static __rte_always_inline uint16_t

@@ -23,6 +23,7 @@
 #include "../ip/ip.h"
 
 struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
+uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
 
 /* Pools whose port is gone but whose mbufs may still sit in TX rings. */
 #define NFV_GRAVEYARD_MAX 64
@@ -191,6 +192,7 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	uint16_t n_txq, rxd = c->rxd, txd = c->txd;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t data_room;
+	uint64_t key;
 	int socket, rc;
 
 	rc = rte_eth_dev_info_get(pid, &info);
@@ -344,6 +346,9 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	if (rc < 0 && rc != -ENOTSUP)
 		NFV_LOG(WARNING, "port %s: promiscuous mode: %s", p->name, rte_strerror(-rc));
 	rte_eth_macaddr_get(pid, &p->mac);
+	key = 0;
+	memcpy(&key, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	nfv_port_mac_key[pid] = key;
 	return 0;
 }
 

@@ -18,7 +18,6 @@
 #include <rte_ip.h>
 
 #include "../node.h"
-#include "../../ip/ip.h"
 
 enum ip4_lookup_next {
 	IP4_LOOKUP_NEXT_REWRITE,
@@ -28,13 +27,13 @@ enum ip4_lookup_next {
 	IP4_LOOKUP_NEXT_MAX,
 };
 
-static __rte_always_inline uint16_t
-ip4_lookup_one(struct rte_mbuf *m, uint64_t nh_id)
+/* Every case: names the reason, or prepares the ICMP error. */
+static __rte_noinline uint16_t
+ip4_lookup_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(nh_id));
+	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
 
-	meta->nh_id = nfv_fib_nh_id(nh_id);
 	/* Link-layer broadcast/multicast is only for local addresses. */
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
 		return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
@@ -61,20 +60,25 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	uint32_t ips[RTE_GRAPH_BURST_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	struct rte_fib *fib = nfv_fib4_active();
+	uint16_t any = 0, all = UINT16_MAX;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, NFV_L2_LEN);
+		rte_be32_t dst;
 
-		ips[i] = rte_be_to_cpu_32(ip->dst_addr);
+		memcpy(&dst, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
+						     NFV_L2_LEN + offsetof(struct rte_ipv4_hdr,
+									   dst_addr)),
+		       sizeof(dst));
+		ips[i] = rte_be_to_cpu_32(dst);
 	}
-	rte_fib_lookup_bulk(fib, ips, nhs, n);
-	for (i = 0; i < n; i++)
-		nexts[i] = ip4_lookup_one(pkts[i], nhs[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
+	for (i = 0; i < n; i++) {
+		nexts[i] = nfv_lookup_fast(pkts[i], nhs[i], IP4_LOOKUP_NEXT_REWRITE);
+		any |= nexts[i];
+		all &= nexts[i];
+	}
+	return nfv_node_finish(graph, node, objs, nexts, n, any, all, ip4_lookup_slow);
 }
 
 static struct rte_node_register ip4_lookup_node = {

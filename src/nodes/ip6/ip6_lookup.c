@@ -15,7 +15,6 @@
 #include <rte_ip.h>
 
 #include "../node.h"
-#include "../../ip/ip.h"
 
 enum ip6_lookup_next {
 	IP6_LOOKUP_NEXT_REWRITE,
@@ -25,13 +24,13 @@ enum ip6_lookup_next {
 	IP6_LOOKUP_NEXT_MAX,
 };
 
-static __rte_always_inline uint16_t
-ip6_lookup_one(struct rte_mbuf *m, uint64_t nh_id)
+/* Every case: names the reason, or prepares the ICMPv6 error. */
+static __rte_noinline uint16_t
+ip6_lookup_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(nh_id));
+	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
 
-	meta->nh_id = nfv_fib_nh_id(nh_id);
 	/* Link-layer broadcast/multicast is only for local addresses. */
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
 		return nfv_mark_drop(m, NFV_DROP_IP6_L2_MULTICAST, IP6_LOOKUP_NEXT_DROP);
@@ -58,7 +57,7 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	struct rte_fib6 *fib = nfv_fib6_active();
+	uint16_t any = 0, all = UINT16_MAX;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -67,11 +66,13 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 
 		memcpy(ips[i], ip->dst_addr, 16);
 	}
-	rte_fib6_lookup_bulk(fib, ips, nhs, n);
-	for (i = 0; i < n; i++)
-		nexts[i] = ip6_lookup_one(pkts[i], nhs[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
+	for (i = 0; i < n; i++) {
+		nexts[i] = nfv_lookup_fast(pkts[i], nhs[i], IP6_LOOKUP_NEXT_REWRITE);
+		any |= nexts[i];
+		all &= nexts[i];
+	}
+	return nfv_node_finish(graph, node, objs, nexts, n, any, all, ip6_lookup_slow);
 }
 
 static struct rte_node_register ip6_lookup_node = {

@@ -74,7 +74,7 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 
 /* The common case with one test; anything else takes ip6_rewrite_slow. */
 static __rte_always_inline uint16_t
-ip6_rewrite_one(struct rte_mbuf *m)
+ip6_rewrite_fast(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
@@ -82,7 +82,7 @@ ip6_rewrite_one(struct rte_mbuf *m)
 
 	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 || ip->hop_limits <= 1 ||
 		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
-		return ip6_rewrite_slow(m);
+		return NFV_NEXT_SLOW;
 	ip->hop_limits--;
 	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
 	meta->tx_port = nh->port_id;
@@ -92,7 +92,7 @@ ip6_rewrite_one(struct rte_mbuf *m)
 static uint16_t
 ip6_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	return nfv_node_classify(graph, node, objs, n, ip6_rewrite_one, false);
+	return nfv_node_run(graph, node, objs, n, ip6_rewrite_fast, ip6_rewrite_slow, false);
 }
 
 static struct rte_node_register ip6_rewrite_node = {
