@@ -21,17 +21,25 @@ enum nfv_meta_flag {
 	NFV_META_L2_MCAST = 1 << 1,     /* received as link-layer broadcast/multicast */
 };
 
-/* 16 bytes: the mbuf's dynamic field area is small and PMDs need some of it. */
+/*
+ * 16 bytes: the mbuf's dynamic field area is small and PMDs need some of it.
+ * nh is a pointer the RCU tables keep valid for the rest of the graph walk
+ * (a worker reports a quiescent state only between walks); the ICMP error
+ * nodes' MTU shares its place, once the next hop has been read. Packed: the
+ * area starts 4-byte aligned, so the pointer may not be 8-byte aligned.
+ */
 struct nfv_mbuf_meta {
-	uint32_t nh_id;               /* set by ipX_lookup */
+	union {
+		const struct nfv_nexthop *nh; /* set by ipX_lookup (NULL: no route) */
+		uint32_t icmp_info;   /* MTU for "fragmentation needed" / "packet too big" */
+	};
 	uint16_t tx_port;             /* set by ipX_rewrite */
 	uint16_t drop_reason;         /* enum nfv_drop_reason, set before the drop edge */
 	uint8_t flags;                /* enum nfv_meta_flag, set by eth_input */
 	uint8_t icmp_type;            /* for the ICMP error nodes */
 	uint8_t icmp_code;
 	uint8_t pad;
-	uint32_t icmp_info;           /* MTU for "fragmentation needed" / "packet too big" */
-};
+} __attribute__((packed, aligned(4))); /* the dynamic area is 4-byte aligned */
 
 extern int nfv_meta_offset;
 

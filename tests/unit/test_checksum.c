@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Checksums the nodes rely on:
- * - nfv_cksum_update16 (src/nodes/node.h), RFC 1624 eqn. 3, against a full
+ * - nfv_cksum_update16 and nfv_ip4_ttl_dec_word (src/nodes/node.h), RFC 1624
+ *   eqn. 3, against each other and a full
  *   recomputation with rte_ipv4_cksum: the TTL decrement of ip4_rewrite for
  *   every TTL, any 16-bit field change, the ICMP echo type change of
  *   ip4_local, and the corner cases of RFC 1624 section 3 (a result of
@@ -54,15 +55,46 @@ header_valid(const struct rte_ipv4_hdr *ip)
 	return rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) == 0xffff;
 }
 
-/* What ip4_rewrite does to a forwarded packet. */
+/* What ip4_rewrite does to a forwarded packet: the TTL/protocol/checksum
+ * word through nfv_ip4_ttl_dec_word. */
 static void
 ttl_decrement(struct rte_ipv4_hdr *ip)
 {
-	uint16_t old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+	uint32_t w;
 
-	ip->time_to_live--;
-	ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
-					      (uint16_t)(old_word - 0x100));
+	memcpy(&w, &ip->time_to_live, sizeof(w));
+	w = nfv_ip4_ttl_dec_word(w);
+	memcpy(&ip->time_to_live, &w, sizeof(w));
+}
+
+/* The word update is RFC 1624 eqn. 3 on the TTL/protocol word for every
+ * checksum value, TTL and protocol: bit for bit nfv_cksum_update16. */
+static void
+test_ttl_word_every_checksum(void **state)
+{
+	unsigned long checked = 0;
+
+	for (uint32_t hc = 0; hc <= 0xffff; hc++) {
+		for (uint32_t ttl = 1; ttl <= 255; ttl += (hc & 7) + 1) {
+			uint8_t b[4] = { (uint8_t)ttl, (uint8_t)(hc * 7), (uint8_t)(hc >> 8),
+					 (uint8_t)hc };
+			uint16_t old_word = (uint16_t)(b[0] << 8 | b[1]);
+			rte_be16_t cksum, want;
+			uint32_t w;
+
+			memcpy(&cksum, b + 2, 2);
+			want = nfv_cksum_update16(cksum, old_word, (uint16_t)(old_word - 0x100));
+			memcpy(&w, b, 4);
+			w = nfv_ip4_ttl_dec_word(w);
+			memcpy(b, &w, 4);
+			if (b[0] != ttl - 1 || b[1] != (uint8_t)(hc * 7) || memcmp(b + 2, &want, 2) != 0)
+				fail_msg("checksum 0x%04x ttl %u: word update gave ttl %u proto %u "
+					 "checksum 0x%02x%02x, want 0x%04x", hc, ttl, b[0], b[1], b[2],
+					 b[3], rte_be_to_cpu_16(want));
+			checked++;
+		}
+	}
+	print_message("%lu word updates checked\n", checked);
 }
 
 /* RFC 1624 section 4's example: eqn. 3 gives 0x0000 where eqn. 2 (RFC 1141)
@@ -465,6 +497,8 @@ main(void)
 	nfv_test_seed();
 	nfv_test_add(&l, "rfc1624: section 4 example", test_rfc1624_example, NULL);
 	nfv_test_add(&l, "ttl: every TTL 1..255 on random headers", test_ttl_every_value, NULL);
+	nfv_test_add(&l, "ttl: the one-word update for every checksum", test_ttl_word_every_checksum,
+		     NULL);
 	nfv_test_add(&l, "ttl: checksum 0x0000 before/after (RFC 1624 s3)",
 		     test_ttl_zero_checksum_corner, NULL);
 	nfv_test_add(&l, "ttl: incoming checksum 0xFFFF (RFC 1624 s3)",

@@ -86,35 +86,24 @@ ip4_input_slow(struct rte_mbuf *m)
 /*
  * The common case in one pass and one branch: a 20-byte header whole in the
  * first segment, no link padding, a right checksum (the device's flag, or
- * the header summed here) and no special address. Five 4-byte loads serve
- * every test. Anything else takes ip4_input_slow.
- *
- * The checksum test: 2^16 = 1 (mod 0xffff), so the plain sum of the five
- * 32-bit words is congruent modulo 0xffff to the one's-complement sum of
- * the ten 16-bit words, which is 0xffff for a right header; the version
- * nibble makes the sum non-zero. One multiply-based modulo instead of four
- * folds.
+ * the header summed here) and no special address. Anything else takes
+ * ip4_input_slow, which also handles a device that could verify the header
+ * but not its checksum (RTE_MBUF_F_RX_IP_CKSUM_NONE).
  */
 static __rte_always_inline uint16_t
 ip4_input_fast(struct rte_mbuf *m)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
 	uint64_t csum_flags = m->ol_flags;
-	uint32_t w0, w1, w2, w3, w4, head;
-	uint64_t sum;
+	uint32_t w0, head;
 	bool ok;
 
-	memcpy(&w0, ip, 4);
-	memcpy(&w1, ip + 4, 4);
-	memcpy(&w2, ip + 8, 4);
-	memcpy(&w3, ip + 12, 4);
-	memcpy(&w4, ip + 16, 4);
-	sum = (uint64_t)w0 + w1 + w2 + w3 + w4;
 	/* Version 4, IHL 5 and a total length that is the frame's, at once:
-	 * the first word but its TOS byte, against the word expected. */
-	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 |
-				(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
-	ok = (((sum % 0xffff) == 0) | ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0)) &
+	 * the first word but its TOS byte, against the word expected (which
+	 * makes the header's sum non-zero, as nfv_ip4_hdr20_sum asks). */
+	memcpy(&w0, ip, sizeof(w0));
+	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 | (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
+	ok = ((nfv_ip4_hdr20_sum(ip) % 0xffff == 0) | ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0)) &
 	     ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_BAD) == 0) &
 	     ((w0 & RTE_BE32(0xff00ffff)) == head) &
 	     (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &

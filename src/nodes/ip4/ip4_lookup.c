@@ -8,7 +8,7 @@
  * (RFC 1812 5.3.4).
  *
  * Edges: ip4_rewrite, ip4_local, ip4_icmp_error, drop.
- * Writes: meta.nh_id, meta.icmp_type/code, meta.drop_reason.
+ * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
  * Drops: no_route (ICMP net unreachable), blackhole, l2_broadcast.
  */
 #include <rte_fib.h>
@@ -32,7 +32,7 @@ static __rte_noinline uint16_t
 ip4_lookup_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	const struct nfv_nexthop *nh = meta->nh;
 
 	/* Link-layer broadcast/multicast is only for local addresses. */
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))

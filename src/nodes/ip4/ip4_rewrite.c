@@ -7,7 +7,7 @@
  * checksum update (RFC 1624) and writes the Ethernet header.
  *
  * Edges: port_tx, ip4_icmp_error, drop.
- * Reads: meta.nh_id, meta.flags. Writes: meta.tx_port, meta.icmp_*.
+ * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
  * Drops: ttl_expired, neigh_unresolved, frag_needed,
  *        fragmentation_unsupported, no_route (ECMP member gone).
  */
@@ -48,18 +48,18 @@ ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	return h;
 }
 
-/* TTL decrement (RFC 1812 5.3.1) with an RFC 1624 checksum update, then the
- * Ethernet header of the next hop. */
+/* TTL decrement (RFC 1812 5.3.1) with an RFC 1624 checksum update
+ * (nfv_ip4_ttl_dec_word), then the Ethernet header of the next hop. */
 static __rte_always_inline uint16_t
 ip4_rewrite_forward(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, const struct nfv_nexthop *nh,
 		    bool transit)
 {
 	if (transit) {
-		uint16_t old_word = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+		uint32_t w;
 
-		ip->time_to_live--;
-		ip->hdr_checksum = nfv_cksum_update16(ip->hdr_checksum, old_word,
-						      (uint16_t)(old_word - 0x100));
+		memcpy(&w, &ip->time_to_live, sizeof(w));
+		w = nfv_ip4_ttl_dec_word(w);
+		memcpy(&ip->time_to_live, &w, sizeof(w));
 	}
 	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
 	nfv_meta(m)->tx_port = nh->port_id;
@@ -71,7 +71,7 @@ static __rte_noinline uint16_t
 ip4_rewrite_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	const struct nfv_nexthop *nh = meta->nh;
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 
 	if (nh == NULL) /* removed since the lookup */
@@ -105,33 +105,22 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 /*
  * The common case with one test: a resolved single next hop, a transit
  * packet whose TTL stays above zero and that fits the MTU. TTL, protocol
- * and checksum are one 4-byte word: read once, written once. With the TTL
- * down by one, RFC 1624 eqn. 3 reduces to HC' = ~(~HC + 0xfeff) (as
- * ~m + m' = 0xffff - 0x100 for m' = m - 0x100); in network byte order the
- * constant reads 0xfffe.
+ * and checksum are one 4-byte word: read once, written once.
  */
 static __rte_always_inline uint16_t
 ip4_rewrite_fast(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	const struct nfv_nexthop *nh = meta->nh;
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *ttl_word = eth + NFV_L2_LEN + offsetof(struct rte_ipv4_hdr, time_to_live);
-	uint32_t w, sum;
+	uint32_t w;
 
-	memcpy(&w, ttl_word, sizeof(w));
 	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 || ttl_word[0] <= 1 ||
 		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
 		return NFV_NEXT_SLOW;
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	sum = (uint16_t)~(w >> 16) + 0xfffeu;
-	sum = (sum & 0xffff) + (sum >> 16);
-	w = ((w - 1) & 0xffff) | ((~sum & 0xffff) << 16);
-#else
-	sum = (uint16_t)~w + 0xfeffu;
-	sum = (sum & 0xffff) + (sum >> 16);
-	w = ((w - 0x01000000) & 0xffff0000) | (~sum & 0xffff);
-#endif
+	memcpy(&w, ttl_word, sizeof(w));
+	w = nfv_ip4_ttl_dec_word(w);
 	memcpy(ttl_word, &w, sizeof(w));
 	memcpy(eth, nh->l2, RTE_ETHER_HDR_LEN);
 	meta->tx_port = nh->port_id;

@@ -6,7 +6,7 @@
  * (RFC 4443 3.1).
  *
  * Edges: ip6_rewrite, ip6_local, ip6_icmp_error, drop.
- * Writes: meta.nh_id, meta.icmp_type/code, meta.drop_reason.
+ * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
  * Drops: no_route, blackhole, l2_multicast.
  */
 #include <rte_fib6.h>
@@ -29,7 +29,7 @@ static __rte_noinline uint16_t
 ip6_lookup_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	const struct nfv_nexthop *nh = meta->nh;
 
 	/* Link-layer broadcast/multicast is only for local addresses. */
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))

@@ -7,7 +7,7 @@
  * IPv6) and writes the Ethernet header.
  *
  * Edges: port_tx, ip6_icmp_error, drop.
- * Reads: meta.nh_id, meta.flags. Writes: meta.tx_port, meta.icmp_*.
+ * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
  * Drops: hop_limit_expired, neigh_unresolved, packet_too_big, no_route.
  */
 #include <rte_graph.h>
@@ -40,7 +40,7 @@ static __rte_noinline uint16_t
 ip6_rewrite_slow(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	const struct nfv_nexthop *nh = meta->nh;
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
 
 	if (unlikely(nh == NULL)) /* removed since the lookup */
@@ -77,7 +77,7 @@ static __rte_always_inline uint16_t
 ip6_rewrite_fast(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh = nfv_nh_get(meta->nh_id);
+	const struct nfv_nexthop *nh = meta->nh;
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
 
 	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 || ip->hop_limits <= 1 ||
