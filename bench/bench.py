@@ -94,6 +94,9 @@ class Env:
         self.nfvd = os.environ.get("NFVD", os.path.join(TOP_DIR, "build/src/nfvd"))
         self.nfvctl = os.environ.get("NFVCTL", os.path.join(TOP_DIR, "build/src/nfvctl"))
         self.nfvd_extra = os.environ.get("NFVD_ARGS", "").split()
+        # --baseline REV of run.sh: nfvd built at another revision.
+        self.nfvd_baseline = os.environ.get("NFVD_BASELINE", "")
+        self.nfvd_baseline_rev = os.environ.get("NFVD_BASELINE_REV", "")
         self.have_nfvd = os.access(self.nfvd, os.X_OK) and os.access(self.nfvctl, os.X_OK)
 
     def pcap(self, name):
@@ -180,19 +183,27 @@ def nfvd_config(env, name, pcap, family=4, routes_file=None, extra=()):
 
 
 def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
-             startup_timeout=60.0, burst=32, stats=True):
+             startup_timeout=60.0, burst=32, stats=True, binary=None, note=""):
     prefix = f"{PREFIX_BASE}-{name}"
     conf = nfvd_config(env, name, pcap, family, routes_file,
                        extra=() if stats else ("stats off",))
     sock = env.sock(name)
     # lcore 0: control thread, lcore 1: the only worker. Ports come from the
     # startup file (probed at run time), not from --vdev.
-    argv = [env.nfvd] + eal_args(env, prefix, "0,1", None) + [
+    argv = [binary or env.nfvd] + eal_args(env, prefix, "0,1", None) + [
         "--", "-c", conf, "-s", sock, "-b", str(burst)] + env.nfvd_extra
     return App(label, "nfvd", argv, prefix, str(burst), socket=sock,
                startup_timeout=startup_timeout, stop_signal=signal.SIGTERM,
                note="full router graph" + (", 1M routes" if routes_file else "")
-               + ("" if stats else "; 'stats off': no node, burst or latency counters"))
+               + ("" if stats else "; 'stats off': no node, burst or latency counters")
+               + note)
+
+
+def app_nfvd_baseline(env, name, pcap, family=4):
+    """The same nfvd set-up on the baseline build (run.sh --baseline REV)."""
+    return app_nfvd(env, name, pcap, label="nfvd-baseline", family=family,
+                    binary=env.nfvd_baseline,
+                    note=f"; built at {env.nfvd_baseline_rev} (before)")
 
 
 # ------------------------------------------------------------- process
@@ -424,6 +435,8 @@ def build_cases(env):
             if size == 64 and burst == 32:   # what the counters cost
                 apps.append(app_nfvd(env, "nfvd-v4-nostats", pcap, label="nfvd-stats-off",
                                      burst=burst, stats=False))
+                if env.nfvd_baseline:
+                    apps.append(app_nfvd_baseline(env, "nfvd-v4-baseline", pcap))
         return apps
 
     cases["ipv4-64-b32"] = Case("ipv4-64-b32", "IPv4 64 B, burst 32",
@@ -437,6 +450,8 @@ def build_cases(env):
     apps6 = [app_testpmd(env, pcap6, 32), app_l3fwd(env, pcap6, 32, ipv6=True)]
     if env.have_nfvd:
         apps6.append(app_nfvd(env, "nfvd-v6-64", pcap6, family=6))
+        if env.nfvd_baseline:
+            apps6.append(app_nfvd_baseline(env, "nfvd-v6-baseline", pcap6, family=6))
     cases["ipv6-64"] = Case("ipv6-64", "IPv6 64 B, burst 32 (l3fwd --ipv6)",
                             "512 flows IPv6/UDP, 64 B frames, to 2001:200:0:1::/64 "
                             "(l3fwd's default LPM6 route to port 1)", apps6)
@@ -868,12 +883,15 @@ def collect_meta(env):
             "rounds": env.args.rounds, "warmup_s": env.args.warmup,
             "duration_s": env.args.duration, "nfvd_revision": git_rev(),
             "nfvd_present": env.have_nfvd,
+            "nfvd_baseline_revision": env.nfvd_baseline_rev or None,
             "ports": {"in": pcap_devargs("FILE"), "out": OUT_DEVARGS},
             "forwarding_lcores": 1}
 
 
 def meta_lines(m):
-    return [f"- {m['date']}, DPDK {m['dpdk']}, nfvd {m['nfvd_revision']}",
+    return [f"- {m['date']}, DPDK {m['dpdk']}, nfvd {m['nfvd_revision']}"
+            + (f" (nfvd-baseline: {m['nfvd_baseline_revision']})"
+               if m.get("nfvd_baseline_revision") else ""),
             f"- CPU: {m['cpu_model']} ({m['cpus']} cores), TSC {m['tsc_hz'] / 1e9:.3f} GHz "
             f"(DPDK rte_get_tsc_hz; kernel cpu MHz {m['kernel_cpu_mhz']})",
             f"- ports: in `{m['ports']['in']}`, out `{m['ports']['out']}`; one forwarding "

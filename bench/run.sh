@@ -3,6 +3,7 @@
 # forwarding), l3fwd and l3fwd-graph on the same virtual ports.
 #
 #   bash bench/run.sh [CASE...] [--rounds N] [--duration S] [--warmup S]
+#                     [--baseline GIT-REV]
 #
 # Cases (default all): ipv4-64-b32 ipv4-64-b64 ipv4-512 ipv6-64 ipv4-1m
 #                      route-load route-churn
@@ -10,6 +11,9 @@
 # (force --no-huge), BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
 # default build/src/nfvd and build/src/nfvctl), NFVD_ARGS (extra nfvd options).
+# --baseline REV builds nfvd at git revision REV in the scratch dir and runs it
+# as "nfvd-baseline" beside the current build in the IPv4 64 B burst-32 and
+# IPv6 cases: what a change bought, before and after in the same run.
 # Results: bench/results/<date>-<case>.md and .json. See bench/README.md.
 set -euo pipefail
 
@@ -20,8 +24,18 @@ py=/usr/bin/python3
 
 say() { printf '\n== %s\n' "$*"; }
 
+args=()
+baseline_rev=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --baseline) baseline_rev=${2:?--baseline needs a git revision}; shift 2 ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+set -- ${args[@]+"${args[@]}"}
+
 for a in "$@"; do
-    case $a in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+    case $a in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 done
 
 # ---------------------------------------------------------------- deps
@@ -164,7 +178,27 @@ gen_traffic() {
         --nexthop 198.19.0.2
 }
 
+# ------------------------------------------------------ baseline
+# nfvd at another revision, from git's own archive of it (no work tree).
+build_baseline() {
+    local top dir rev
+    top=$(git -C "$here" rev-parse --show-toplevel)
+    rev=$(git -C "$top" rev-parse --short "$baseline_rev^{commit}") \
+        || { echo "--baseline: '$baseline_rev' is not a revision of $top" >&2; exit 1; }
+    dir=$work/baseline-$rev
+    say "building the baseline nfvd at $rev in $dir"
+    if [ ! -x "$dir/build/src/nfvd" ]; then
+        rm -rf "$dir" && mkdir -p "$dir"
+        git -C "$top" archive "$rev" | tar -x -C "$dir"
+        meson setup "$dir/build" "$dir" --buildtype=release >"$work/build-baseline.log" 2>&1 \
+            && ninja -C "$dir/build" src/nfvd >>"$work/build-baseline.log" 2>&1 \
+            || { tail -20 "$work/build-baseline.log" >&2; exit 1; }
+    fi
+    export NFVD_BASELINE=$dir/build/src/nfvd NFVD_BASELINE_REV=$rev
+}
+
 mkdir -p "$work"
+[ -z "$baseline_rev" ] || build_baseline
 build_examples
 gen_traffic
 say "memory"

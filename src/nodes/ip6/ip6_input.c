@@ -91,10 +91,12 @@ ip6_input_fast(struct rte_mbuf *m)
 {
 	const struct rte_ipv6_hdr *ip =
 		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+	rte_be32_t len_word; /* payload length, next header, hop limit */
 	bool ok;
 
+	memcpy(&len_word, &ip->payload_len, sizeof(len_word));
 	ok = ((((const uint8_t *)&ip->vtc_flow)[0] >> 4) == 6) &
-	     (sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len) ==
+	     ((rte_be_to_cpu_32(len_word) >> 16) + sizeof(struct rte_ipv6_hdr) ==
 	      rte_pktmbuf_pkt_len(m) - NFV_L2_LEN) &
 	     (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
 	     !ip6_special_first_byte[ip->src_addr[0]] & !ip6_special_first_byte[ip->dst_addr[0]];
