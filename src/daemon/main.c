@@ -282,9 +282,9 @@ ip_init_fitting(struct app_opts *o)
 		if (o->max_routes4_set || o->limits.max_routes4 <= 65536)
 			return -ENOMEM;
 		o->limits.max_routes4 /= 2;
-		fprintf(stderr, "nfvd: warning: not enough memory for the default IPv4 route "
-			"table; trying %u routes (give nfvd more memory, or --max-routes4)\n",
-			o->limits.max_routes4);
+		fprintf(stderr, "nfvd: warning: not enough memory for the default route "
+			"tables; trying %u IPv4 routes (give nfvd more memory, or "
+			"--max-routes4 / --max-routes6)\n", o->limits.max_routes4);
 	}
 }
 
