@@ -87,10 +87,11 @@ test_ttl_word_every_checksum(void **state)
 			memcpy(&w, b, 4);
 			w = nfv_ip4_ttl_dec_word(w);
 			memcpy(b, &w, 4);
-			if (b[0] != ttl - 1 || b[1] != (uint8_t)(hc * 7) || memcmp(b + 2, &want, 2) != 0)
-				fail_msg("checksum 0x%04x ttl %u: word update gave ttl %u proto %u "
-					 "checksum 0x%02x%02x, want 0x%04x", hc, ttl, b[0], b[1], b[2],
-					 b[3], rte_be_to_cpu_16(want));
+			if (b[0] != ttl - 1 || b[1] != (uint8_t)(hc * 7) ||
+			    memcmp(b + 2, &want, 2) != 0)
+				fail_msg("checksum 0x%04x ttl %u: word update gave ttl %u "
+					 "proto %u checksum 0x%02x%02x, want 0x%04x", hc, ttl,
+					 b[0], b[1], b[2], b[3], rte_be_to_cpu_16(want));
 			checked++;
 		}
 	}
@@ -497,8 +498,8 @@ main(void)
 	nfv_test_seed();
 	nfv_test_add(&l, "rfc1624: section 4 example", test_rfc1624_example, NULL);
 	nfv_test_add(&l, "ttl: every TTL 1..255 on random headers", test_ttl_every_value, NULL);
-	nfv_test_add(&l, "ttl: the one-word update for every checksum", test_ttl_word_every_checksum,
-		     NULL);
+	nfv_test_add(&l, "ttl: the one-word update for every checksum",
+		     test_ttl_word_every_checksum, NULL);
 	nfv_test_add(&l, "ttl: checksum 0x0000 before/after (RFC 1624 s3)",
 		     test_ttl_zero_checksum_corner, NULL);
 	nfv_test_add(&l, "ttl: incoming checksum 0xFFFF (RFC 1624 s3)",

@@ -103,7 +103,8 @@ ip4_input_fast(struct rte_mbuf *m)
 	 * makes the header's sum non-zero, as nfv_ip4_hdr20_sum asks). */
 	memcpy(&w0, ip, sizeof(w0));
 	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 | (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
-	ok = ((nfv_ip4_hdr20_sum(ip) % 0xffff == 0) | ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0)) &
+	ok = ((nfv_ip4_hdr20_sum(ip) % 0xffff == 0) |
+	      ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0)) &
 	     ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_BAD) == 0) &
 	     ((w0 & RTE_BE32(0xff00ffff)) == head) &
 	     (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
