@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,21 @@ eal_args(int argc, char **argv, char **out, int max, int *app_start)
 }
 
 /*
+ * The EAL's runtime directory goes at exit when the run left it empty
+ * (--in-memory / --no-shconf keep nothing there). Registered before
+ * rte_eal_init() so that it runs after the telemetry library's own exit
+ * handler has removed its socket.
+ */
+static char runtime_dir[PATH_MAX];
+
+static void
+remove_runtime_dir(void)
+{
+	if (runtime_dir[0] != '\0')
+		(void)rmdir(runtime_dir);
+}
+
+/*
  * The tables. Without an explicit --max-routes4, the IPv4 table is halved
  * until it fits the memory EAL was given (a million routes take ~850 MB).
  */
@@ -384,6 +400,7 @@ main(int argc, char **argv)
 			return 1;
 	}
 
+	atexit(remove_runtime_dir);
 	rc = rte_eal_init(eal_argc, eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "nfvd: EAL initialisation failed: %s. Check hugepages (grep Huge "
@@ -392,6 +409,7 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return 1;
 	}
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	/* Let the FIB use AVX-512 where the CPU has it (DPDK caps SIMD at 256
 	 * bits unless told otherwise; --force-max-simd-bitwidth still wins). */
 	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) == 1)

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -83,11 +84,13 @@ nfv_test_eal_up(const struct nfv_limits *limits)
 void
 nfv_test_eal_down(void)
 {
+	char dir[PATH_MAX];
 	unsigned int lost;
 	int rc;
 
 	if (!eal_up)
 		return;
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	if (workers_up)
 		nfv_workers_stop();
 	workers_up = false;
@@ -97,6 +100,7 @@ nfv_test_eal_down(void)
 	tables_up = false;
 	rc = rte_eal_cleanup();
 	eal_up = false;
+	(void)rmdir(dir); /* empty with --no-shconf: leave nothing behind */
 	assert_int_equal(lost, 0);
 	assert_int_equal(rc, 0);
 }
