@@ -58,6 +58,8 @@ struct nfv_nexthop {
 	uint16_t port_id;
 	uint16_t mtu;      /* L3 MTU of port_id */
 	uint32_t id;
+	uint16_t fwd_mtu;  /* mtu when a single resolved next hop, else 0: one test */
+	uint8_t pad[2];
 	uint8_t l2[16];    /* rewrite: dst MAC, src MAC, ethertype */
 	uint32_t members[NFV_ECMP_MAX]; /* NFV_NH_GROUP: member ids */
 	/* Control only below. */

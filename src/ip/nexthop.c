@@ -107,6 +107,7 @@ nh_fill_l2(struct nfv_nexthop *nh)
 	memcpy(nh->l2 + 12, &et, 2);
 	nh->mtu = p->mtu;
 	nh->resolved = nh->has_neigh;
+	nh->fwd_mtu = nh->resolved ? nh->mtu : 0;
 }
 
 static uint32_t

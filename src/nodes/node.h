@@ -205,19 +205,24 @@ nfv_ip4_hdr20_cksum_ok(const void *hdr)
  * at the TTL (TTL, protocol, checksum; as loaded from memory), with the
  * checksum updated by RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'). With m the
  * TTL/protocol word and m' = m - 0x100, ~m + m' is 0xfeff whatever m is, so
- * HC' = ~(~HC + 0xfeff), folded. The caller has made sure TTL > 0.
+ * HC' = ~(~HC + 0xfeff): HC + 0x100 in one's-complement arithmetic, but
+ * +0 (0x0000) where that sum is -0 (0xFFFF). Read as the 16-bit number x of
+ * its bytes in memory order on a little-endian host, adding 0x100 to HC is
+ * adding 1 to x (the carry out of HC's high byte lands in its low byte, as
+ * the end-around carry wants), and the whole rule is x' = (x + 1) mod 0xffff.
+ * The caller has made sure TTL > 0.
  */
 static __rte_always_inline uint32_t
 nfv_ip4_ttl_dec_word(uint32_t w)
 {
-	uint32_t sum;
-
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	sum = (uint16_t)~(w >> 16) + 0xfffeu; /* 0xfeff in memory order */
-	sum = (sum & 0xffff) + (sum >> 16);
-	return ((w - 1) & 0xffff) | ((~sum & 0xffff) << 16);
+	uint32_t x = (w >> 16) + 1;
+
+	x -= x >= 0xffff ? 0xffff : 0;
+	return ((w - 1) & 0xffff) | x << 16;
 #else
-	sum = (uint16_t)~w + 0xfeffu;
+	uint32_t sum = (uint16_t)~w + 0xfeffu;
+
 	sum = (sum & 0xffff) + (sum >> 16);
 	return ((w - 0x01000000) & 0xffff0000) | (~sum & 0xffff);
 #endif

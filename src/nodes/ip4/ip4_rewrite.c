@@ -103,8 +103,9 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 }
 
 /*
- * The common case with one test: a resolved single next hop, a transit
- * packet whose TTL stays above zero and that fits the MTU. TTL, protocol
+ * The common case with one test: a resolved single next hop that the
+ * packet fits (nh->fwd_mtu is 0 for any other), a transit packet whose TTL
+ * stays above zero. TTL, protocol
  * and checksum are one 4-byte word: read once, written once.
  */
 static __rte_always_inline uint16_t
@@ -116,8 +117,8 @@ ip4_rewrite_fast(struct rte_mbuf *m)
 	uint8_t *ttl_word = eth + NFV_L2_LEN + offsetof(struct rte_ipv4_hdr, time_to_live);
 	uint32_t w;
 
-	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 || ttl_word[0] <= 1 ||
-		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
+	if (unlikely(nh == NULL || meta->flags != 0 || ttl_word[0] <= 1 ||
+		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->fwd_mtu))
 		return NFV_NEXT_SLOW;
 	memcpy(&w, ttl_word, sizeof(w));
 	w = nfv_ip4_ttl_dec_word(w);

@@ -80,8 +80,8 @@ ip6_rewrite_fast(struct rte_mbuf *m)
 	const struct nfv_nexthop *nh = meta->nh;
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
 
-	if (unlikely(nh == NULL || !nh->resolved || meta->flags != 0 || ip->hop_limits <= 1 ||
-		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu))
+	if (unlikely(nh == NULL || meta->flags != 0 || ip->hop_limits <= 1 ||
+		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->fwd_mtu))
 		return NFV_NEXT_SLOW;
 	ip->hop_limits--;
 	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
