@@ -188,6 +188,7 @@ expect_l2(const struct nfv_nexthop *nh, const char *mac, const char *port, uint1
 	assert_memory_equal(nh->l2 + 6, nfv_port_by_name(port)->mac.addr_bytes, 6);
 	assert_memory_equal(nh->l2 + 12, &et, 2);
 	assert_int_equal(nh->mtu, nfv_port_by_name(port)->mtu);
+	assert_int_equal(nh->fwd_mtu, nh->mtu); /* the rewrite's one fast-path test */
 }
 
 static int
@@ -423,6 +424,7 @@ test_routes_via(void **state)
 	json_decref(nfv_test_ok("route add 10.1.2.0/24 via 192.168.1.3"));
 	nh = expect_nh("10.1.2.3", NFV_NH_GATEWAY, "a");
 	assert_false(nh->resolved);
+	assert_int_equal(nh->fwd_mtu, 0); /* every packet to the slow path */
 	assert_int_equal(refcnt(nh->id), 1);
 	assert_int_equal(nfv_test_lookup("10.1.3.1"), gw_b);
 
@@ -486,6 +488,7 @@ test_routes_ecmp(void **state)
 
 	json_decref(nfv_test_ok("route add 10.3.0.0/16 via 192.168.1.2 via 192.168.2.2"));
 	nh = expect_nh("10.3.255.1", NFV_NH_GROUP, NULL);
+	assert_int_equal(nh->fwd_mtu, 0); /* a group takes the rewrite's slow path */
 	assert_int_equal(nh->n_members, 2);
 	assert_int_equal(nh->members[0], gw_a);
 	assert_int_equal(nh->members[1], gw_b);
