@@ -64,7 +64,9 @@ eth_input_slow(struct rte_mbuf *m)
 /*
  * The common case with one test: a frame whose first segment holds the
  * Ethernet header, sent to the receiving port's MAC (an 8-byte load of the
- * frame's start, compared on 48 bits), carrying IPv4 or IPv6.
+ * frame's start, compared on 48 bits), carrying IPv4 or IPv6. The loads come
+ * before the length test: on a shorter frame they read the mbuf's own data
+ * room, and the result is thrown away.
  */
 static __rte_always_inline uint16_t
 eth_input_fast(struct rte_mbuf *m)

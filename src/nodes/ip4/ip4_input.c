@@ -88,7 +88,9 @@ ip4_input_slow(struct rte_mbuf *m)
  * first segment, no link padding, a right checksum (the device's flag, or
  * the header summed here) and no special address. Anything else takes
  * ip4_input_slow, which also handles a device that could verify the header
- * but not its checksum (RTE_MBUF_F_RX_IP_CKSUM_NONE).
+ * but not its checksum (RTE_MBUF_F_RX_IP_CKSUM_NONE). As in eth_input, the
+ * header is read before the length test says it is whole: within the data
+ * room, and thrown away if not.
  */
 static __rte_always_inline uint16_t
 ip4_input_fast(struct rte_mbuf *m)

@@ -105,8 +105,8 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 /*
  * The common case with one test: a resolved single next hop that the
  * packet fits (nh->fwd_mtu is 0 for any other), a transit packet whose TTL
- * stays above zero. TTL, protocol
- * and checksum are one 4-byte word: read once, written once.
+ * stays above zero. TTL, protocol and checksum are one 4-byte word: read
+ * once, written once.
  */
 static __rte_always_inline uint16_t
 ip4_rewrite_fast(struct rte_mbuf *m)
