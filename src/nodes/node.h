@@ -129,22 +129,39 @@ nfv_node_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16
 }
 
 /*
- * The fast step of ip4_lookup and ip6_lookup for one FIB value: records the
- * next hop and returns fwd_edge for a unicast frame to a next hop that
- * forwards; anything else (no route, local, blackhole, link-layer
- * broadcast) is NFV_NEXT_SLOW.
+ * The second half of ip4_lookup and ip6_lookup, after the bulk FIB lookup
+ * gave nhs[]: records each packet's next hop and sends it to fwd_edge when
+ * it is a unicast frame to a next hop that forwards; anything else (no
+ * route, local, blackhole, link-layer broadcast) goes through slow().
  */
 static __rte_always_inline uint16_t
-nfv_lookup_fast(struct rte_mbuf *m, uint64_t value, uint16_t fwd_edge)
+nfv_lookup_dispatch(struct rte_graph *graph, struct rte_node *node, void **objs,
+		    const uint64_t *nhs, uint16_t n, uint16_t fwd_edge,
+		    uint16_t (*slow)(struct rte_mbuf *m))
 {
-	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	const struct nfv_nexthop *nh;
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t any = 0, all = UINT16_MAX;
 
-	nh = nfv_nh_get(nfv_fib_nh_id(value));
-	meta->nh = nh;
-	if (likely(nh != NULL && nfv_nh_forwards(nh) && meta->flags == 0))
-		return fwd_edge;
-	return NFV_NEXT_SLOW;
+	for (uint16_t i = 0; i < n; i++) {
+		struct nfv_mbuf_meta *meta = nfv_meta(pkts[i]);
+		const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(nhs[i]));
+
+		meta->nh = nh;
+		nexts[i] = likely(nh != NULL && nfv_nh_forwards(nh) && meta->flags == 0) ?
+			   fwd_edge : NFV_NEXT_SLOW;
+		any |= nexts[i];
+		all &= nexts[i];
+	}
+	return nfv_node_finish(graph, node, objs, nexts, n, any, all, slow);
+}
+
+/* The rewrite's last step: the next hop's Ethernet header and output port. */
+static __rte_always_inline void
+nfv_rewrite_l2(struct rte_mbuf *m, const struct nfv_nexthop *nh)
+{
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	nfv_meta(m)->tx_port = nh->port_id;
 }
 
 static __rte_always_inline uint16_t

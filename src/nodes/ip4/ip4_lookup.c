@@ -59,8 +59,6 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint32_t ips[RTE_GRAPH_BURST_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t any = 0, all = UINT16_MAX;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -73,12 +71,8 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		ips[i] = rte_be_to_cpu_32(dst);
 	}
 	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
-	for (i = 0; i < n; i++) {
-		nexts[i] = nfv_lookup_fast(pkts[i], nhs[i], IP4_LOOKUP_NEXT_REWRITE);
-		any |= nexts[i];
-		all &= nexts[i];
-	}
-	return nfv_node_finish(graph, node, objs, nexts, n, any, all, ip4_lookup_slow);
+	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP4_LOOKUP_NEXT_REWRITE,
+				   ip4_lookup_slow);
 }
 
 static struct rte_node_register ip4_lookup_node = {

@@ -61,8 +61,7 @@ ip4_rewrite_forward(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, const struct nf
 		w = nfv_ip4_ttl_dec_word(w);
 		memcpy(&ip->time_to_live, &w, sizeof(w));
 	}
-	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
-	nfv_meta(m)->tx_port = nh->port_id;
+	nfv_rewrite_l2(m, nh);
 	return IP4_REWRITE_NEXT_TX;
 }
 
@@ -113,19 +112,12 @@ ip4_rewrite_fast(struct rte_mbuf *m)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	const struct nfv_nexthop *nh = meta->nh;
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t *ttl_word = eth + NFV_L2_LEN + offsetof(struct rte_ipv4_hdr, time_to_live);
-	uint32_t w;
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 
-	if (unlikely(nh == NULL || meta->flags != 0 || ttl_word[0] <= 1 ||
+	if (unlikely(nh == NULL || meta->flags != 0 || ip->time_to_live <= 1 ||
 		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->fwd_mtu))
 		return NFV_NEXT_SLOW;
-	memcpy(&w, ttl_word, sizeof(w));
-	w = nfv_ip4_ttl_dec_word(w);
-	memcpy(ttl_word, &w, sizeof(w));
-	memcpy(eth, nh->l2, RTE_ETHER_HDR_LEN);
-	meta->tx_port = nh->port_id;
-	return IP4_REWRITE_NEXT_TX;
+	return ip4_rewrite_forward(m, ip, nh, true);
 }
 
 static uint16_t

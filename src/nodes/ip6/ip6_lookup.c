@@ -56,8 +56,6 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t any = 0, all = UINT16_MAX;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -67,12 +65,8 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		memcpy(ips[i], ip->dst_addr, 16);
 	}
 	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
-	for (i = 0; i < n; i++) {
-		nexts[i] = nfv_lookup_fast(pkts[i], nhs[i], IP6_LOOKUP_NEXT_REWRITE);
-		any |= nexts[i];
-		all &= nexts[i];
-	}
-	return nfv_node_finish(graph, node, objs, nexts, n, any, all, ip6_lookup_slow);
+	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP6_LOOKUP_NEXT_REWRITE,
+				   ip6_lookup_slow);
 }
 
 static struct rte_node_register ip6_lookup_node = {

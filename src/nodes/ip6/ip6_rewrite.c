@@ -67,8 +67,7 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	}
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
 		ip->hop_limits--;
-	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
-	meta->tx_port = nh->port_id;
+	nfv_rewrite_l2(m, nh);
 	return IP6_REWRITE_NEXT_TX;
 }
 
@@ -84,8 +83,7 @@ ip6_rewrite_fast(struct rte_mbuf *m)
 		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->fwd_mtu))
 		return NFV_NEXT_SLOW;
 	ip->hop_limits--;
-	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
-	meta->tx_port = nh->port_id;
+	nfv_rewrite_l2(m, nh);
 	return IP6_REWRITE_NEXT_TX;
 }
 
