@@ -158,27 +158,29 @@ TEL_CMD(tel_latency, nfv_stats_latency_json, "buckets")
 TEL_CMD(tel_pools, nfv_stats_pools_json, NULL)
 TEL_CMD(tel_diag, nfv_stats_diag_json, NULL)
 
+static const struct {
+	const char *path;
+	telemetry_cb fn;
+	const char *help;
+} tel_cmds[] = {
+	{ "/nfvd/stats", tel_stats, "nfvd packet totals, ICMP, tables. No parameters" },
+	{ "/nfvd/ports", tel_ports, "nfvd per-port counters. No parameters" },
+	{ "/nfvd/drops", tel_drops, "nfvd drops by node/reason. No parameters" },
+	{ "/nfvd/graph", tel_graph,
+	  "nfvd per node and worker: calls, packets, cycles. No parameters" },
+	{ "/nfvd/workers", tel_workers, "nfvd per worker: polls, bursts. No parameters" },
+	{ "/nfvd/latency", tel_latency, "nfvd RX-to-TX latency percentiles (ns). No parameters" },
+	{ "/nfvd/pools", tel_pools, "nfvd mempools in use. No parameters" },
+	{ "/nfvd/diag", tel_diag, "nfvd known problem patterns. No parameters" },
+};
+
 int
 nfv_telemetry_init(void)
 {
 	int rc = 0;
 
-	rc |= rte_telemetry_register_cmd("/nfvd/stats", tel_stats,
-					 "nfvd packet totals, ICMP, tables. No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/ports", tel_ports,
-					 "nfvd per-port counters. No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/drops", tel_drops,
-					 "nfvd drops by node/reason. No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/graph", tel_graph,
-					 "nfvd per node and worker: calls, packets, cycles. "
-					 "No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/workers", tel_workers,
-					 "nfvd per worker: polls, bursts. No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/latency", tel_latency,
-					 "nfvd RX-to-TX latency percentiles (ns). No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/pools", tel_pools,
-					 "nfvd mempools in use. No parameters");
-	rc |= rte_telemetry_register_cmd("/nfvd/diag", tel_diag,
-					 "nfvd known problem patterns. No parameters");
+	for (size_t i = 0; i < RTE_DIM(tel_cmds); i++)
+		rc |= rte_telemetry_register_cmd(tel_cmds[i].path, tel_cmds[i].fn,
+						 tel_cmds[i].help);
 	return rc;
 }
