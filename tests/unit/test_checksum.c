@@ -21,6 +21,14 @@
 
 #define N_RANDOM_HEADERS 2000
 
+/* Gives the header its correct checksum. */
+static void
+set_cksum(struct rte_ipv4_hdr *ip)
+{
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
 /* A random IPv4 header with ihl_words 32-bit words (options random too) and
  * a correct checksum. */
 static void
@@ -32,8 +40,7 @@ random_header(uint8_t *buf, unsigned int ihl_words)
 		buf[i] = (uint8_t)nfv_test_rand();
 	ip->version_ihl = (uint8_t)(0x40 | ihl_words);
 	ip->time_to_live = (uint8_t)(1 + nfv_test_rand() % 255);
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	set_cksum(ip);
 }
 
 /* The checksum a full recomputation gives, leaving the header as it was. */
@@ -130,8 +137,7 @@ test_ttl_every_value(void **state)
 			uint16_t want;
 
 			ip->time_to_live = (uint8_t)ttl;
-			ip->hdr_checksum = 0;
-			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			set_cksum(ip);
 			ttl_decrement(ip);
 			want = full_cksum(ip);
 			if (ip->hdr_checksum != want || !header_valid(ip))
@@ -144,8 +150,7 @@ test_ttl_every_value(void **state)
 	/* A packet walking a 255-hop path: decrement all the way down. */
 	random_header(buf, 5);
 	ip->time_to_live = 255;
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	set_cksum(ip);
 	while (ip->time_to_live > 0) {
 		ttl_decrement(ip);
 		assert_int_equal(ip->hdr_checksum, full_cksum(ip));
@@ -183,8 +188,7 @@ test_ttl_zero_checksum_corner(void **state)
 		ip->time_to_live = (uint8_t)(ttl - 1);
 		assert_true(steer_cksum(ip, 0x0000));
 		ip->time_to_live = (uint8_t)ttl;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		set_cksum(ip);
 		ttl_decrement(ip);
 		if (ip->hdr_checksum != 0)
 			fail_msg("ttl %u: update gave 0x%04x where the checksum is 0x0000", ttl,
@@ -194,8 +198,7 @@ test_ttl_zero_checksum_corner(void **state)
 		/* Before the decrement the checksum is 0x0000. */
 		ip->time_to_live = (uint8_t)ttl;
 		assert_true(steer_cksum(ip, 0x0000));
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		set_cksum(ip);
 		assert_int_equal(ip->hdr_checksum, 0);
 		ttl_decrement(ip);
 		assert_int_equal(ip->hdr_checksum, full_cksum(ip));
@@ -254,8 +257,7 @@ test_any_word_change(void **state)
 		while (word == 5 || word == 0); /* the checksum itself; keep version/IHL */
 		if (h % 4 == 0)
 			w16[word] = rte_cpu_to_be_16(extremes[nfv_test_rand() % RTE_DIM(extremes)]);
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		set_cksum(ip);
 		old_word = rte_be_to_cpu_16(w16[word]);
 		new_word = h % 3 == 0 ? extremes[nfv_test_rand() % RTE_DIM(extremes)] :
 			   (uint16_t)nfv_test_rand();
@@ -354,8 +356,7 @@ test_hdr20_fast_check(void **state)
 		random_header(buf, 5);
 		if (h % 97 == 0)
 			steer_cksum(ip, 0x0000);
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		set_cksum(ip);
 		if (h % 5 == 1) /* a random header, valid or not */
 			buf[nfv_test_rand() % 20] ^= (uint8_t)nfv_test_rand();
 		if (h % 193 == 0 && ip->hdr_checksum == 0)
