@@ -171,6 +171,22 @@ nfv_mark_drop(struct rte_mbuf *m, enum nfv_drop_reason reason, uint16_t drop_edg
 	return drop_edge;
 }
 
+/* Sends the packet to an ICMP error node: the error to build (type, code,
+ * info: the MTU of "too big" errors, else 0) and the reason the packet
+ * itself is counted under. */
+static __rte_always_inline uint16_t
+nfv_mark_icmp(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t info,
+	      enum nfv_drop_reason reason, uint16_t icmp_edge)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+
+	meta->icmp_type = type;
+	meta->icmp_code = code;
+	meta->icmp_info = info;
+	meta->drop_reason = (uint16_t)reason;
+	return icmp_edge;
+}
+
 /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), 16-bit words in host order. */
 static __rte_always_inline rte_be16_t
 nfv_cksum_update16(rte_be16_t cksum, uint16_t old_word, uint16_t new_word)

@@ -38,10 +38,8 @@ ip4_lookup_slow(struct rte_mbuf *m)
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
 		return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
 	if (unlikely(nh == NULL)) {
-		meta->icmp_type = NFV_ICMP_DEST_UNREACH;
-		meta->icmp_code = 0; /* network unreachable */
-		meta->drop_reason = NFV_DROP_IP4_NO_ROUTE;
-		return IP4_LOOKUP_NEXT_ICMP_ERROR;
+		return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH, 0 /* network unreachable */, 0,
+				     NFV_DROP_IP4_NO_ROUTE, IP4_LOOKUP_NEXT_ICMP_ERROR);
 	}
 	switch (nh->type) {
 	case NFV_NH_LOCAL:

@@ -83,18 +83,14 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 	if (!nh->resolved)
 		return nfv_mark_drop(m, NFV_DROP_IP4_NEIGH_UNRESOLVED, IP4_REWRITE_NEXT_DROP);
 	if (!(meta->flags & NFV_META_LOCAL_ORIGIN) && ip->time_to_live <= 1) {
-		meta->icmp_type = NFV_ICMP_TIME_EXCEEDED;
-		meta->icmp_code = 0; /* TTL exceeded in transit */
-		meta->drop_reason = NFV_DROP_IP4_TTL_EXPIRED;
-		return IP4_REWRITE_NEXT_ICMP_ERROR;
+		return nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0 /* TTL exceeded in transit */,
+				     0, NFV_DROP_IP4_TTL_EXPIRED, IP4_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu) {
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
-			meta->icmp_type = NFV_ICMP_DEST_UNREACH;
-			meta->icmp_code = 4; /* fragmentation needed and DF set */
-			meta->icmp_info = nh->mtu;
-			meta->drop_reason = NFV_DROP_IP4_FRAG_NEEDED;
-			return IP4_REWRITE_NEXT_ICMP_ERROR;
+			return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH,
+					     4 /* fragmentation needed and DF set */, nh->mtu,
+					     NFV_DROP_IP4_FRAG_NEEDED, IP4_REWRITE_NEXT_ICMP_ERROR);
 		}
 		return nfv_mark_drop(m, NFV_DROP_IP4_FRAG_UNSUPPORTED, IP4_REWRITE_NEXT_DROP);
 	}

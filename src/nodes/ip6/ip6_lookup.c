@@ -35,10 +35,9 @@ ip6_lookup_slow(struct rte_mbuf *m)
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
 		return nfv_mark_drop(m, NFV_DROP_IP6_L2_MULTICAST, IP6_LOOKUP_NEXT_DROP);
 	if (unlikely(nh == NULL)) {
-		meta->icmp_type = 1; /* destination unreachable */
-		meta->icmp_code = 0; /* no route to destination */
-		meta->drop_reason = NFV_DROP_IP6_NO_ROUTE;
-		return IP6_LOOKUP_NEXT_ICMP_ERROR;
+		return nfv_mark_icmp(m, 1 /* destination unreachable */,
+				     0 /* no route to destination */, 0, NFV_DROP_IP6_NO_ROUTE,
+				     IP6_LOOKUP_NEXT_ICMP_ERROR);
 	}
 	switch (nh->type) {
 	case NFV_NH_LOCAL:

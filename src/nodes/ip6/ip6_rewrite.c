@@ -53,17 +53,12 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	if (unlikely(!nh->resolved))
 		return nfv_mark_drop(m, NFV_DROP_IP6_NEIGH_UNRESOLVED, IP6_REWRITE_NEXT_DROP);
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)) && unlikely(ip->hop_limits <= 1)) {
-		meta->icmp_type = 3; /* time exceeded */
-		meta->icmp_code = 0; /* hop limit exceeded in transit */
-		meta->drop_reason = NFV_DROP_IP6_HOP_LIMIT_EXPIRED;
-		return IP6_REWRITE_NEXT_ICMP_ERROR;
+		return nfv_mark_icmp(m, 3 /* time exceeded */, 0 /* hop limit exceeded */, 0,
+				     NFV_DROP_IP6_HOP_LIMIT_EXPIRED, IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
-		meta->icmp_type = 2; /* packet too big */
-		meta->icmp_code = 0;
-		meta->icmp_info = nh->mtu;
-		meta->drop_reason = NFV_DROP_IP6_TOO_BIG;
-		return IP6_REWRITE_NEXT_ICMP_ERROR;
+		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, NFV_DROP_IP6_TOO_BIG,
+				     IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
 		ip->hop_limits--;
