@@ -27,6 +27,7 @@
 #include "log.h"
 #include "worker.h"
 #include "../ctl/cmd.h"
+#include "../ctl/cmdfile.h"
 #include "../ip/ip.h"
 #include "../nodes/meta.h"
 #include "../port/port.h"
@@ -51,10 +52,21 @@ struct app_opts {
 	struct nfv_limits limits;
 };
 
+static volatile sig_atomic_t ignored_signals; /* a bit per signal */
+
 static void
 on_signal(int sig)
 {
 	quit = sig;
+}
+
+/* SIGHUP (a closed terminal, a log-rotation hook) and SIGUSR1/2 would end
+ * the process by default, with no drain and no clean-up: a router stays up
+ * and says so. */
+static void
+on_ignored_signal(int sig)
+{
+	ignored_signals |= 1 << sig;
 }
 
 static void
@@ -307,30 +319,31 @@ ip_init_fitting(struct app_opts *o)
 static int
 run_startup(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int lineno = 0;
-	int rc = 0;
+	struct nfv_cmdfile cf;
+	char err[256], *line;
+	int rc, n;
 
-	if (f == NULL) {
-		fprintf(stderr, "nfvd: cannot open startup file %s: %s\n", path, strerror(errno));
-		return -errno;
+	rc = nfv_cmdfile_open(&cf, path, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "nfvd: startup file: %s\n", err);
+		return rc;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((n = nfv_cmdfile_next(&cf, &line, err, sizeof(err))) > 0) {
 		struct nfv_reply r;
 
-		lineno++;
 		rc = nfv_cmd_exec(line, &r);
 		if (rc < 0) {
-			fprintf(stderr, "nfvd: %s:%u: %s\n", path, lineno, r.err);
+			fprintf(stderr, "nfvd: %s:%u: %s\n", path, cf.lineno, r.err);
 			nfv_reply_clear(&r);
 			break;
 		}
 		nfv_reply_clear(&r);
 	}
-	free(line);
-	fclose(f);
+	if (n < 0) {
+		fprintf(stderr, "nfvd: %s: %s\n", path, err);
+		rc = n;
+	}
+	nfv_cmdfile_close(&cf);
 	return rc;
 }
 
@@ -420,6 +433,9 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, on_ignored_signal);
+	signal(SIGUSR1, on_ignored_signal);
+	signal(SIGUSR2, on_ignored_signal);
 
 	/* Without an explicit --max-routes4, shrink the IPv4 table until it fits
 	 * the memory given (each million routes takes about 850 MB). */
@@ -476,6 +492,13 @@ main(int argc, char **argv)
 		uint64_t now;
 
 		nfv_api_poll(50);
+		for (int sig = 1; ignored_signals != 0 && sig < 32; sig++) {
+			if (!(ignored_signals & (1 << sig)))
+				continue;
+			ignored_signals &= ~(1 << sig);
+			NFV_LOG(NOTICE, "signal %s ignored: nfvd stops on SIGINT or SIGTERM",
+				strsignal(sig));
+		}
 		nfv_ctl_lock();
 		nfv_ports_reap_pools(false);
 		now = rte_get_tsc_cycles();

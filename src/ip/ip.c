@@ -12,6 +12,7 @@
 #include "fib.h"
 #include "nexthop.h"
 #include "route.h"
+#include "../ctl/cmdfile.h"
 #include "../ctl/parse.h"
 #include "../daemon/log.h"
 #include "../port/port.h"
@@ -206,34 +207,45 @@ int
 nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 {
 	struct load_vec v[2] = { 0 };
-	char *line = NULL, *tok[NFV_MAX_TOKENS];
-	size_t cap = 0;
+	char *line, *tok[NFV_MAX_TOKENS];
 	unsigned int lineno = 0;
 	struct nfv_ip last_gw = { 0 };
+	struct nfv_cmdfile cf;
 	uint32_t last_nh = 0;
-	int rc = 0, n;
-	FILE *f;
+	int rc, n;
 
 	*n_loaded = 0;
-	f = fopen(path, "r");
-	if (f == NULL) {
-		snprintf(err, NFV_ERR_LEN, "cannot open %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (getline(&line, &cap, f) >= 0) {
+	rc = nfv_cmdfile_open(&cf, path, err, NFV_ERR_LEN);
+	if (rc < 0)
+		return rc;
+	while (rc == 0) {
 		struct nfv_prefix p;
 		struct nfv_ip gw;
 		int gw_port = -1;
 		uint32_t nh;
 		char e[NFV_ERR_LEN];
 
-		lineno++;
+		n = nfv_cmdfile_next(&cf, &line, e, sizeof(e));
+		if (n <= 0) {
+			if (n < 0)
+				snprintf(err, NFV_ERR_LEN, "%s: %.160s", path, e);
+			rc = n;
+			break;
+		}
+		lineno = cf.lineno;
 		n = nfv_tokenize(line, tok, NFV_MAX_TOKENS);
 		if (n == 0)
 			continue;
-		if (n < 0 || nfv_parse_prefix(tok[0], false, &p) < 0) {
-			snprintf(err, NFV_ERR_LEN, "%s:%u: bad prefix '%s'", path, lineno,
-				 n > 0 ? tok[0] : "");
+		if (n < 0) {
+			snprintf(err, NFV_ERR_LEN, "%s:%u: %s", path, lineno,
+				 n == -E2BIG ? "too many words" : n == -EBADMSG ?
+				 "text right after a closing quote" : "unterminated quote");
+			rc = -EINVAL;
+			break;
+		}
+		if (nfv_parse_prefix(tok[0], false, &p) < 0) {
+			snprintf(err, NFV_ERR_LEN, "%s:%u: bad prefix '%.64s'", path, lineno,
+				 tok[0]);
 			rc = -EINVAL;
 			break;
 		}
@@ -241,7 +253,9 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 			nh = nfv_nh_get_blackhole(p.ip.family);
 		} else if ((n == 3 || n == 5) && strcmp(tok[1], "via") == 0) {
 			if (nfv_parse_ip_family(tok[2], p.ip.family, &gw) < 0) {
-				snprintf(err, NFV_ERR_LEN, "%s:%u: bad gateway '%s'", path, lineno,
+				snprintf(err, NFV_ERR_LEN, "%s:%u: %s '%.64s'", path, lineno,
+					 nfv_parse_ip(tok[2], &gw) == 0 ?
+					 "gateway not of the prefix's family:" : "bad gateway",
 					 tok[2]);
 				rc = -EINVAL;
 				break;
@@ -284,7 +298,9 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 			}
 		} else {
 			snprintf(err, NFV_ERR_LEN, "%s:%u: expected 'PREFIX via IP [dev NAME]' or "
-				 "'PREFIX blackhole', got '%s'", path, lineno, n > 1 ? tok[1] : "");
+				 "'PREFIX blackhole', got %s%.64s%s", path, lineno,
+				 n > 1 ? "'" : "", n > 1 ? tok[1] : "nothing after the prefix",
+				 n > 1 ? "'" : "");
 			rc = -EINVAL;
 			break;
 		}
@@ -295,8 +311,7 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 			break;
 		}
 	}
-	free(line);
-	fclose(f);
+	nfv_cmdfile_close(&cf);
 	if (rc < 0) {
 		load_release(&v[0]);
 		load_release(&v[1]);

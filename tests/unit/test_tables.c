@@ -706,7 +706,8 @@ test_route_load(void **state)
 		{ "10.20.0.0/16 via 192.168.1.2\n10.21.0.0/16 blackhole\n"
 		  "10.22.0.1/16 via 192.168.1.2\n",
 		  -EINVAL, ":3: bad prefix '10.22.0.1/16'" },
-		{ "10.20.0.0/16 via 2001:db8:1::2\n", -EINVAL, ":1: bad gateway '2001:db8:1::2'" },
+		{ "10.20.0.0/16 via 2001:db8:1::2\n", -EINVAL,
+		  ":1: gateway not of the prefix's family: '2001:db8:1::2'" },
 		{ "10.20.0.0/16 via 192.168.1.2 dev nope\n", -EINVAL, ":1: unknown port 'nope'" },
 		{ "10.20.0.0/16 through 192.168.1.2\n", -EINVAL,
 		  ":1: expected 'PREFIX via IP [dev NAME]' or 'PREFIX blackhole', got 'through'" },
@@ -715,7 +716,7 @@ test_route_load(void **state)
 		  ":1: gateway 10.77.0.1 is not on a connected network" },
 		{ "10.20.0.0/16 via 192.168.1.1\n", -EINVAL,
 		  ":1: gateway 192.168.1.1 is a local address" },
-		{ "\"10.20.0.0/16 via 192.168.1.2\n", -EINVAL, ":1: bad prefix" },
+		{ "\"10.20.0.0/16 via 192.168.1.2\n", -EINVAL, ":1: unterminated quote" },
 		/* Good lines with new next hops, then a bad one: all released. */
 		{ "10.20.0.0/16 via 192.168.1.60\n10.21.0.0/16 via 192.168.1.61 dev b\n"
 		  "2001:db8:20::/48 via 2001:db8:1::60\n10.22.0.0/16 blackhole\n"
