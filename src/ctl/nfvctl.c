@@ -22,6 +22,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cmdfile.h"
+
 #define NFV_DEFAULT_SOCKET "/run/nfvd.sock"
 #define MAX_LINE (64 * 1024)
 
@@ -53,7 +55,7 @@ connect_daemon(const char *path)
 static json_t *
 request(const char *cmd, int *io_rc)
 {
-	json_t *req = json_pack("{s:s}", "cmd", cmd), *reply;
+	json_t *req = json_pack("{s:s}", "cmd", cmd), *reply = NULL;
 	char *s = json_dumps(req, JSON_COMPACT), *line = NULL;
 	size_t cap = 0, len, off = 0;
 	json_error_t e;
@@ -71,9 +73,19 @@ request(const char *cmd, int *io_rc)
 		ssize_t w = send(sock, s + off, len - off, MSG_NOSIGNAL);
 
 		if (w < 0) {
-			fprintf(stderr, "nfvctl: lost the connection to nfvd: %s\n",
-				strerror(errno));
+			/* nfvd may have refused the connection and said why. */
+			int e = errno;
+
 			free(s);
+			if (getline(&line, &cap, rx) >= 0 &&
+			    (reply = json_loads(line, 0, NULL)) != NULL &&
+			    json_is_true(json_object_get(reply, "busy"))) {
+				free(line);
+				return reply;
+			}
+			json_decref(reply);
+			free(line);
+			fprintf(stderr, "nfvctl: lost the connection to nfvd: %s\n", strerror(e));
 			*io_rc = 2;
 			return NULL;
 		}
@@ -118,6 +130,12 @@ run_command(const char *cmd)
 	reply = request(cmd, &rc);
 	if (reply == NULL)
 		return rc;
+	if (json_is_true(json_object_get(reply, "busy"))) {
+		fprintf(stderr, "nfvctl: nfvd refused the connection: %s; try again\n",
+			json_string_value(json_object_get(reply, "error")));
+		json_decref(reply);
+		return 2;
+	}
 	if (!json_is_true(json_object_get(reply, "ok"))) {
 		const char *err = json_string_value(json_object_get(reply, "error"));
 
@@ -155,20 +173,20 @@ run_command(const char *cmd)
 static int
 run_file(const char *path)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int lineno = 0;
-	int rc = 0;
+	struct nfv_cmdfile cf;
+	char err[256], *line;
+	int rc = 0, n;
 
-	if (f == NULL) {
-		fprintf(stderr, "nfvctl: cannot open %s: %s\n", path, strerror(errno));
+	n = strcmp(path, "-") == 0 ? nfv_cmdfile_from_stream(&cf, stdin) :
+	    nfv_cmdfile_open(&cf, path, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "nfvctl: %s\n", n == -ENOMEM ? "out of memory" : err);
+		nfv_cmdfile_close(&cf);
 		return 1;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((n = nfv_cmdfile_next(&cf, &line, err, sizeof(err))) > 0) {
 		char *p = line;
 
-		lineno++;
 		p[strcspn(p, "\r\n")] = '\0';
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -176,13 +194,15 @@ run_file(const char *path)
 			continue;
 		rc = run_command(p);
 		if (rc != 0) {
-			fprintf(stderr, "nfvctl: %s:%u: stopped at: %s\n", path, lineno, p);
+			fprintf(stderr, "nfvctl: %s:%u: stopped at: %s\n", path, cf.lineno, p);
 			break;
 		}
 	}
-	free(line);
-	if (f != stdin)
-		fclose(f);
+	if (n < 0) {
+		fprintf(stderr, "nfvctl: %s: %s\n", path, err);
+		rc = 1;
+	}
+	nfv_cmdfile_close(&cf);
 	return rc;
 }
 

@@ -17,6 +17,8 @@
 #include "../ctl/cmd.h"
 
 #define API_MAX_CLIENTS 64
+#define API_STR_(x) #x
+#define API_STR(x) API_STR_(x)
 #define API_MAX_LINE (64 * 1024)
 
 struct api_client {
@@ -120,11 +122,6 @@ nfv_api_handle_line(const char *line, int *rc_out)
 	rc = nfv_cmd_exec(cmd, &r);
 	json_decref(req);
 	*rc_out = rc;
-	/* Errors quote user tokens: keep them printable ASCII so they always
-	 * encode as JSON, whatever bytes the request held. */
-	for (char *c = r.err; *c != '\0'; c++)
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-			*c = '?';
 	if (rc < 0) {
 		reply = json_pack("{s:b, s:s}", "ok", 0, "error", r.err);
 	} else {
@@ -183,21 +180,24 @@ client_flush(unsigned int i)
 	}
 }
 
-static void
-client_read(unsigned int i)
+/* Replies waiting for a client that does not read them: past this, its
+ * further requests wait (and other clients are served meanwhile). */
+#define API_MAX_PENDING_OUT (1u << 20)
+
+static bool
+client_backlogged(const struct api_client *c)
 {
-	struct api_client *c = clients[i];
-	ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, 0);
+	return c->out_len - c->out_off > API_MAX_PENDING_OUT;
+}
+
+/* Runs the complete request lines received, while the client keeps up with
+ * the replies. */
+static void
+client_serve(struct api_client *c)
+{
 	char *nl;
 
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		client_close(i);
-		return;
-	}
-	if (n < 0)
-		return;
-	c->in_len += (size_t)n;
-	while ((nl = memchr(c->in, '\n', c->in_len)) != NULL) {
+	while (!client_backlogged(c) && (nl = memchr(c->in, '\n', c->in_len)) != NULL) {
 		size_t len = (size_t)(nl - c->in);
 
 		*nl = '\0';
@@ -217,7 +217,7 @@ client_read(unsigned int i)
 		memmove(c->in, nl + 1, c->in_len - len - 1);
 		c->in_len -= len + 1;
 	}
-	if (c->in_len == sizeof(c->in)) {
+	if (c->in_len == sizeof(c->in) && memchr(c->in, '\n', c->in_len) == NULL) {
 		if (!c->discarding)
 			client_queue(c, "{\"ok\": false, \"error\": "
 				     "\"request line longer than 65536 "
@@ -225,7 +225,35 @@ client_read(unsigned int i)
 		c->discarding = true;
 		c->in_len = 0;
 	}
+}
+
+static void
+client_read(unsigned int i)
+{
+	struct api_client *c = clients[i];
+	ssize_t n;
+
+	if (c->in_len == sizeof(c->in))
+		return; /* full of requests waiting for the replies to drain */
+	n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, 0);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		client_close(i);
+		return;
+	}
+	if (n < 0)
+		return;
+	c->in_len += (size_t)n;
+	client_serve(c);
 	client_flush(i);
+}
+
+static int
+free_slot(void)
+{
+	for (unsigned int i = 0; i < API_MAX_CLIENTS; i++)
+		if (clients[i] == NULL)
+			return (int)i;
+	return -1;
 }
 
 static void
@@ -233,16 +261,23 @@ accept_clients(void)
 {
 	for (;;) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		unsigned int i;
+		int i;
 
 		if (fd < 0)
 			return;
-		for (i = 0; i < API_MAX_CLIENTS; i++)
-			if (clients[i] == NULL)
-				break;
-		if (i == API_MAX_CLIENTS) {
-			static const char busy[] = "{\"ok\": false, \"error\": "
-						   "\"too many clients\"}\n";
+		i = free_slot();
+		if (i < 0) {
+			/* Clients that have sent their last request and hung up
+			 * still hold a slot until read: serve them now. */
+			for (unsigned int k = 0; k < API_MAX_CLIENTS; k++)
+				if (clients[k] != NULL)
+					client_read(k);
+			i = free_slot();
+		}
+		if (i < 0) {
+			static const char busy[] = "{\"ok\": false, \"busy\": true, \"error\": "
+						   "\"too many clients (" API_STR(API_MAX_CLIENTS)
+						   " connected)\"}\n";
 
 			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL) < 0)
 				NFV_LOG(DEBUG, "client refused");
@@ -275,7 +310,8 @@ nfv_api_poll(int timeout_ms)
 		if (clients[i] == NULL)
 			continue;
 		pfd[n].fd = clients[i]->fd;
-		pfd[n].events = POLLIN;
+		pfd[n].events = client_backlogged(clients[i]) ||
+				clients[i]->in_len == sizeof(clients[i]->in) ? 0 : POLLIN;
 		if (clients[i]->out_off < clients[i]->out_len)
 			pfd[n].events |= POLLOUT;
 		map[n++] = i;
@@ -287,8 +323,13 @@ nfv_api_poll(int timeout_ms)
 
 		if (clients[i] == NULL)
 			continue;
-		if (pfd[k].revents & POLLOUT)
+		if (pfd[k].revents & POLLOUT) {
 			client_flush(i);
+			if (clients[i] != NULL && !client_backlogged(clients[i])) {
+				client_serve(clients[i]);
+				client_flush(i);
+			}
+		}
 		if (clients[i] != NULL && (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 			client_read(i);
 	}

@@ -120,8 +120,13 @@ def test_more_clients_than_served(nfvd):
         assert reply(clients[-1]) == [{"ok": True, "data": None, "text": ""}]
     extra = connect(n)
     r = reply(extra)
-    assert r == [{"ok": False, "error": "too many clients"}]
+    assert r == [{"ok": False, "busy": True, "error": "too many clients (64 connected)"}]
     extra.close()
+    # nfvctl tells a refusal (exit 2, could not talk to nfvd) from a failed
+    # command (exit 1).
+    r = n.ctl_result("route", "show", json_out=False)
+    assert r.rc == 2 and "refused the connection: too many clients" in r.stderr, (r.rc,
+                                                                               r.stderr)
     for s in clients:          # every one of the 64 is served
         s.sendall(b"route show 198.18.0.0/16\n")
     for s in clients:
@@ -130,4 +135,52 @@ def test_more_clients_than_served(nfvd):
         s.close()
     time.sleep(0.2)
     assert n.ctl("route show 198.18.0.0/16")["routes"][0]["via"] == "10.1.0.2"
+    n.stop()
+
+
+def test_clients_that_hung_up_free_their_slots(nfvd):
+    """Clients that send a last (partial) request and close must not hold a
+    slot until nfvd gets round to reading them: a burst of them is no reason
+    to refuse the next client."""
+    n = router(nfvd)
+    before = state(n)
+    for _ in range(200):
+        s = connect(n)
+        s.sendall(b"route add 10.77.0.0/16 black")
+        s.close()
+    s = connect(n)
+    s.sendall(b"route show 198.18.0.0/16\n")
+    r = reply(s)[0]
+    assert r["ok"] is True, r
+    s.close()
+    assert state(n) == before
+    n.stop()
+
+
+def test_a_client_that_never_reads_does_not_hold_up_others(nfvd):
+    """A client that pipelines many large requests and never reads the
+    replies is served only as fast as it reads: the others are not kept
+    waiting behind its backlog, and it still gets every reply in order."""
+    n = router(nfvd)
+    path = n.dir / "routes.txt"
+    path.write_text("".join("10.%d.%d.0/24 via 10.1.0.2\n" % (100 + i // 256, i % 256)
+                            for i in range(20000)))
+    assert n.ctl("route", "load", str(path))["routes_loaded"] == 20000
+    t = time.monotonic()
+    n.ctl("route show")
+    one = time.monotonic() - t
+    greedy = connect(n)
+    greedy.sendall(b"route show\n" * 60)
+    time.sleep(0.2)
+    t = time.monotonic()
+    assert n.ctl("route show 198.18.0.0/16")["routes"][0]["via"] == "10.1.0.2"
+    waited = time.monotonic() - t
+    # Without the limit the other client waits for all 30 replies to be built.
+    assert waited < max(2.0, 20 * one), (waited, one)
+    f = greedy.makefile("rb")
+    for _ in range(30):
+        r = json.loads(f.readline())
+        assert r["ok"] is True and len(r["data"]["routes"]) >= 20000
+    f.close()
+    greedy.close()
     n.stop()
