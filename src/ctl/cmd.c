@@ -548,8 +548,8 @@ nfv_reply_clear(struct nfv_reply *r)
 	r->err[0] = '\0';
 }
 
-int
-nfv_cmd_exec(const char *line, struct nfv_reply *r)
+static int
+cmd_exec(const char *line, struct nfv_reply *r)
 {
 	char *tok[NFV_MAX_TOKENS], *copy;
 	const char *w1_known = NULL;
@@ -600,14 +600,30 @@ nfv_cmd_exec(const char *line, struct nfv_reply *r)
 				snprintf(words + strlen(words),
 					 sizeof(words) - strlen(words), "%s%s",
 					 words[0] ? ", " : "", cmds[i].w2);
-		snprintf(r->err, NFV_ERR_LEN, "%s '%.64s' after '%s' (expected %s)",
-			 n < 2 ? "missing word" : "unknown word", n < 2 ? "" : tok[1], tok[0],
-			 words);
+		if (n < 2)
+			snprintf(r->err, NFV_ERR_LEN, "missing word after '%s' (expected %s)",
+				 tok[0], words);
+		else
+			snprintf(r->err, NFV_ERR_LEN, "unknown word '%.64s' after '%s' "
+				 "(expected %s)", tok[1], tok[0], words);
 	} else {
 		snprintf(r->err, NFV_ERR_LEN, "unknown command '%.64s'; try 'help'", tok[0]);
 	}
 	free(copy);
 	return -EINVAL;
+}
+
+int
+nfv_cmd_exec(const char *line, struct nfv_reply *r)
+{
+	int rc = cmd_exec(line, r);
+
+	/* Errors quote user tokens: keep them printable ASCII, so that they
+	 * always encode as JSON and print as text, whatever bytes the line held. */
+	for (char *c = r->err; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
+	return rc;
 }
 
 static void

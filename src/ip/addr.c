@@ -88,6 +88,13 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 	char buf[64];
 	int rc;
 
+	const char *why = nfv_ip_unusable(&p->ip);
+
+	if (why != NULL) {
+		snprintf(err, NFV_ERR_LEN, "%s is %s, not an interface address",
+			 nfv_ip_str(&p->ip, buf, sizeof(buf)), why);
+		return -EINVAL;
+	}
 	if (nfv_addr_is_local(&p->ip)) {
 		snprintf(err, NFV_ERR_LEN, "address %s is already configured",
 			 nfv_ip_str(&p->ip, buf, sizeof(buf)));

@@ -213,5 +213,8 @@ bool nfv_prefix_contains(const struct nfv_prefix *p, const struct nfv_ip *ip);
 bool nfv_ip_equal(const struct nfv_ip *a, const struct nfv_ip *b);
 const char *nfv_ip_str(const struct nfv_ip *ip, char *buf, size_t len);
 const char *nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len);
+/* Why ip can be neither an interface address nor a neighbor (unspecified,
+ * loopback, multicast, broadcast, reserved), or NULL when it can. */
+const char *nfv_ip_unusable(const struct nfv_ip *ip);
 
 #endif

@@ -3,7 +3,9 @@
  * Static neighbors. A neighbor resolves the gateway next hop for its
  * address on its port (every route via it starts forwarding) and installs
  * a host route so that packets to the neighbor itself reach it, as the
- * adjacency routes of VPP do.
+ * adjacency routes of VPP do. An address is a neighbor on one port only,
+ * but for IPv6 link-local ones (the same fe80::1 may sit on every link):
+ * those get no host route, as nothing is forwarded to them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,9 +22,17 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 {
 	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
 	uint32_t id = nfv_nh_find_gateway(ip, port_id);
+	const char *why = nfv_ip_unusable(ip);
+	bool link_local;
+	uint32_t other;
 	char buf[64];
 	int rc;
 
+	if (why != NULL) {
+		snprintf(err, NFV_ERR_LEN, "%s is %s, not a neighbor",
+			 nfv_ip_str(ip, buf, sizeof(buf)), why);
+		return -EINVAL;
+	}
 	if (nfv_addr_is_local(ip)) {
 		snprintf(err, NFV_ERR_LEN, "%s is a local address",
 			 nfv_ip_str(ip, buf, sizeof(buf)));
@@ -37,7 +47,18 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 		/* Replace the MAC, like "ip neigh replace". */
 		return nfv_nh_set_neigh(id, true, mac->addr_bytes);
 	}
-	if (!nfv_route_has_room(ip->family, 1) &&
+	/* One host route per address, so a neighbor lives on one port; but an
+	 * IPv6 link-local address (fe80::/10) is one per link, never forwarded
+	 * to, and gets no host route. */
+	link_local = ip->family == AF_INET6 && ip->v6[0] == 0xfe && (ip->v6[1] & 0xc0) == 0x80;
+	other = link_local ? 0 : nfv_route_source_nh(&host, NFV_RT_NEIGH);
+	if (other != 0 && nfv_nh_ctl(other)->port_id != port_id) {
+		snprintf(err, NFV_ERR_LEN, "neighbor %s is already on port %s (delete it first)",
+			 nfv_ip_str(ip, buf, sizeof(buf)),
+			 nfv_ports[nfv_nh_ctl(other)->port_id].name);
+		return -EEXIST;
+	}
+	if (!link_local && !nfv_route_has_room(ip->family, 1) &&
 	    nfv_route_source_nh(&host, NFV_RT_NEIGH) == 0) {
 		snprintf(err, NFV_ERR_LEN, "route table full: no room for the neighbor host route");
 		return -ENOSPC;
@@ -53,6 +74,8 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 		snprintf(err, NFV_ERR_LEN, "out of memory");
 		return rc;
 	}
+	if (link_local)
+		return 0;
 	nfv_nh_ref(id);
 	rc = nfv_route_set(&host, NFV_RT_NEIGH, id, err);
 	if (rc < 0) {

@@ -65,3 +65,32 @@ nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len)
 	snprintf(buf, len, "%s/%u", nfv_ip_str(&p->ip, a, sizeof(a)), p->len);
 	return buf;
 }
+
+const char *
+nfv_ip_unusable(const struct nfv_ip *ip)
+{
+	static const uint8_t zero[16], loopback[16] = { [15] = 1 };
+
+	if (ip->family == AF_INET) {
+		uint32_t a = rte_be_to_cpu_32(ip->v4);
+
+		if (a == 0)
+			return "the unspecified address";
+		if (a == UINT32_MAX)
+			return "the broadcast address";
+		if ((a >> 24) == 127)
+			return "a loopback address";
+		if ((a >> 28) == 0xe)
+			return "a multicast address";
+		if ((a >> 24) == 0 || (a >> 28) == 0xf)
+			return "a reserved address (0/8, 240/4)";
+		return NULL;
+	}
+	if (memcmp(ip->v6, zero, 16) == 0)
+		return "the unspecified address";
+	if (memcmp(ip->v6, loopback, 16) == 0)
+		return "the loopback address";
+	if (ip->v6[0] == 0xff)
+		return "a multicast address";
+	return NULL;
+}

@@ -107,11 +107,11 @@ static const struct grammar_row rows[] = {
 	/* Unknown words. */
 	{ "frobnicate", -EINVAL, "unknown command 'frobnicate'; try 'help'", NULL },
 	{ "ROUTE show", -EINVAL, "unknown command 'ROUTE'", NULL },
-	{ "route", -EINVAL, "missing word '' after 'route' (expected add, del, load, show)", NULL },
+	{ "route", -EINVAL, "missing word after 'route' (expected add, del, load, show)", NULL },
 	{ "route frob", -EINVAL,
 	  "unknown word 'frob' after 'route' (expected add, del, load, show)", NULL },
 	{ "route SHOW", -EINVAL, "unknown word 'SHOW' after 'route'", NULL },
-	{ "show", -EINVAL, "missing word '' after 'show' (expected stats, graph, workers, latency, "
+	{ "show", -EINVAL, "missing word after 'show' (expected stats, graph, workers, latency, "
 	  "drops, pools", NULL },
 	{ "show frob", -EINVAL, "unknown word 'frob' after 'show'", NULL },
 	{ "port", -EINVAL, "after 'port' (expected add, del, set, show)", NULL },
@@ -293,13 +293,13 @@ static const struct grammar_row rows[] = {
 	{ "route add 10.0.0.0/8 \"blackhole", -EINVAL, "unterminated quote", NULL },
 	{ "\"route add\" 10.0.0.0/8 blackhole", -EINVAL, "unknown command 'route add'", NULL },
 
-	/* Binary junk. */
-	{ "\x01\x02\x03", -EINVAL, "unknown command '\x01\x02\x03'", NULL },
+	/* Binary junk: the error quotes it as '?' (printable ASCII only). */
+	{ "\x01\x02\x03", -EINVAL, "unknown command '?" "?" "?'", NULL },
 	{ "\x1b[2J\x1b[H", -EINVAL, "unknown command", NULL },
-	{ "\xff\xfe\xfd", -EINVAL, "unknown command '\xff\xfe\xfd'", NULL },
-	{ "route add \xff/8 blackhole", -EINVAL, "bad prefix '\xff/8'", NULL },
-	{ "route \x7f", -EINVAL, "unknown word '\x7f' after 'route'", NULL },
-	{ "port add \x07 dev net_null7", -EINVAL, "bad port name '\x07'", NULL },
+	{ "\xff\xfe\xfd", -EINVAL, "unknown command '?" "?" "?'", NULL },
+	{ "route add \xff/8 blackhole", -EINVAL, "bad prefix '?/8'", NULL },
+	{ "route \x7f", -EINVAL, "unknown word '?' after 'route'", NULL },
+	{ "port add \x07 dev net_null7", -EINVAL, "bad port name '?'", NULL },
 	{ "neigh add 192.168.1.9 lladdr \xc3\xa9:00:00:00:00:09 dev a", -EINVAL, "bad MAC address",
 	  NULL },
 };

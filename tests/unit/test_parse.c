@@ -7,9 +7,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "nfv_test.h"
+#include "../../src/ctl/cmdfile.h"
 #include "../../src/ctl/parse.h"
 #include "../../src/ip/ip.h"
 
@@ -616,6 +621,143 @@ test_ip_equal(void **state)
 	assert_false(nfv_ip_equal(&a, &b));
 }
 
+/* nfv_ip_unusable: what can be neither an interface address nor a neighbor. */
+
+struct unusable_row {
+	const char *ip;
+	const char *why; /* a word of the reason, or NULL: usable */
+};
+
+static const struct unusable_row unusable_rows[] = {
+	{ "10.0.0.1", NULL },
+	{ "1.0.0.0", NULL },
+	{ "126.255.255.255", NULL },
+	{ "128.0.0.1", NULL },
+	{ "223.255.255.254", NULL },
+	{ "0.0.0.0", "unspecified" },
+	{ "0.1.2.3", "reserved" },
+	{ "127.0.0.1", "loopback" },
+	{ "127.255.255.255", "loopback" },
+	{ "224.0.0.1", "multicast" },
+	{ "239.255.255.255", "multicast" },
+	{ "240.0.0.1", "reserved" },
+	{ "255.255.255.254", "reserved" },
+	{ "255.255.255.255", "broadcast" },
+	{ "2001:db8::1", NULL },
+	{ "fe80::1", NULL },
+	{ "::2", NULL },
+	{ "::ffff:10.0.0.1", NULL },
+	{ "::", "unspecified" },
+	{ "::1", "loopback" },
+	{ "ff02::1", "multicast" },
+	{ "ff00::", "multicast" },
+};
+
+static void
+test_unusable_row(void **state)
+{
+	const struct unusable_row *row = *state;
+	struct nfv_ip ip;
+	const char *why;
+
+	assert_int_equal(nfv_parse_ip(row->ip, &ip), 0);
+	why = nfv_ip_unusable(&ip);
+	if (row->why == NULL) {
+		assert_null(why);
+	} else {
+		assert_non_null(why);
+		assert_non_null(strstr(why, row->why));
+	}
+}
+
+/* nfv_cmdfile: lines of a file written here, read back one at a time. */
+
+struct cmdfile_row {
+	const char *name;
+	const char *text;   /* NULL: a generated line (see len) */
+	size_t text_len;    /* bytes of text (it may hold NULs) */
+	size_t len;         /* generated: one line of len 'x' and a newline */
+	bool newline;       /* generated: end it with a newline */
+	int lines;          /* lines read before the result */
+	int rc;             /* 0: end of file; else the error */
+	const char *err;    /* a word of the error */
+};
+
+#define TEXT(s) s, sizeof(s) - 1
+
+static const struct cmdfile_row cmdfile_rows[] = {
+	{ "empty file", TEXT(""), 0, false, 0, 0, NULL },
+	{ "two lines", TEXT("a\nb\n"), 0, false, 2, 0, NULL },
+	{ "no final newline", TEXT("a\nb"), 0, false, 2, 0, NULL },
+	{ "CRLF kept for the tokenizer", TEXT("a\r\n"), 0, false, 1, 0, NULL },
+	{ "NUL in line 2", TEXT("a\nb\0c\n"), 0, false, 1, -EINVAL, "line 2 contains a NUL" },
+	{ "a line of the limit", NULL, 0, NFV_CMDFILE_LINE_MAX, true, 1, 0, NULL },
+	{ "the limit, no newline", NULL, 0, NFV_CMDFILE_LINE_MAX, false, 1, 0, NULL },
+	{ "a byte over", NULL, 0, NFV_CMDFILE_LINE_MAX + 1, true, 0, -E2BIG,
+	  "line 1 is longer than 65536" },
+	{ "a byte over, no newline", NULL, 0, NFV_CMDFILE_LINE_MAX + 1, false, 0, -E2BIG,
+	  "longer" },
+	{ "a megabyte line", NULL, 0, 1 << 20, true, 0, -E2BIG, "longer" },
+};
+
+static void
+test_cmdfile_row(void **state)
+{
+	const struct cmdfile_row *row = *state;
+	char path[] = "/tmp/nfv-cmdfile-XXXXXX", err[256] = "", *line;
+	struct nfv_cmdfile cf;
+	int fd = mkstemp(path), lines = 0, rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	if (row->text != NULL) {
+		assert_int_equal(fwrite(row->text, 1, row->text_len, f), row->text_len);
+	} else {
+		for (size_t i = 0; i < row->len; i++)
+			fputc('x', f);
+		if (row->newline)
+			fputc('\n', f);
+	}
+	fclose(f);
+	assert_int_equal(nfv_cmdfile_open(&cf, path, err, sizeof(err)), 0);
+	while ((rc = nfv_cmdfile_next(&cf, &line, err, sizeof(err))) > 0) {
+		lines++;
+		if (row->text == NULL)
+			assert_int_equal(strlen(line), row->len + row->newline);
+	}
+	nfv_cmdfile_close(&cf);
+	unlink(path);
+	assert_int_equal(lines, row->lines);
+	assert_int_equal(rc, row->rc);
+	if (row->err != NULL)
+		assert_non_null(strstr(err, row->err));
+}
+
+/* Only regular files are opened: a directory or a FIFO (which could block)
+ * or a device (which could never end) is refused at once. */
+static void
+test_cmdfile_not_regular(void **state)
+{
+	char dir[] = "/tmp/nfv-cmdfile-dir-XXXXXX", fifo[64], err[256];
+	struct nfv_cmdfile cf;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(nfv_cmdfile_open(&cf, dir, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "is a directory"));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(nfv_cmdfile_open(&cf, fifo, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(nfv_cmdfile_open(&cf, "/dev/zero", err, sizeof(err)), -EINVAL);
+	assert_int_equal(nfv_cmdfile_open(&cf, "/nonexistent/x", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/x"));
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -669,5 +811,8 @@ main(void)
 	}
 	nfv_test_add(&l, "prefix_str: random round trips", test_prefix_round_trip_random, NULL);
 	nfv_test_add(&l, "ip_equal", test_ip_equal, NULL);
+	NFV_TEST_ROWS(&l, "unusable", test_unusable_row, unusable_rows, ip);
+	NFV_TEST_ROWS(&l, "cmdfile", test_cmdfile_row, cmdfile_rows, name);
+	nfv_test_add(&l, "cmdfile: only regular files", test_cmdfile_not_regular, NULL);
 	return nfv_test_run("parse", &l, NULL, NULL);
 }
