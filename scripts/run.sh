@@ -31,6 +31,8 @@ route add 2001:db8:100::/48 via 2001:db8:b::2
 CONF
 	echo "make run: forwarding $RUN/traffic.pcap (64-byte frames) from port 'in' to port" \
 		"'out' for ${SECONDS_TO_RUN}s"
+	# Virtual ports only: leave the machine's own NICs alone.
+	EAL=${EAL:---no-pci}
 fi
 # shellcheck disable=SC2086
 exec "$BUILD/src/nfvd" ${EAL:-} -- -c "$CONFIG" -s "$RUN/nfvd.sock" -t "$SECONDS_TO_RUN" -r 1
