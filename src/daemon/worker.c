@@ -207,17 +207,66 @@ nfv_workers_stop(void)
 	nfv_rcu = NULL;
 }
 
+/* The worker polling a port's queue in the published map, or -1. */
+static int
+rxq_owner(uint16_t pid, uint16_t q)
+{
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		const struct nfv_worker_conf *c = nfv_workers[w].conf;
+
+		for (uint16_t i = 0; c != NULL && i < c->n_rxq; i++)
+			if (c->rxq[i].port_id == pid && c->rxq[i].queue_id == q)
+				return (int)w;
+	}
+	return -1;
+}
+
+static bool
+conf_has_rxq(const struct nfv_worker_conf *c, struct nfv_rxq rxq)
+{
+	for (uint16_t i = 0; c != NULL && i < c->n_rxq; i++)
+		if (c->rxq[i].port_id == rxq.port_id && c->rxq[i].queue_id == rxq.queue_id)
+			return true;
+	return false;
+}
+
+/* Publishes confs[] (each worker's new map) and waits for every worker to
+ * take it; confs[] then holds the maps replaced, for the caller to free. */
+static void
+publish_confs(struct nfv_worker_conf **confs)
+{
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		struct nfv_worker_conf *old = nfv_workers[w].conf;
+
+		__atomic_store_n(&nfv_workers[w].conf, confs[w], __ATOMIC_RELEASE);
+		confs[w] = old;
+	}
+	nfv_rcu_sync();
+}
+
+/*
+ * Gives every RX queue of the ports that are up to one worker: pinned queues
+ * ("worker set") to theirs, the others to the least loaded worker, the one
+ * that polls it now on a tie (so adding or removing a port does not move
+ * other ports' queues). An RX queue must never be polled by two workers at
+ * once: when queues change hands, the new maps are published in two steps,
+ * first without the queues that leave a worker, then, after a grace period
+ * (no worker still polls them), with the queues that join one.
+ */
 int
 nfv_workers_publish(void)
 {
 	struct nfv_worker_conf *confs[NFV_MAX_WORKERS] = { 0 };
+	struct nfv_worker_conf *step[NFV_MAX_WORKERS] = { 0 };
 	size_t sz = sizeof(struct nfv_worker_conf) +
 		    NFV_MAX_RXQ_PER_WORKER * sizeof(struct nfv_rxq);
+	bool moves = false;
 	unsigned int w;
 
 	for (w = 0; w < nfv_n_workers; w++) {
 		confs[w] = rte_zmalloc("nfv_wconf", sz, RTE_CACHE_LINE_SIZE);
-		if (confs[w] == NULL)
+		step[w] = rte_zmalloc("nfv_wconf", sz, RTE_CACHE_LINE_SIZE);
+		if (confs[w] == NULL || step[w] == NULL)
 			goto nomem;
 		confs[w]->burst = (uint16_t)burst_size;
 		confs[w]->walk_max = (uint16_t)walk_max;
@@ -227,7 +276,8 @@ nfv_workers_publish(void)
 		for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
 			const struct nfv_port *p = &nfv_ports[pid];
 
-			if (!p->used || p->removing)
+			if (!p->used || p->removing ||
+			    !__atomic_load_n(&p->admin_up, __ATOMIC_ACQUIRE))
 				continue;
 			for (uint16_t q = 0; q < p->n_rxq && q < NFV_MAX_RXQ_PER_WORKER; q++) {
 				unsigned int target = 0;
@@ -237,11 +287,16 @@ nfv_workers_publish(void)
 						continue;
 					target = pinned[pid][q] - 1u;
 				} else {
+					int owner = rxq_owner(pid, q);
+
 					if (pinned[pid][q] != 0)
 						continue;
 					for (w = 1; w < nfv_n_workers; w++)
 						if (confs[w]->n_rxq < confs[target]->n_rxq)
 							target = w;
+					if (owner >= 0 &&
+					    confs[owner]->n_rxq == confs[target]->n_rxq)
+						target = (unsigned int)owner;
 				}
 				if (confs[target]->n_rxq == NFV_MAX_RXQ_PER_WORKER) {
 					NFV_LOG(ERR, "worker %u polls %u queues already; port %s "
@@ -255,19 +310,33 @@ nfv_workers_publish(void)
 			}
 		}
 	}
+	/* Step one: each worker keeps what it polls now and will still poll. */
 	for (w = 0; w < nfv_n_workers; w++) {
-		struct nfv_worker_conf *old = nfv_workers[w].conf;
+		const struct nfv_worker_conf *cur = nfv_workers[w].conf;
 
-		__atomic_store_n(&nfv_workers[w].conf, confs[w], __ATOMIC_RELEASE);
-		confs[w] = old;
+		*step[w] = *confs[w];
+		step[w]->n_rxq = 0;
+		for (uint16_t i = 0; cur != NULL && i < cur->n_rxq; i++) {
+			if (conf_has_rxq(confs[w], cur->rxq[i]))
+				step[w]->rxq[step[w]->n_rxq++] = cur->rxq[i];
+			else
+				moves = true;
+		}
 	}
-	nfv_rcu_sync();
-	for (w = 0; w < nfv_n_workers; w++)
+	if (moves)
+		publish_confs(step);
+	/* Step two: the new maps, queues that leave a worker now polled by none. */
+	publish_confs(confs);
+	for (w = 0; w < nfv_n_workers; w++) {
 		rte_free(confs[w]);
+		rte_free(step[w]);
+	}
 	return 0;
 nomem:
-	for (w = 0; w < nfv_n_workers; w++)
+	for (w = 0; w < nfv_n_workers; w++) {
 		rte_free(confs[w]);
+		rte_free(step[w]);
+	}
 	return -ENOMEM;
 }
 
