@@ -303,6 +303,39 @@ nfv_ip6_l4_sum(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip, uint32_t
 	return (uint16_t)sum;
 }
 
+/*
+ * Removes len bytes from the end of a packet (link-layer padding) across
+ * segments: rte_pktmbuf_trim() only trims within the last one. Segments
+ * left with nothing are freed. Returns 0, or -1 when len is beyond the
+ * packet (nothing changed).
+ */
+static inline int
+nfv_pktmbuf_trim(struct rte_mbuf *m, uint32_t len)
+{
+	uint32_t keep, off = 0;
+	struct rte_mbuf *seg = m, *tail;
+	uint16_t n_segs = 1;
+
+	if (len > rte_pktmbuf_pkt_len(m))
+		return -1;
+	if (len <= UINT16_MAX && rte_pktmbuf_trim(m, (uint16_t)len) == 0)
+		return 0;
+	keep = rte_pktmbuf_pkt_len(m) - len;
+	while (seg->next != NULL && off + seg->data_len < keep) {
+		off += seg->data_len;
+		seg = seg->next;
+		n_segs++;
+	}
+	seg->data_len = (uint16_t)(keep - off);
+	tail = seg->next;
+	seg->next = NULL;
+	m->nb_segs = n_segs;
+	m->pkt_len = keep;
+	if (tail != NULL)
+		rte_pktmbuf_free(tail);
+	return 0;
+}
+
 /* IPv4 address class tests on host-order addresses (RFC 1812 5.3.7). */
 static __rte_always_inline int
 nfv_ip4_is_martian_src(uint32_t a)

@@ -28,6 +28,8 @@
 		"source is 0/8, 127/8, multicast, class E or broadcast (RFC 1812 5.3.7)") \
 	X(IP4_MARTIAN_DEST, "ip4_input", "martian_destination", \
 		"destination is 0/8, 127/8 or class E (RFC 1812 5.3.7)") \
+	X(IP4_LINK_LOCAL, "ip4_input", "link_local", \
+		"link-local (169.254/16) source or destination is not forwarded (RFC 3927 7)") \
 	X(IP4_L2_BROADCAST, "ip4_lookup", "l2_broadcast", \
 		"link-layer broadcast/multicast not for a local address (RFC 1812 5.3.4)") \
 	X(IP4_MULTICAST, "ip4_input", "multicast_destination", "IPv4 multicast is not routed") \
@@ -50,9 +52,9 @@
 	X(IP6_BAD_VERSION, "ip6_input", "bad_version", "IP version is not 6") \
 	X(IP6_BAD_LENGTH, "ip6_input", "bad_payload_length", "payload length beyond the frame") \
 	X(IP6_MARTIAN_SOURCE, "ip6_input", "martian_source", \
-		"source is unspecified, multicast or loopback") \
+		"source is unspecified, multicast, loopback or IPv4-mapped") \
 	X(IP6_MARTIAN_DEST, "ip6_input", "martian_destination", \
-		"destination is unspecified or loopback") \
+		"destination is unspecified, loopback or IPv4-mapped") \
 	X(IP6_HEADERS_SPLIT, "ip6_input", "headers_not_contiguous", \
 		"IPv6 header split across mbuf segments") \
 	X(IP6_LINK_LOCAL, "ip6_input", "link_local", \

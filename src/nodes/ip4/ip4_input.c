@@ -5,12 +5,14 @@
  * words and within the packet, a correct header checksum (the device's RX
  * checksum flag when it has one, else computed here), a total length not
  * below the header nor beyond the frame (link padding is trimmed). Martian
- * addresses (RFC 1812 5.3.7) and multicast are dropped.
+ * addresses (RFC 1812 5.3.7), link-local ones (169.254/16, RFC 3927 7)
+ * and multicast are dropped.
  *
  * Edges: ip4_lookup, drop.
  * Drops: too_short, headers_not_contiguous, bad_version, bad_ihl,
  *        bad_checksum, bad_total_length, martian_source,
- *        martian_destination, multicast_destination, broadcast_destination.
+ *        martian_destination, multicast_destination, broadcast_destination,
+ *        link_local.
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -26,11 +28,12 @@ enum ip4_input_next {
 
 /*
  * First octets of addresses that are never forwarded, from or to
- * (0/8, 127/8, 224/4 multicast, 240/4 and the limited broadcast):
- * the fast path sends these to ip4_input_slow for the exact reason.
+ * (0/8, 127/8, 169.254/16 link-local, 224/4 multicast, 240/4 and the
+ * limited broadcast): the fast path sends these to ip4_input_slow for the
+ * exact reason.
  */
 static const uint8_t ip4_special_first_octet[256] = {
-	[0] = 1, [127] = 1, [224 ... 255] = 1,
+	[0] = 1, [127] = 1, [169] = 1, [224 ... 255] = 1,
 };
 
 /* Every check, one at a time, to name the reason (and the rare cases). */
@@ -67,8 +70,8 @@ ip4_input_slow(struct rte_mbuf *m)
 	total = rte_be_to_cpu_16(ip->total_length);
 	if (unlikely(total < ihl || total > l3_len))
 		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_LENGTH, IP4_INPUT_NEXT_DROP);
-	if (unlikely(total < l3_len))
-		rte_pktmbuf_trim(m, (uint16_t)(l3_len - total)); /* link-layer padding */
+	if (unlikely(total < l3_len) && nfv_pktmbuf_trim(m, l3_len - total) < 0)
+		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_LENGTH, IP4_INPUT_NEXT_DROP);
 	src = rte_be_to_cpu_32(ip->src_addr);
 	dst = rte_be_to_cpu_32(ip->dst_addr);
 	if (unlikely(nfv_ip4_is_martian_src(src)))
@@ -80,6 +83,8 @@ ip4_input_slow(struct rte_mbuf *m)
 			return nfv_mark_drop(m, NFV_DROP_IP4_MULTICAST, IP4_INPUT_NEXT_DROP);
 		return nfv_mark_drop(m, NFV_DROP_IP4_MARTIAN_DEST, IP4_INPUT_NEXT_DROP);
 	}
+	if (unlikely((src >> 16) == 0xa9fe || (dst >> 16) == 0xa9fe))
+		return nfv_mark_drop(m, NFV_DROP_IP4_LINK_LOCAL, IP4_INPUT_NEXT_DROP);
 	return IP4_INPUT_NEXT_LOOKUP;
 }
 

@@ -39,6 +39,15 @@ ip6_is_loopback(const uint8_t *a)
 	return memcmp(a, lo, 16) == 0;
 }
 
+/* ::ffff:0:0/96, IPv4-mapped: never on the wire (RFC 4291 2.5.5.2, RFC 6890). */
+static __rte_always_inline bool
+ip6_is_v4_mapped(const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(a, mapped, 12) == 0;
+}
+
 static __rte_always_inline bool
 ip6_is_link_local(const uint8_t *a)
 {
@@ -62,14 +71,15 @@ ip6_input_slow(struct rte_mbuf *m)
 	total = sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len);
 	if (unlikely(total > l3_len))
 		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
-	if (unlikely(total < l3_len))
-		rte_pktmbuf_trim(m, (uint16_t)(l3_len - total));
+	if (unlikely(total < l3_len) && nfv_pktmbuf_trim(m, l3_len - total) < 0)
+		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
-		     ip6_is_loopback(ip->src_addr)))
+		     ip6_is_loopback(ip->src_addr) || ip6_is_v4_mapped(ip->src_addr)))
 		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_SOURCE, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip->dst_addr[0] == 0xff))
 		return nfv_mark_drop(m, NFV_DROP_IP6_MULTICAST, IP6_INPUT_NEXT_DROP);
-	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr)))
+	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr) ||
+		     ip6_is_v4_mapped(ip->dst_addr)))
 		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_DEST, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_link_local(ip->src_addr) || ip6_is_link_local(ip->dst_addr)))
 		return nfv_mark_drop(m, NFV_DROP_IP6_LINK_LOCAL, IP6_INPUT_NEXT_DROP);
