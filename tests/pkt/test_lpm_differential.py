@@ -288,6 +288,9 @@ def expect(topo, fam, frame):
         return ("drop", "%s_local/unsupported_protocol" % node)
     if a[0] == "bh":
         return ("drop", "%s_lookup/blackhole" % node)
+    expired = "ttl_expired" if fam == 4 else "hop_limit_expired"
+    if ttl <= 1:     # checked before the next hop is resolved
+        return ("drop", "%s_rewrite/%s" % (node, expired))
     if a[0] == "conn":
         return ("drop", "%s_rewrite/neigh_unresolved" % node)
     members = a[1]
@@ -299,9 +302,6 @@ def expect(topo, fam, frame):
     mac = ref.neigh.get((gw, port))
     if mac is None:
         return ("drop", "%s_rewrite/neigh_unresolved" % node)
-    if ttl <= 1:
-        expired = "ttl_expired" if fam == 4 else "hop_limit_expired"
-        return ("drop", "%s_rewrite/%s" % (node, expired))
     eth = bytes.fromhex(mac.replace(":", "")) + bytes.fromhex(
         topo.port_mac[port].replace(":", "")) + frame[12:14]
     if fam == 4:

@@ -75,6 +75,11 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 
 	if (nh == NULL) /* removed since the lookup */
 		return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
+	/* The TTL first: an expired packet is answered whatever its next hop. */
+	if (!(meta->flags & NFV_META_LOCAL_ORIGIN) && ip->time_to_live <= 1) {
+		return nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0 /* TTL exceeded in transit */,
+				     0, NFV_DROP_IP4_TTL_EXPIRED, IP4_REWRITE_NEXT_ICMP_ERROR);
+	}
 	if (nh->type == NFV_NH_GROUP) {
 		nh = nfv_nh_get(nh->members[ip4_flow_hash(m, ip) % nh->n_members]);
 		if (nh == NULL)
@@ -82,10 +87,6 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 	}
 	if (!nh->resolved)
 		return nfv_mark_drop(m, NFV_DROP_IP4_NEIGH_UNRESOLVED, IP4_REWRITE_NEXT_DROP);
-	if (!(meta->flags & NFV_META_LOCAL_ORIGIN) && ip->time_to_live <= 1) {
-		return nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0 /* TTL exceeded in transit */,
-				     0, NFV_DROP_IP4_TTL_EXPIRED, IP4_REWRITE_NEXT_ICMP_ERROR);
-	}
 	if (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu) {
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
 			return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH,

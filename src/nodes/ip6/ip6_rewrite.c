@@ -45,6 +45,11 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 
 	if (unlikely(nh == NULL)) /* removed since the lookup */
 		return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+	/* The hop limit first: an expired packet is answered whatever its next hop. */
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)) && unlikely(ip->hop_limits <= 1)) {
+		return nfv_mark_icmp(m, 3 /* time exceeded */, 0 /* hop limit exceeded */, 0,
+				     NFV_DROP_IP6_HOP_LIMIT_EXPIRED, IP6_REWRITE_NEXT_ICMP_ERROR);
+	}
 	if (unlikely(nh->type == NFV_NH_GROUP)) {
 		nh = nfv_nh_get(nh->members[ip6_flow_hash(m, ip) % nh->n_members]);
 		if (unlikely(nh == NULL))
@@ -52,10 +57,6 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	}
 	if (unlikely(!nh->resolved))
 		return nfv_mark_drop(m, NFV_DROP_IP6_NEIGH_UNRESOLVED, IP6_REWRITE_NEXT_DROP);
-	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)) && unlikely(ip->hop_limits <= 1)) {
-		return nfv_mark_icmp(m, 3 /* time exceeded */, 0 /* hop limit exceeded */, 0,
-				     NFV_DROP_IP6_HOP_LIMIT_EXPIRED, IP6_REWRITE_NEXT_ICMP_ERROR);
-	}
 	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
 		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, NFV_DROP_IP6_TOO_BIG,
 				     IP6_REWRITE_NEXT_ICMP_ERROR);
