@@ -54,7 +54,10 @@ publish_l3(uint16_t port_id)
 		if (pa->a[i].ip.family == AF_INET && !l3->has4) {
 			l3->has4 = true;
 			l3->src4 = pa->a[i].ip.v4;
-		} else if (pa->a[i].ip.family == AF_INET6 && !l3->has6) {
+		} else if (pa->a[i].ip.family == AF_INET6 && !l3->has6 &&
+			   !(pa->a[i].ip.v6[0] == 0xfe && (pa->a[i].ip.v6[1] & 0xc0) == 0x80)) {
+			/* Errors go to global addresses: never from a link-local
+			 * one (RFC 4443 2.2 c, by source address selection). */
 			l3->has6 = true;
 			memcpy(l3->src6, pa->a[i].ip.v6, 16);
 		}

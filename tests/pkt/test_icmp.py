@@ -145,3 +145,21 @@ def test_icmp_rate_limit(nfvd):
     # Errors go out in arrival order: the first ones answered are the first packets.
     assert all(Ether(f)[ICMP].type == 11 for f in sent4)
     assert bytes(Ether(sent4[0])[ICMP].payload) == bytes(frames4[0][IP])
+
+
+def test_icmpv6_errors_never_come_from_a_link_local_address(nfvd):
+    """A port whose first IPv6 address is link-local sources its ICMPv6 errors
+    from its global one (RFC 4443 2.2 c): an error from fe80::/10 to a global
+    address would be dropped by the first router on the way back."""
+    cases = [Case("v6 hop limit 1 on a port with fe80::fe before its global address", "p0",
+                  E / ip6("2001:db8:100::9", hlim=1) / UDP() / Raw(b"ll1"),
+                  err6("ip6_rewrite/hop_limit_expired", ICMPv6TimeExceeded(code=0)))]
+    d = nfvd()
+    build_topology(d, {"p0": [c.frame for c in cases]})
+    d.cmd("addr del 2001:db8:a::fe/64 dev p0", "addr add fe80::fe/64 dev p0",
+          "addr add 2001:db8:a::fe/64 dev p0")
+    d.start()
+    st = d.wait_processed({"p0": len(cases)})
+    outputs = d.stop()
+    problems = check_outputs(cases, outputs) + check_counters(cases, st, ["p0", "p1", "p2"])
+    assert not problems, "\n".join(problems)

@@ -14,7 +14,8 @@ from collections import Counter
 
 import pytest
 from scapy.layers.inet import ICMP, IP, UDP
-from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6ND_Redirect, IPv6,
+                                 IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop)
 from scapy.layers.l2 import ARP, Dot1AD, Dot1Q, Ether
 from scapy.packet import Padding, Raw
 
@@ -186,6 +187,35 @@ CASES = [
     Case("IPv6 echo request from a link-local source to us", "probe",
          E / ip6("2001:db8:b::fe", src="fe80::1") / ICMPv6EchoRequest(),
          drop("ip6_input/link_local")),
+    Case("IPv6 IPv4-mapped source ::ffff:10.0.0.1", "probe",
+         E / ip6(src="::ffff:10.0.0.1") / UDP() / Raw(b"m29"), drop("ip6_input/martian_source")),
+    Case("IPv6 IPv4-mapped destination ::ffff:198.51.100.7", "probe",
+         E / ip6("::ffff:198.51.100.7") / UDP() / Raw(b"m30"),
+         drop("ip6_input/martian_destination")),
+    # RFC 4443 2.4 e: no error about an error or a redirect, wherever the
+    # ICMPv6 header is (not_allowed is counted before the missing source).
+    Case("IPv6 hop limit 1, an ICMPv6 error behind a destination options header", "probe",
+         E / ip6(hlim=1) / IPv6ExtHdrDestOpt() / ICMPv6DestUnreach() / ip6("2001:db8:a::1",
+                                                                          src="2001:db8:100::7"),
+         drop("ip6_rewrite/hop_limit_expired", icmp6__not_allowed=1)),
+    Case("IPv6 hop limit 1, an ICMPv6 error behind hop-by-hop and destination options", "probe",
+         E / ip6(hlim=1) / IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() / ICMPv6DestUnreach(),
+         drop("ip6_rewrite/hop_limit_expired", icmp6__not_allowed=1)),
+    Case("IPv6 hop limit 1, an echo request behind a destination options header", "probe",
+         E / ip6(hlim=1) / IPv6ExtHdrDestOpt() / ICMPv6EchoRequest(),
+         drop("ip6_rewrite/hop_limit_expired", **NO_SRC6)),
+    Case("ICMPv6 redirect with no route", "probe",
+         E / ip6("2001:db8:ffff::1") / ICMPv6ND_Redirect(tgt="2001:db8::1", dst="2001:db8::2"),
+         drop("ip6_lookup/no_route", icmp6__not_allowed=1)),
+    # ---- IPv4 link-local (RFC 3927 7: never forwarded) ---------------------------------
+    Case("IPv4 link-local source 169.254.1.1", "probe",
+         E / ip(src="169.254.1.1") / UDP() / Raw(b"m31"), drop("ip4_input/link_local")),
+    Case("IPv4 link-local destination 169.254.255.254", "probe",
+         E / ip("169.254.255.254") / UDP() / Raw(b"m32"), drop("ip4_input/link_local")),
+    # TTL before the next hop: a connected host without neighbor still expires.
+    Case("TTL 1 to a connected host without a neighbor", "probe",
+         E / ip("10.1.0.77", ttl=1) / UDP() / Raw(b"m33"),
+         drop("ip4_rewrite/ttl_expired", **NO_SRC4)),
     # ---- valid frames among them: forwarded -------------------------------------------------
     Case("valid: IPv4 with 30 bytes of Ethernet padding", "probe",
          E / ip(id=900) / UDP() / Raw(b"v1") / Padding(b"\xcc" * 30), fwd4("p1", R1, P1)),
@@ -195,9 +225,16 @@ CASES = [
          E / ip6(nh=59), fwd6("p1", R1, P1)),
     Case("valid: IPv6 with 7 bytes of padding", "probe",
          E / ip6() / UDP() / Raw(b"v2") / Padding(b"\xdd" * 7), fwd6("p1", R1, P1)),
+    Case("valid: IPv4 with 2900 bytes of padding (the frame spans mbufs)", "probe",
+         E / ip(id=902) / UDP() / Raw(b"v4") / Padding(b"\xcc" * 2900), fwd4("p1", R1, P1)),
+    Case("valid: IPv6 with 2900 bytes of padding (the frame spans mbufs)", "probe",
+         E / ip6() / UDP() / Raw(b"v5") / Padding(b"\xdd" * 2900), fwd6("p1", R1, P1)),
+    Case("valid: 169.253.255.255 is not link-local", "probe",
+         E / ip(src="169.253.255.255", id=903) / UDP() / Raw(b"v6"), fwd4("p1", R1, P1)),
+    # The reply nfvd built has no route: no ICMP error about it (to itself).
     Case("valid: ICMP echo to a local address, no way back (no neighbor on probe)", "probe",
          E / ip("10.1.0.254", src="10.9.9.9") / ICMP() / Raw(b"v3"),
-         drop("ip4_lookup/no_route", icmp__echo_replies=1, icmp__no_source_address=1)),
+         drop("ip4_lookup/no_route", icmp__echo_replies=1, icmp__not_allowed=1)),
 ]
 
 

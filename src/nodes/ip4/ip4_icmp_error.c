@@ -5,8 +5,11 @@
  * much of its data as fits in 576 bytes (4.3.2.3), sent from the first
  * IPv4 address of the ingress port, routed back through ip4_lookup.
  * No error is sent about an ICMP error, a non-first fragment, a
- * broadcast/multicast or a packet from an invalid source (4.3.2.7), nor
- * beyond the per-worker rate limit (4.3.2.8, srTCM meter). The original
+ * broadcast/multicast, a packet from an invalid source (4.3.2.7) or a
+ * packet nfvd built itself, nor beyond the per-worker rate limit (4.3.2.8,
+ * srTCM meter). The source is the ingress port's address, not the output
+ * port's that 4.3.2.4 asks for: the same one wherever routes are
+ * symmetric. The original
  * packet is counted under its drop reason either way.
  *
  * Edges: ip4_lookup.
@@ -40,7 +43,9 @@ icmp4_error_allowed(struct rte_mbuf *m)
 	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
 	uint32_t ihl = rte_ipv4_hdr_len(ip);
 
-	if (nfv_meta(m)->flags & NFV_META_L2_MCAST)
+	/* Not about link-layer broadcasts, nor about nfvd's own packets (an
+	 * echo reply with no way back would earn an error to ourselves). */
+	if (nfv_meta(m)->flags & (NFV_META_L2_MCAST | NFV_META_LOCAL_ORIGIN))
 		return false;
 	if (nfv_ip4_is_martian_src(src) || dst >= 0xe0000000)
 		return false;

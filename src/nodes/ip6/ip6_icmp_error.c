@@ -2,11 +2,13 @@
 /*
  * ip6_icmp_error: turns a packet that cannot be forwarded into the ICMPv6
  * error about it (RFC 4443 2.4): as much of the original packet as fits in
- * the minimum IPv6 MTU (1280 bytes), sent from the first IPv6 address of
- * the ingress port, routed back through ip6_lookup. No error about an
- * ICMPv6 error, a multicast destination or link-layer multicast, or from
- * an unspecified/multicast source (2.4 e, f), nor beyond the per-worker
- * rate limit (2.4 f). The original packet is counted under its drop reason.
+ * the minimum IPv6 MTU (1280 bytes), sent from the first global (not
+ * link-local) IPv6 address of the ingress port, routed back through
+ * ip6_lookup. No error about an ICMPv6 error or redirect (found behind any
+ * extension headers), a multicast destination or link-layer multicast, a
+ * packet nfvd built itself, or from an unspecified/multicast source
+ * (2.4 e, f), nor beyond the per-worker rate limit (2.4 f). The original
+ * packet is counted under its drop reason.
  *
  * Edges: ip6_lookup.
  * Reads: meta.icmp_type/code/info, meta.drop_reason, meta.flags.
@@ -36,18 +38,40 @@ icmp6_error_allowed(struct rte_mbuf *m)
 		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
 	static const uint8_t zero[16];
 
-	if (nfv_meta(m)->flags & NFV_META_L2_MCAST)
+	const uint8_t *b = (const uint8_t *)ip;
+	uint32_t end = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len), off = sizeof(*ip);
+	uint8_t proto = ip->proto;
+
+	/* Not about link-layer multicast, nor about nfvd's own packets. */
+	if (nfv_meta(m)->flags & (NFV_META_L2_MCAST | NFV_META_LOCAL_ORIGIN))
 		return false;
 	if (ip->src_addr[0] == 0xff || memcmp(ip->src_addr, zero, 16) == 0 ||
 	    ip->dst_addr[0] == 0xff)
 		return false;
-	if (ip->proto == IPPROTO_ICMPV6) {
-		const uint8_t *type = (const uint8_t *)(ip + 1);
-
-		if (rte_be_to_cpu_16(ip->payload_len) < 1 ||
-		    rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(*ip) + 1)
+	if (end > (uint32_t)rte_pktmbuf_data_len(m) - NFV_L2_LEN)
+		end = (uint32_t)rte_pktmbuf_data_len(m) - NFV_L2_LEN;
+	/* The upper layer behind hop-by-hop, routing and destination options
+	 * headers, and a first fragment's (RFC 4443 2.4 e: the ICMPv6 type
+	 * decides, wherever the header is). */
+	for (unsigned int k = 0; k < 8 && off + 8 <= end; k++) {
+		if (proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+		    proto == IPPROTO_DSTOPTS) {
+			proto = b[off];
+			off += (b[off + 1] + 1u) * 8;
+		} else if (proto == IPPROTO_FRAGMENT) {
+			if ((b[off + 2] << 8 | b[off + 3]) & 0xfff8)
+				return true; /* not the first fragment: no upper header */
+			proto = b[off];
+			off += 8;
+		} else {
+			break;
+		}
+	}
+	if (proto == IPPROTO_ICMPV6) {
+		if (off + 1 > end)
 			return false;
-		if (*type < 128) /* an error message */
+		/* Errors (type < 128) and redirects (137) get no error back. */
+		if (b[off] < 128 || b[off] == 137)
 			return false;
 	}
 	return true;
