@@ -156,6 +156,31 @@ nfv_lookup_dispatch(struct rte_graph *graph, struct rte_node *node, void **objs,
 	return nfv_node_finish(graph, node, objs, nexts, n, any, all, slow);
 }
 
+/*
+ * The member of ECMP group g that carries a flow: the one its hash picks when
+ * that one is resolved, else one of the resolved members by the same hash,
+ * so that a member without a neighbor does not black-hole its share of the
+ * flows. With no resolved member, the hashed one (NULL if gone): the caller
+ * names the drop.
+ */
+static inline const struct nfv_nexthop *
+nfv_nh_group_pick(const struct nfv_nexthop *g, uint32_t hash)
+{
+	const struct nfv_nexthop *nh = nfv_nh_get(g->members[hash % g->n_members]);
+	const struct nfv_nexthop *live[NFV_ECMP_MAX];
+	unsigned int n = 0;
+
+	if (likely(nh != NULL && nh->resolved))
+		return nh;
+	for (unsigned int i = 0; i < g->n_members; i++) {
+		const struct nfv_nexthop *m = nfv_nh_get(g->members[i]);
+
+		if (m != NULL && m->resolved)
+			live[n++] = m;
+	}
+	return n > 0 ? live[hash % n] : nh;
+}
+
 /* The rewrite's last step: the next hop's Ethernet header and output port. */
 static __rte_always_inline void
 nfv_rewrite_l2(struct rte_mbuf *m, const struct nfv_nexthop *nh)

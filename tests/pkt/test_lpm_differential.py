@@ -295,8 +295,13 @@ def expect(topo, fam, frame):
         return ("drop", "%s_rewrite/neigh_unresolved" % node)
     members = a[1]
     if len(members) > 1:
-        pick = (ecmp_index_ip4 if fam == 4 else ecmp_index_ip6)(l3, len(members))
-        gw, port = members[pick]
+        # The hashed member, or when it has no neighbor one of those that
+        # have one, by the same hash.
+        index = ecmp_index_ip4 if fam == 4 else ecmp_index_ip6
+        gw, port = members[index(l3, len(members))]
+        live = [m for m in members if m in ref.neigh]
+        if (gw, port) not in ref.neigh and live:
+            gw, port = live[index(l3, len(live))]
     else:
         gw, port = members[0]
     mac = ref.neigh.get((gw, port))

@@ -81,7 +81,7 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 				     0, NFV_DROP_IP4_TTL_EXPIRED, IP4_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (nh->type == NFV_NH_GROUP) {
-		nh = nfv_nh_get(nh->members[ip4_flow_hash(m, ip) % nh->n_members]);
+		nh = nfv_nh_group_pick(nh, ip4_flow_hash(m, ip));
 		if (nh == NULL)
 			return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
 	}

@@ -51,7 +51,7 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 				     NFV_DROP_IP6_HOP_LIMIT_EXPIRED, IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (unlikely(nh->type == NFV_NH_GROUP)) {
-		nh = nfv_nh_get(nh->members[ip6_flow_hash(m, ip) % nh->n_members]);
+		nh = nfv_nh_group_pick(nh, ip6_flow_hash(m, ip));
 		if (unlikely(nh == NULL))
 			return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
 	}
