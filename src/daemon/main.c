@@ -52,7 +52,7 @@ struct app_opts {
 	struct nfv_limits limits;
 };
 
-static volatile sig_atomic_t ignored_signals; /* a bit per signal */
+static volatile sig_atomic_t ignored_signal[NSIG]; /* one flag a signal: no read-modify-write */
 
 static void
 on_signal(int sig)
@@ -66,7 +66,7 @@ on_signal(int sig)
 static void
 on_ignored_signal(int sig)
 {
-	ignored_signals |= 1 << sig;
+	ignored_signal[sig] = 1;
 }
 
 static void
@@ -492,10 +492,10 @@ main(int argc, char **argv)
 		uint64_t now;
 
 		nfv_api_poll(50);
-		for (int sig = 1; ignored_signals != 0 && sig < 32; sig++) {
-			if (!(ignored_signals & (1 << sig)))
+		for (int sig = 1; sig < NSIG; sig++) {
+			if (!ignored_signal[sig])
 				continue;
-			ignored_signals &= ~(1 << sig);
+			ignored_signal[sig] = 0;
 			NFV_LOG(NOTICE, "signal %s ignored: nfvd stops on SIGINT or SIGTERM",
 				strsignal(sig));
 		}
