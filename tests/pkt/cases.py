@@ -85,19 +85,22 @@ def drop(*reasons, **counters):
     return Verdict(drops=list(reasons), counters=_c(**counters))
 
 
-def err4(reason, type, code, mtu=None, ingress="p0"):
-    """Dropped under reason, and answered with an ICMP error back out the
-    ingress port from its first address."""
+def err4(reason, type, code, mtu=None, ingress="p0", back=None):
+    """Dropped under reason, and answered with an ICMP error out the port
+    toward the sender (back: the ingress port unless routing is asymmetric)
+    from that port's first address (RFC 1812 4.3.2.4)."""
+    back = back or ingress
     return Verdict(
-        outs=[lambda f: (BACK[ingress][0],
-                         icmp4_error(f, ICMP4_SRC[ingress], BACK[ingress], type, code, mtu))],
+        outs=[lambda f: (BACK[back][0],
+                         icmp4_error(f, ICMP4_SRC[back], BACK[back], type, code, mtu))],
         drops=[reason], counters=_c(icmp__errors_sent=1))
 
 
-def err6(reason, icmp, ingress="p0"):
+def err6(reason, icmp, ingress="p0", back=None):
+    back = back or ingress
     return Verdict(
-        outs=[lambda f: (BACK[ingress][0],
-                         icmp6_error(f, ICMP6_SRC[ingress], BACK[ingress], icmp.copy()))],
+        outs=[lambda f: (BACK[back][0],
+                         icmp6_error(f, ICMP6_SRC[back], BACK[back], icmp.copy()))],
         drops=[reason], counters=_c(icmp6__errors_sent=1))
 
 

@@ -89,6 +89,10 @@ CASES_IP4 = [
     Case("no route, arriving on p1: the error comes from p1's address", "p1",
          E1 / IP(src="10.1.0.1", dst="9.9.9.9", id=146) / UDP() / Raw(b"g146"),
          err4("ip4_lookup/no_route", 3, 0, ingress="p1")),
+    # RFC 1812 4.3.2.4: from an address of the port the error leaves by.
+    Case("TTL 1 arriving on p1 from a host behind p0: the error leaves p0 from p0's address",
+         "p1", E1 / IP(src="10.0.0.1", dst="198.51.100.31", id=190, ttl=1) / UDP() /
+         Raw(b"g190"), err4("ip4_rewrite/ttl_expired", 11, 0, ingress="p1", back="p0")),
     Case("TTL 1 from a source without neighbor: the error has no way back", "p0",
          E / IP(src="10.0.0.2", dst="198.51.100.22", id=118, ttl=1) / UDP() / Raw(b"g118"),
          drop("ip4_rewrite/ttl_expired", "ip4_rewrite/neigh_unresolved", icmp__errors_sent=1)),
@@ -246,6 +250,11 @@ CASES_IP6 = [
     Case("v6 hop limit 1 arriving on p1: the error comes from p1's address", "p1",
          E1 / IPv6(src="2001:db8:b::1", dst="2001:db8:100::17", hlim=1) / UDP() / Raw(b"h231"),
          err6("ip6_rewrite/hop_limit_expired", ICMPv6TimeExceeded(code=0), ingress="p1")),
+    Case("v6 hop limit 1 arriving on p1 from a host behind p0: the error leaves p0 from p0's "
+         "address", "p1",
+         E1 / IPv6(src="2001:db8:a::1", dst="2001:db8:100::18", hlim=1) / UDP() / Raw(b"h290"),
+         err6("ip6_rewrite/hop_limit_expired", ICMPv6TimeExceeded(code=0), ingress="p1",
+              back="p0")),
     Case("v6 hairpin: in and out of p1", "p1",
          E1 / IPv6(src="2001:db8:b::1", dst="2001:db8:100::18") / UDP() / Raw(b"h232"),
          fwd6("p1", R1, P1)),

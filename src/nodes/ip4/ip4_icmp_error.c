@@ -7,9 +7,8 @@
  * No error is sent about an ICMP error, a non-first fragment, a
  * broadcast/multicast, a packet from an invalid source (4.3.2.7) or a
  * packet nfvd built itself, nor beyond the per-worker rate limit (4.3.2.8,
- * srTCM meter). The source is the ingress port's address, not the output
- * port's that 4.3.2.4 asks for: the same one wherever routes are
- * symmetric. The original
+ * srTCM meter). The source is the ingress port's address; ip4_rewrite puts
+ * the output port's in its place where they differ (4.3.2.4). The original
  * packet is counted under its drop reason either way.
  *
  * Edges: ip4_lookup.
@@ -119,7 +118,7 @@ icmp4_error_build(struct rte_mbuf *m, const struct nfv_port_l3 *l3)
 	sum = nfv_cksum_mbuf(m, NFV_L2_LEN + sizeof(*ip), sizeof(*icmp) + quote);
 	icmp->icmp_cksum = (uint16_t)~sum;
 
-	meta->flags = NFV_META_LOCAL_ORIGIN;
+	meta->flags = NFV_META_LOCAL_ORIGIN | NFV_META_ICMP_ERROR;
 	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_RSS_HASH);
 }
 

@@ -95,6 +95,18 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 		}
 		return nfv_mark_drop(m, NFV_DROP_IP4_FRAG_UNSUPPORTED, IP4_REWRITE_NEXT_DROP);
 	}
+	if (meta->flags & NFV_META_ICMP_ERROR) {
+		/* RFC 1812 4.3.2.4: from an address of the port it leaves by (the
+		 * error node took the ingress port's; it differs where routing is
+		 * not symmetric). The ICMP checksum does not cover the IP header. */
+		const struct nfv_port_l3 *l3 = nfv_port_l3_get(nh->port_id);
+
+		if (l3 != NULL && l3->has4 && l3->src4 != ip->src_addr) {
+			ip->src_addr = l3->src4;
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		}
+	}
 	return ip4_rewrite_forward(m, ip, nh, !(meta->flags & NFV_META_LOCAL_ORIGIN));
 }
 

@@ -3,7 +3,8 @@
  * ip6_icmp_error: turns a packet that cannot be forwarded into the ICMPv6
  * error about it (RFC 4443 2.4): as much of the original packet as fits in
  * the minimum IPv6 MTU (1280 bytes), sent from the first global (not
- * link-local) IPv6 address of the ingress port, routed back through
+ * link-local) IPv6 address of the ingress port (ip6_rewrite puts the
+ * output port's in its place where they differ), routed back through
  * ip6_lookup. No error about an ICMPv6 error or redirect (found behind any
  * extension headers), a multicast destination or link-layer multicast, a
  * packet nfvd built itself, or from an unspecified/multicast source
@@ -120,7 +121,7 @@ icmp6_error_build(struct rte_mbuf *m, const struct nfv_port_l3 *l3)
 	}
 	icmp->icmp_cksum = (uint16_t)~nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip));
 
-	meta->flags = NFV_META_LOCAL_ORIGIN;
+	meta->flags = NFV_META_LOCAL_ORIGIN | NFV_META_ICMP_ERROR;
 	m->ol_flags &= ~RTE_MBUF_F_RX_RSS_HASH;
 }
 

@@ -13,6 +13,7 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_hash_crc.h>
+#include <rte_icmp.h>
 #include <rte_ip.h>
 
 #include "../node.h"
@@ -60,6 +61,18 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
 		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, NFV_DROP_IP6_TOO_BIG,
 				     IP6_REWRITE_NEXT_ICMP_ERROR);
+	}
+	if (meta->flags & NFV_META_ICMP_ERROR) {
+		/* From an address of the port it leaves by (RFC 4443 2.2), as for
+		 * IPv4: the ICMPv6 checksum covers the source, so it is redone. */
+		const struct nfv_port_l3 *l3 = nfv_port_l3_get(nh->port_id);
+		struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+
+		if (l3 != NULL && l3->has6 && memcmp(l3->src6, ip->src_addr, 16) != 0) {
+			memcpy(ip->src_addr, l3->src6, 16);
+			icmp->icmp_cksum = 0;
+			icmp->icmp_cksum = (uint16_t)~nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip));
+		}
 	}
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
 		ip->hop_limits--;
