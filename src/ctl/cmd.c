@@ -535,7 +535,8 @@ cmd_help(int argc, char **argv, struct nfv_reply *r)
 		FAIL(r, -EINVAL, "unexpected '%s'", argv[1]);
 	a = json_array();
 	for (size_t i = 0; i < RTE_DIM(cmds); i++)
-		json_array_append_new(a, json_pack("{s:s}", "command", cmds[i].usage));
+		if (i == 0 || strcmp(cmds[i].usage, cmds[i - 1].usage) != 0) /* on|off: once */
+			json_array_append_new(a, json_pack("{s:s}", "command", cmds[i].usage));
 	r->data = json_pack("{s:o}", "commands", a);
 	return 0;
 }

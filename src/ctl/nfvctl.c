@@ -362,6 +362,16 @@ jint(const json_t *o, const char *k)
 	return (int64_t)json_integer_value(json_object_get(o, k));
 }
 
+/* A counter's growth between two views; when it went back ("stats reset"
+ * in between), what it counted since. */
+static int64_t
+since(const json_t *x, const json_t *p, const char *k)
+{
+	int64_t now = jint(x, k), before = jint(p, k);
+
+	return now >= before ? now - before : now;
+}
+
 /*
  * nfvctl top [-n ITERATIONS] [-d SECONDS]: a live view refreshed every
  * second: Mpps per port and worker, cycles per packet per node, drops, P99.
@@ -407,35 +417,26 @@ top(int argc, char **argv)
 					continue;
 				printf("%-12s %10.3f %10.3f %10.0f %10.0f %10.0f\n",
 				       json_string_value(json_object_get(x, "name")),
-				       (double)(jint(x, "rx_packets") -
-						jint(p, "rx_packets")) / delay / 1e6,
-				       (double)(jint(x, "tx_packets") -
-						jint(p, "tx_packets")) / delay / 1e6,
-				       (double)(jint(x, "rx_missed") -
-						jint(p, "rx_missed")) / delay,
-				       (double)(jint(x, "rx_nombuf") -
-						jint(p, "rx_nombuf")) / delay,
-				       (double)(jint(x, "rx_errors") -
-						jint(p, "rx_errors")) / delay);
+				       (double)since(x, p, "rx_packets") / delay / 1e6,
+				       (double)since(x, p, "tx_packets") / delay / 1e6,
+				       (double)since(x, p, "rx_missed") / delay,
+				       (double)since(x, p, "rx_nombuf") / delay,
+				       (double)since(x, p, "rx_errors") / delay);
 			}
 			printf("\n%-8s %6s %10s %10s %8s %8s %8s\n", "WORKER", "LCORE", "RX Mpps",
 			       "TX Mpps", "empty%", "rxburst", "txburst");
 			json_array_foreach(json_object_get(workers, "workers"), i, x) {
 				json_t *p = json_array_get(json_object_get(prev_workers, "workers"),
 							   i);
-				double polls = p ? (double)(jint(x, "polls") -
-							    jint(p, "polls")) : 0;
-				double empty = p ? (double)(jint(x, "empty_polls") -
-							    jint(p, "empty_polls")) : 0;
+				double polls = p ? (double)since(x, p, "polls") : 0;
+				double empty = p ? (double)since(x, p, "empty_polls") : 0;
 
 				if (p == NULL)
 					continue;
 				printf("%-8zu %6" PRId64 " %10.3f %10.3f %7.1f%% %8.1f %8.1f\n", i,
 				       jint(x, "lcore"),
-				       (double)(jint(x, "rx_packets") -
-						jint(p, "rx_packets")) / delay / 1e6,
-				       (double)(jint(x, "tx_packets") -
-						jint(p, "tx_packets")) / delay / 1e6,
+				       (double)since(x, p, "rx_packets") / delay / 1e6,
+				       (double)since(x, p, "tx_packets") / delay / 1e6,
 				       polls > 0 ? 100.0 * empty / polls : 0.0,
 				       json_real_value(json_object_get(x, "rx_burst_avg")),
 				       json_real_value(json_object_get(x, "tx_burst_avg")));
@@ -447,9 +448,9 @@ top(int argc, char **argv)
 
 				if (p == NULL)
 					continue;
-				dp = jint(x, "packets") - jint(p, "packets");
-				dc = jint(x, "calls") - jint(p, "calls");
-				dcy = jint(x, "cycles") - jint(p, "cycles");
+				dp = since(x, p, "packets");
+				dc = since(x, p, "calls");
+				dcy = since(x, p, "cycles");
 				if (dp == 0)
 					continue;
 				printf("%-16s %12.3f %12.1f %10.1f\n",
@@ -472,9 +473,10 @@ top(int argc, char **argv)
 				printf("%-16s %-19s %12.0f\n",
 				       json_string_value(json_object_get(x, "node")),
 				       json_string_value(json_object_get(x, "reason")),
-				       (double)(jint(x, "packets") - before) / delay);
+				       (double)(jint(x, "packets") >= before ? jint(x, "packets") - before :
+					 jint(x, "packets")) / delay);
 			}
-			printf("\nlatency (since start): P50 %.0f ns  P99 %.0f ns  P99.9 %.0f ns  "
+			printf("\nlatency (since the last stats reset): P50 %.0f ns  P99 %.0f ns  P99.9 %.0f ns  "
 			       "max %.0f ns\n", json_real_value(json_object_get(lat, "p50_ns")),
 			       json_real_value(json_object_get(lat, "p99_ns")),
 			       json_real_value(json_object_get(lat, "p999_ns")),

@@ -389,6 +389,7 @@ main(int argc, char **argv)
 	int eal_argc, app_start = argc, rc, exit_code = 0;
 	uint64_t hz, start, next_report, next_sample, end = 0;
 	unsigned int lost;
+	bool summary = false;
 
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		usage(stdout);
@@ -521,11 +522,14 @@ main(int argc, char **argv)
 			break;
 	}
 	nfv_metrics_stop();
-	if (o.report > 0 || o.duration > 0)
-		print_summary();
 	nfv_api_close();
+	summary = o.report > 0 || o.duration > 0;
 out_ports:
 	nfv_workers_stop();
+	/* After the workers stopped, before the ports close: the counters of
+	 * one still moment, which add up. */
+	if (summary)
+		print_summary();
 	lost = nfv_ports_close_all();
 	if (lost != 0) {
 		NFV_LOG(ERR, "exit: %u mbufs not returned to their pools", lost);

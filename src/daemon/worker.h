@@ -87,6 +87,10 @@ struct nfv_worker_stats {
 	uint64_t tx_burst_hist[NFV_BURST_BUCKETS];
 	uint64_t tx_bursts;
 	uint64_t rx_bursts;
+	/* Packets of the bursts counted above (with "stats off" neither moves,
+	 * so averages stay right). */
+	uint64_t rx_burst_packets;
+	uint64_t tx_burst_packets;
 } __rte_cache_aligned;
 
 /* Test hooks, off unless "debug" commands set them (read once per burst). */

@@ -21,6 +21,7 @@
 #include "port.h"
 #include "../daemon/log.h"
 #include "../ip/ip.h"
+#include "../stats/stats.h"
 
 struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
 uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
@@ -410,6 +411,7 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 	}
 	p->used = true;
 	p->admin_up = true;
+	nfv_stats_port_added(pid);
 	nfv_ip_port_changed(pid);
 	rc = nfv_workers_publish();
 	if (rc < 0) {

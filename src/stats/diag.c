@@ -99,8 +99,8 @@ nfv_stats_diag_json(void)
 		double rx_avg, tx_avg, empty;
 
 		nfv_stats_worker(w, &s);
-		rx_avg = s.rx_bursts ? (double)s.rx_packets / (double)s.rx_bursts : 0;
-		tx_avg = s.tx_bursts ? (double)nfv_stats_tx_offered(&s) / (double)s.tx_bursts : 0;
+		rx_avg = s.rx_bursts ? (double)s.rx_burst_packets / (double)s.rx_bursts : 0;
+		tx_avg = s.tx_bursts ? (double)s.tx_burst_packets / (double)s.tx_bursts : 0;
 		if (s.rx_bursts >= DIAG_MIN_BURSTS && s.tx_bursts >= DIAG_MIN_BURSTS &&
 		    tx_avg < DIAG_BURST_RATIO * rx_avg)
 			finding(a, "burst_mismatch", "warning",

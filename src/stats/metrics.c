@@ -127,11 +127,12 @@ worker_metrics(FILE *f)
 			s[w].empty_polls);
 	help(f, "nfvd_rx_burst_size", "histogram", "Packets per non-empty rte_eth_rx_burst");
 	for (w = 0; w < nfv_n_workers; w++)
-		burst_hist(f, "nfvd_rx_burst_size", w, s[w].rx_burst_hist, s[w].rx_packets);
+		burst_hist(f, "nfvd_rx_burst_size", w, s[w].rx_burst_hist,
+			   s[w].rx_burst_packets);
 	help(f, "nfvd_tx_burst_size", "histogram", "Packets per rte_eth_tx_burst");
 	for (w = 0; w < nfv_n_workers; w++)
 		burst_hist(f, "nfvd_tx_burst_size", w, s[w].tx_burst_hist,
-			   nfv_stats_tx_offered(&s[w]));
+			   s[w].tx_burst_packets);
 }
 
 /*
@@ -173,10 +174,13 @@ nfv_metrics_text(void)
 	FILE *f = open_memstream(&buf, &len);
 	json_t *stats, *graph, *d;
 	double sec_per_cycle = 1.0 / (double)rte_get_tsc_hz();
+	bool was_since_start;
 
 	if (f == NULL)
 		return NULL;
 	nfv_ctl_lock();
+	/* Counters since start: a "stats reset" must not send them back. */
+	was_since_start = nfv_stats_since_start(true);
 	stats = nfv_stats_json();
 	graph = nfv_stats_graph_json();
 
@@ -218,6 +222,7 @@ nfv_metrics_text(void)
 		fprintf(f, "nfvd_rcu_grace_periods_total %" JSON_INTEGER_FORMAT "\n",
 			json_integer_value(json_object_get(t, "rcu_grace_periods")));
 	}
+	nfv_stats_since_start(was_since_start);
 	nfv_ctl_unlock();
 	json_decref(stats);
 	json_decref(graph);

@@ -14,12 +14,56 @@
 #include "../ip/ip.h"
 #include "../port/port.h"
 
-/* Baselines taken at "stats reset". */
+/*
+ * Baselines taken at "stats reset", for workers, graph nodes and ports: the
+ * views subtract them, and nothing is ever written back, so DPDK's own port
+ * counters keep counting and every view of one moment agrees. Prometheus
+ * reads counters since start (nfv_stats_since_start), which never go back.
+ */
 static struct nfv_worker_stats base[NFV_MAX_WORKERS];
 #define NFV_MAX_NODES 32
 static struct {
 	uint64_t calls, objs, cycles;
 } node_base[NFV_MAX_WORKERS][NFV_MAX_NODES];
+static struct rte_eth_stats port_base[RTE_MAX_ETHPORTS];
+static bool since_start; /* under the control lock */
+
+bool
+nfv_stats_since_start(bool on)
+{
+	bool was = since_start;
+
+	since_start = on;
+	return was;
+}
+
+void
+nfv_stats_port_added(uint16_t port_id)
+{
+	memset(&port_base[port_id], 0, sizeof(port_base[port_id]));
+}
+
+/* A port's counters since the last reset (or since start). */
+static int
+port_stats_get(uint16_t port_id, struct rte_eth_stats *st)
+{
+	const struct rte_eth_stats *b = &port_base[port_id];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = rte_eth_stats_get(port_id, st);
+	if (rc != 0 || since_start)
+		return rc;
+	st->ipackets -= b->ipackets;
+	st->opackets -= b->opackets;
+	st->ibytes -= b->ibytes;
+	st->obytes -= b->obytes;
+	st->imissed -= b->imissed;
+	st->ierrors -= b->ierrors;
+	st->oerrors -= b->oerrors;
+	st->rx_nombuf -= b->rx_nombuf;
+	return 0;
+}
 
 void
 nfv_stats_worker(unsigned int w, struct nfv_worker_stats *out)
@@ -30,7 +74,7 @@ nfv_stats_worker(unsigned int w, struct nfv_worker_stats *out)
 	uint64_t *o = (uint64_t *)out;
 
 	for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
-		o[i] = __atomic_load_n(&cur[i], __ATOMIC_RELAXED) - b[i];
+		o[i] = __atomic_load_n(&cur[i], __ATOMIC_RELAXED) - (since_start ? 0 : b[i]);
 }
 
 void
@@ -54,8 +98,7 @@ port_json(const struct nfv_port *p)
 	struct rte_eth_link link;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-	memset(&st, 0, sizeof(st));
-	rte_eth_stats_get(p->port_id, &st);
+	port_stats_get(p->port_id, &st);
 	memset(&link, 0, sizeof(link));
 	rte_eth_link_get_nowait(p->port_id, &link);
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
@@ -134,25 +177,33 @@ nfv_stats_pools_json(void)
 	return json_pack("{s:o, s:i}", "pools", a, "mbufs_in_use", nfv_pools_in_use());
 }
 
+/* The drop reasons that counted, and their total, from one snapshot. */
+static json_t *
+drops_json(const struct nfv_worker_stats *s)
+{
+	json_t *a = json_array();
+	uint64_t total = 0;
+
+	for (unsigned int r = 0; r < NFV_DROP_MAX; r++) {
+		if (s->drops[r] == 0)
+			continue;
+		total += s->drops[r];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:s}", "node",
+						   nfv_drop_reason_info[r].node, "reason",
+						   nfv_drop_reason_info[r].name, "packets",
+						   (json_int_t)s->drops[r], "description",
+						   nfv_drop_reason_info[r].help));
+	}
+	return json_pack("{s:o, s:I}", "drops", a, "total", (json_int_t)total);
+}
+
 json_t *
 nfv_stats_drops_json(void)
 {
 	struct nfv_worker_stats s;
-	json_t *a = json_array();
-	uint64_t total = 0;
 
 	nfv_stats_sum(&s);
-	for (unsigned int r = 0; r < NFV_DROP_MAX; r++) {
-		if (s.drops[r] == 0)
-			continue;
-		total += s.drops[r];
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:s}", "node",
-						   nfv_drop_reason_info[r].node, "reason",
-						   nfv_drop_reason_info[r].name, "packets",
-						   (json_int_t)s.drops[r], "description",
-						   nfv_drop_reason_info[r].help));
-	}
-	return json_pack("{s:o, s:I}", "drops", a, "total", (json_int_t)total);
+	return drops_json(&s);
 }
 
 static json_t *
@@ -170,10 +221,12 @@ nfv_stats_json(void)
 {
 	struct nfv_worker_stats s;
 	json_t *ports = nfv_stats_ports_json(NULL), *pools = nfv_stats_pools_json();
-	json_t *drops = nfv_stats_drops_json(), *o;
+	json_t *drops, *o;
 	uint64_t total_drops = 0;
 
+	/* One snapshot for the totals and the list: they add up. */
 	nfv_stats_sum(&s);
+	drops = drops_json(&s);
 	for (unsigned int r = 0; r < NFV_DROP_MAX; r++)
 		total_drops += s.drops[r];
 	o = json_pack("{s:O, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:O, s:O, s:{s:I, s:I, s:I, "
@@ -214,9 +267,14 @@ nfv_stats_graph_json(void)
 
 			if (count >= NFV_MAX_NODES)
 				break;
-			calls = node->total_calls - node_base[w][count].calls;
-			objs = node->total_objs - node_base[w][count].objs;
-			cycles = node->total_cycles - node_base[w][count].cycles;
+			calls = node->total_calls;
+			objs = node->total_objs;
+			cycles = node->total_cycles;
+			if (!since_start) {
+				calls -= node_base[w][count].calls;
+				objs -= node_base[w][count].objs;
+				cycles -= node_base[w][count].cycles;
+			}
 			json_array_append_new(a, json_pack(
 				"{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "node", node->name,
 				"worker", w, "calls", (json_int_t)calls,
@@ -227,13 +285,6 @@ nfv_stats_graph_json(void)
 		}
 	}
 	return json_pack("{s:o}", "nodes", a);
-}
-
-/* Packets handed to rte_eth_tx_burst (sent or refused by the queue). */
-uint64_t
-nfv_stats_tx_offered(const struct nfv_worker_stats *s)
-{
-	return s->tx_packets + s->drops[NFV_DROP_TX_QUEUE_FULL];
 }
 
 /* {"1": n, "2-3": n, "4-7": n, ...}: burst sizes by power of two. */
@@ -280,8 +331,8 @@ nfv_stats_workers_json(void)
 			s.polls ? 100.0 * (double)s.empty_polls / (double)s.polls : 0.0,
 			"rx_packets", (json_int_t)s.rx_packets, "tx_packets",
 			(json_int_t)s.tx_packets, "rx_burst_avg",
-			s.rx_bursts ? (double)s.rx_packets / (double)s.rx_bursts : 0.0,
-			"tx_burst_avg", s.tx_bursts ? (double)nfv_stats_tx_offered(&s) /
+			s.rx_bursts ? (double)s.rx_burst_packets / (double)s.rx_bursts : 0.0,
+			"tx_burst_avg", s.tx_bursts ? (double)s.tx_burst_packets /
 			(double)s.tx_bursts : 0.0,
 			"rx_burst_hist", burst_hist_json(s.rx_burst_hist),
 			"tx_burst_hist", burst_hist_json(s.tx_burst_hist)));
@@ -365,7 +416,7 @@ nfv_stats_reset(void)
 	}
 	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++)
 		if (nfv_ports[pid].used)
-			rte_eth_stats_reset(pid);
+			rte_eth_stats_get(pid, &port_base[pid]);
 }
 
 static const char *
@@ -563,30 +614,37 @@ nfv_stats_nexthops_json(void)
 void
 nfv_stats_report_line(double interval_s, char *buf, size_t len)
 {
+	/* Counters since start, which "stats reset" does not move; a port
+	 * added again under the same id starts from zero. */
 	static uint64_t last_rx[RTE_MAX_ETHPORTS], last_tx[RTE_MAX_ETHPORTS];
 	static uint64_t last_drops[NFV_DROP_MAX];
+	bool was = nfv_stats_since_start(true);
 	struct nfv_worker_stats s;
 	size_t off = 0;
 
 	nfv_stats_sum(&s);
-	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS && off < len; pid++) {
+	nfv_stats_since_start(was);
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
 		struct rte_eth_stats st;
 
 		if (!nfv_ports[pid].used || rte_eth_stats_get(pid, &st) != 0)
 			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s rx %.3f tx %.3f Mpps  ",
-					nfv_ports[pid].name,
-					(double)(st.ipackets - last_rx[pid]) / interval_s / 1e6,
-					(double)(st.opackets - last_tx[pid]) / interval_s / 1e6);
+		if (st.ipackets < last_rx[pid] || st.opackets < last_tx[pid])
+			last_rx[pid] = last_tx[pid] = 0;
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s rx %.3f tx %.3f Mpps  ",
+						nfv_ports[pid].name,
+						(double)(st.ipackets - last_rx[pid]) / interval_s / 1e6,
+						(double)(st.opackets - last_tx[pid]) / interval_s / 1e6);
 		last_rx[pid] = st.ipackets;
 		last_tx[pid] = st.opackets;
 	}
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "| drops/s:");
-	for (unsigned int r = 0; r < NFV_DROP_MAX && off < len; r++) {
+	for (unsigned int r = 0; r < NFV_DROP_MAX; r++) {
 		uint64_t d = s.drops[r] - last_drops[r];
 
-		if (d != 0)
+		if (d != 0 && off < len)
 			off += (size_t)snprintf(buf + off, len - off, " %s/%s %.0f",
 						nfv_drop_reason_info[r].node,
 						nfv_drop_reason_info[r].name,

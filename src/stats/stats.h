@@ -22,11 +22,15 @@ json_t *nfv_stats_addrs_json(void);
 json_t *nfv_stats_neighs_json(void);
 json_t *nfv_stats_nexthops_json(void);
 void nfv_stats_reset(void);
+/* Views since start instead of since the last reset (Prometheus counters must
+ * never go back); returns the previous setting. Under the control lock. */
+bool nfv_stats_since_start(bool on);
+/* A new port starts from zero (its id may have been another port's). */
+void nfv_stats_port_added(uint16_t port_id);
 /* Per-worker counters since the last reset, and their sum. */
 struct nfv_worker_stats;
 void nfv_stats_worker(unsigned int w, struct nfv_worker_stats *out);
 void nfv_stats_sum(struct nfv_worker_stats *sum);
-uint64_t nfv_stats_tx_offered(const struct nfv_worker_stats *s);
 json_t *nfv_stats_diag_json(void);
 json_t *nfv_stats_graph_dot(void);
 /* Called about once a second by the control loop (rates for "show diag"). */

@@ -71,6 +71,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			if (likely(!w->stats_off)) {
 				w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
 				w->stats.rx_bursts++;
+				w->stats.rx_burst_packets += got;
 			}
 			total += got;
 			full += got == burst;

@@ -34,6 +34,7 @@ port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 	if (likely(!w->stats_off)) {
 		w->stats.tx_burst_hist[nfv_burst_bucket(n)]++;
 		w->stats.tx_bursts++;
+		w->stats.tx_burst_packets += n;
 	}
 	if (unlikely(p->tx_shared)) {
 		rte_spinlock_lock(&nfv_ports[port_id].tx_lock[q]);
@@ -57,13 +58,6 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint64_t sent = 0;
 	uint16_t i = 0;
 
-	/* All n packets were received at walk_rx_tsc: one bucket for all. */
-	if (likely(!w->stats_off)) {
-		uint64_t d = rte_rdtsc() - w->walk_rx_tsc;
-
-		w->stats.lat_hist[nfv_lat_bucket(d)] += n;
-		w->stats.lat_sum += d * n;
-	}
 	while (i < n) {
 		uint16_t start = i, port_id = nfv_meta(pkts[i])->tx_port;
 
@@ -76,6 +70,14 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		sent += port_tx_send(w, port_id, pkts + start, i - start);
 	}
 	w->stats.tx_packets += sent;
+	/* Every packet sent was received at walk_rx_tsc: one bucket for all
+	 * (those refused or for a port that is down are not forwarded). */
+	if (likely(!w->stats_off)) {
+		uint64_t d = rte_rdtsc() - w->walk_rx_tsc;
+
+		w->stats.lat_hist[nfv_lat_bucket(d)] += sent;
+		w->stats.lat_sum += d * sent;
+	}
 	return n;
 }
 
