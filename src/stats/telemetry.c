@@ -4,6 +4,9 @@
  * Telemetry in DPDK 22.11 takes flat dictionaries, so each command returns
  * its "show" result flattened: nested keys joined with '/', lists of rows
  * keyed by the row's name (e.g. "ip4_lookup/no_route", "p0/rx_packets").
+ * A dictionary holds RTE_TEL_MAX_DICT_ENTRIES values: a reply that would hold
+ * more (many ports or workers) ends with "truncated", the number of values
+ * left out, rather than stopping silently; nfvctl and /metrics have them all.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -48,16 +51,19 @@ row_name(const json_t *row, char *buf, size_t len)
 	return NULL;
 }
 
+struct tel_count {
+	unsigned int n;       /* values added */
+	unsigned int skipped; /* values left out: the dictionary is full */
+};
+
 static void
-flatten(struct rte_tel_data *d, const char *prefix, const json_t *v, unsigned int *n)
+flatten(struct rte_tel_data *d, const char *prefix, const json_t *v, struct tel_count *n)
 {
 	char key[RTE_TEL_MAX_STRING_LEN];
 	const char *k;
 	json_t *c;
 	size_t i;
 
-	if (*n >= RTE_TEL_MAX_DICT_ENTRIES)
-		return;
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		json_object_foreach((json_t *)v, k, c) {
@@ -77,8 +83,14 @@ flatten(struct rte_tel_data *d, const char *prefix, const json_t *v, unsigned in
 			flatten(d, key, c, n);
 		}
 		return;
+	case JSON_NULL:
+		return;
 	default:
 		break;
+	}
+	if (n->n >= RTE_TEL_MAX_DICT_ENTRIES - 1) { /* one kept for "truncated" */
+		n->skipped++;
+		return;
 	}
 	snprintf(key, sizeof(key), "%s", prefix);
 	sanitize(key);
@@ -103,14 +115,14 @@ flatten(struct rte_tel_data *d, const char *prefix, const json_t *v, unsigned in
 	default:
 		return;
 	}
-	(*n)++;
+	n->n++;
 }
 
 static int
 reply(struct rte_tel_data *d, json_t *(*builder)(void), const char *skip)
 {
+	struct tel_count n = { 0, 0 };
 	json_t *o;
-	unsigned int n = 0;
 
 	nfv_ctl_lock();
 	o = builder();
@@ -121,6 +133,8 @@ reply(struct rte_tel_data *d, json_t *(*builder)(void), const char *skip)
 		json_object_del(o, skip);
 	rte_tel_data_start_dict(d);
 	flatten(d, "", o, &n);
+	if (n.skipped > 0)
+		rte_tel_data_add_dict_u64(d, "truncated", n.skipped);
 	json_decref(o);
 	return 0;
 }

@@ -278,3 +278,26 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def leaves(v):
+    """Number of scalar values in a JSON document (what telemetry flattens)."""
+    if isinstance(v, dict):
+        return sum(leaves(x) for x in v.values())
+    if isinstance(v, list):
+        return sum(leaves(x) for x in v)
+    return 0 if v is None else 1
+
+
+def test_telemetry_says_when_a_reply_is_cut(nfvd):
+    """DPDK telemetry dictionaries hold 256 values: with many ports, /nfvd/ports
+    ends with "truncated" (the values left out) instead of silently stopping."""
+    n = nfvd()
+    for i in range(14):
+        n.add_port("n%d" % i, null=True, opts=" rxd 64 txd 64")
+    n.start()
+    tel = telemetry(n.prefix, "/nfvd/ports")
+    total = leaves(n.ctl("port show"))
+    assert total > 256
+    assert len(tel) == 256 and tel["truncated"] == total - 255, (len(tel), total)
+    n.stop()
