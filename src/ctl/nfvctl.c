@@ -315,6 +315,11 @@ main(int argc, char **argv)
 	if (file != NULL) {
 		rc = run_file(file);
 	} else if (optind < argc && strcmp(argv[optind], "top") == 0) {
+		if (json_out) {
+			fprintf(stderr, "nfvctl: top is a text view; for JSON use the show "
+				"commands (show stats, show workers, show graph, show latency)\n");
+			return 1;
+		}
 		rc = top(argc - optind, argv + optind);
 	} else if (optind < argc) {
 		char line[MAX_LINE];
@@ -385,10 +390,21 @@ top(int argc, char **argv)
 	bool tty = isatty(STDOUT_FILENO);
 
 	for (int i = 1; i < argc; i++) {
+		char *end = NULL;
+
 		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
-			iterations = strtol(argv[++i], NULL, 10);
+			iterations = strtol(argv[++i], &end, 10);
+			if (*end != '\0' || iterations < 1) {
+				fprintf(stderr, "nfvctl: top -n: bad count '%s' (at least 1)\n",
+					argv[i]);
+				return 1;
+			}
 		} else if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) {
-			delay = strtod(argv[++i], NULL);
+			delay = strtod(argv[++i], &end);
+			if (*end != '\0' || !(delay > 0)) {
+				fprintf(stderr, "nfvctl: top -d: bad interval '%s'\n", argv[i]);
+				return 1;
+			}
 			if (delay < 0.1)
 				delay = 0.1;
 		} else {

@@ -301,3 +301,24 @@ def test_telemetry_says_when_a_reply_is_cut(nfvd):
     assert total > 256
     assert len(tel) == 256 and tel["truncated"] == total - 255, (len(tel), total)
     n.stop()
+
+
+def test_top_shows_rates_and_refuses_what_it_cannot_do(nfvd):
+    n = router(nfvd, flood_frames(), infinite=True)
+    time.sleep(0.3)
+    r = n.ctl_result("top", "-n", "1", "-d", "0.3", json_out=False)
+    assert r.rc == 0, r.stderr
+    out = r.stdout
+    for heading in ("PORT", "WORKER", "NODE", "DROP", "latency (since the last stats reset)"):
+        assert heading in out, out
+    rx = re.search(r"^p0\s+([\d.]+)\s+([\d.]+)", out, re.M)
+    tx = re.search(r"^p1\s+([\d.]+)\s+([\d.]+)", out, re.M)
+    assert rx and tx, out
+    assert 0.1 < float(rx.group(1)) < 1000 and 0.1 < float(tx.group(2)) < 1000, out
+    assert "ip4_lookup" in out
+    for argv, why in ((["top", "-n", "0"], "at least 1"), (["top", "-d", "x"], "bad interval")):
+        r = n.ctl_result(*argv, json_out=False)
+        assert r.rc == 1 and why in r.stderr, (argv, r.rc, r.stderr)
+    r = n.ctl_result("top", "-n", "1")          # --json
+    assert r.rc == 1 and "text view" in r.stderr, r.stderr
+    n.stop()
