@@ -319,12 +319,23 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 	}
 	{
 		/* Room for both families first, so a file is applied whole or not at
-		 * all (duplicates inside the file count once per line: an upper
-		 * bound). */
+		 * all. Counting each line is quick and an upper bound; when that
+		 * does not fit, a prefix repeated in the file is counted once. */
 		uint32_t n_new[2] = { 0, 0 };
 
 		nfv_route_count_new(v[0].p, v[0].n, n_new);
 		nfv_route_count_new(v[1].p, v[1].n, n_new);
+		if ((n_new[0] > 0 && !nfv_route_has_room(AF_INET, n_new[0])) ||
+		    (n_new[1] > 0 && !nfv_route_has_room(AF_INET6, n_new[1]))) {
+			n_new[0] = n_new[1] = 0;
+			if (nfv_route_count_new_unique(v[0].p, v[0].n, n_new) < 0 ||
+			    nfv_route_count_new_unique(v[1].p, v[1].n, n_new) < 0) {
+				snprintf(err, NFV_ERR_LEN, "%s: out of memory", path);
+				load_release(&v[0]);
+				load_release(&v[1]);
+				return -ENOMEM;
+			}
+		}
 		for (unsigned int fam = 0; fam < 2; fam++) {
 			uint8_t family = fam == 0 ? AF_INET : AF_INET6;
 

@@ -121,6 +121,36 @@ nfv_route_count_new(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new
 			n_new[fam_idx(ps[i].ip.family)]++;
 }
 
+static int
+key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct route_key));
+}
+
+/* As nfv_route_count_new, each prefix counted once however often it
+ * repeats (a sort of the keys: only when the quick upper bound is too much). */
+int
+nfv_route_count_new_unique(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new)
+{
+	struct route_key *k = malloc((size_t)n * sizeof(*k) + 1);
+
+	if (k == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++)
+		key_of(&k[i], &ps[i]);
+	qsort(k, n, sizeof(*k), key_cmp);
+	for (unsigned int i = 0; i < n; i++) {
+		void *data;
+
+		if (i > 0 && key_cmp(&k[i - 1], &k[i]) == 0)
+			continue;
+		if (rte_hash_lookup_data(route_hash, &k[i], &data) < 0)
+			n_new[k[i].family == AF_INET ? 0 : 1]++;
+	}
+	free(k);
+	return 0;
+}
+
 bool
 nfv_route_has_room(uint8_t family, uint32_t n_new)
 {

@@ -254,3 +254,27 @@ def test_route_load_is_all_or_nothing_across_families(nfvd):
     assert "IPv6" in json.loads(r.stdout)["error"]   # says which family does not fit
     assert after["tables"] == before["tables"], "route load failed but changed the tables"
     assert after["routes"] == before["routes"]
+
+
+def test_route_load_counts_a_repeated_prefix_once(nfvd):
+    """The capacity check counts each new prefix once, however often the file
+    repeats it: 10 prefixes on 30 lines fit where 16 routes are allowed; 20
+    prefixes do not, and the error says 20."""
+    d = nfvd(max_routes6=16)
+    d.add_port("p1", null=True)
+    d.cmd("addr add 10.1.0.254/24 dev p1", "addr add 2001:db8:b::fe/64 dev p1")
+    d.start()
+    before = d.api("show stats")["tables"]["ipv6_routes"]
+    lines = ["2001:db8:9:%x::/64 via 2001:db8:b::1" % (i % 10) for i in range(30)]
+    path = d.dir / "repeated.txt"
+    path.write_text("\n".join(lines) + "\n")
+    r = d.ctl_result("route", "load", str(path))
+    assert r.rc == 0, r.stdout + r.stderr
+    assert d.api("show stats")["tables"]["ipv6_routes"] == before + 10
+    lines = ["2001:db8:a:%x::/64 via 2001:db8:b::1" % (i % 20) for i in range(40)]
+    path.write_text("\n".join(lines) + "\n")
+    r = d.ctl_result("route", "load", str(path))
+    assert r.rc == 1 and "20 new IPv6 routes do not fit" in json.loads(r.stdout)["error"], \
+        r.stdout
+    assert d.api("show stats")["tables"]["ipv6_routes"] == before + 10
+    d.stop()
