@@ -55,7 +55,7 @@ publish_l3(uint16_t port_id)
 			l3->has4 = true;
 			l3->src4 = pa->a[i].ip.v4;
 		} else if (pa->a[i].ip.family == AF_INET6 && !l3->has6 &&
-			   !(pa->a[i].ip.v6[0] == 0xfe && (pa->a[i].ip.v6[1] & 0xc0) == 0x80)) {
+			   !nfv_ip_is_link_local(&pa->a[i].ip)) {
 			/* Errors go to global addresses: never from a link-local
 			 * one (RFC 4443 2.2 c, by source address selection). */
 			l3->has6 = true;

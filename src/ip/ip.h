@@ -216,5 +216,7 @@ const char *nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len);
 /* Why ip can be neither an interface address nor a neighbor (unspecified,
  * loopback, multicast, broadcast, reserved), or NULL when it can. */
 const char *nfv_ip_unusable(const struct nfv_ip *ip);
+/* fe80::/10: one per link, never forwarded. */
+bool nfv_ip_is_link_local(const struct nfv_ip *ip);
 
 #endif

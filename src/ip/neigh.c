@@ -50,7 +50,7 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 	/* One host route per address, so a neighbor lives on one port; but an
 	 * IPv6 link-local address (fe80::/10) is one per link, never forwarded
 	 * to, and gets no host route. */
-	link_local = ip->family == AF_INET6 && ip->v6[0] == 0xfe && (ip->v6[1] & 0xc0) == 0x80;
+	link_local = nfv_ip_is_link_local(ip);
 	other = link_local ? 0 : nfv_route_source_nh(&host, NFV_RT_NEIGH);
 	if (other != 0 && nfv_nh_ctl(other)->port_id != port_id) {
 		snprintf(err, NFV_ERR_LEN, "neighbor %s is already on port %s (delete it first)",

@@ -66,10 +66,17 @@ nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len)
 	return buf;
 }
 
+bool
+nfv_ip_is_link_local(const struct nfv_ip *ip)
+{
+	return ip->family == AF_INET6 && ip->v6[0] == 0xfe && (ip->v6[1] & 0xc0) == 0x80;
+}
+
 const char *
 nfv_ip_unusable(const struct nfv_ip *ip)
 {
 	static const uint8_t zero[16], loopback[16] = { [15] = 1 };
+	static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
 
 	if (ip->family == AF_INET) {
 		uint32_t a = rte_be_to_cpu_32(ip->v4);
@@ -92,5 +99,7 @@ nfv_ip_unusable(const struct nfv_ip *ip)
 		return "the loopback address";
 	if (ip->v6[0] == 0xff)
 		return "a multicast address";
+	if (memcmp(ip->v6, v4_mapped, sizeof(v4_mapped)) == 0)
+		return "an IPv4-mapped address";
 	return NULL;
 }

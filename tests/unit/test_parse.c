@@ -646,11 +646,11 @@ static const struct unusable_row unusable_rows[] = {
 	{ "2001:db8::1", NULL },
 	{ "fe80::1", NULL },
 	{ "::2", NULL },
-	{ "::ffff:10.0.0.1", NULL },
 	{ "::", "unspecified" },
 	{ "::1", "loopback" },
 	{ "ff02::1", "multicast" },
 	{ "ff00::", "multicast" },
+	{ "::ffff:10.0.0.1", "IPv4-mapped" },
 };
 
 static void
