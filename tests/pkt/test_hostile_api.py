@@ -48,6 +48,14 @@ def reply(s):
     return [json.loads(line) for line in buf.decode().splitlines()]
 
 
+def hang_up(n, count, partial):
+    """count clients that each send a partial request and close at once."""
+    for _ in range(count):
+        s = connect(n)
+        s.sendall(partial)
+        s.close()
+
+
 def state(n):
     return {w: n.ctl(w) for w in ("route show", "addr show", "neigh show", "nexthop show",
                                   "port show")}
@@ -96,11 +104,7 @@ def test_junk_lines_get_errors_and_change_nothing(nfvd):
 def test_vanishing_and_silent_clients(nfvd):
     n = router(nfvd)
     before = state(n)
-    # Half a command, then gone.
-    for _ in range(20):
-        s = connect(n)
-        s.sendall(b"route add 10.50.0.0/16 via 10.")
-        s.close()
+    hang_up(n, 20, b"route add 10.50.0.0/16 via 10.")     # half a command, then gone
     # A client that asks for a lot and never reads: nfvd must not block on it.
     greedy = connect(n)
     greedy.sendall(b"help\n" * 2000)
@@ -144,10 +148,7 @@ def test_clients_that_hung_up_free_their_slots(nfvd):
     to refuse the next client."""
     n = router(nfvd)
     before = state(n)
-    for _ in range(200):
-        s = connect(n)
-        s.sendall(b"route add 10.77.0.0/16 black")
-        s.close()
+    hang_up(n, 200, b"route add 10.77.0.0/16 black")
     s = connect(n)
     s.sendall(b"route show 198.18.0.0/16\n")
     r = reply(s)[0]
