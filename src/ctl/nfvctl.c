@@ -370,11 +370,15 @@ jint(const json_t *o, const char *k)
 /* A counter's growth between two views; when it went back ("stats reset"
  * in between), what it counted since. */
 static int64_t
+growth(int64_t now, int64_t before)
+{
+	return now >= before ? now - before : now;
+}
+
+static int64_t
 since(const json_t *x, const json_t *p, const char *k)
 {
-	int64_t now = jint(x, k), before = jint(p, k);
-
-	return now >= before ? now - before : now;
+	return growth(jint(x, k), jint(p, k));
 }
 
 /*
@@ -489,11 +493,11 @@ top(int argc, char **argv)
 				printf("%-16s %-19s %12.0f\n",
 				       json_string_value(json_object_get(x, "node")),
 				       json_string_value(json_object_get(x, "reason")),
-				       (double)(jint(x, "packets") >= before ? jint(x, "packets") - before :
-					 jint(x, "packets")) / delay);
+				       (double)growth(jint(x, "packets"), before) / delay);
 			}
-			printf("\nlatency (since the last stats reset): P50 %.0f ns  P99 %.0f ns  P99.9 %.0f ns  "
-			       "max %.0f ns\n", json_real_value(json_object_get(lat, "p50_ns")),
+			printf("\nlatency (since the last stats reset): P50 %.0f ns  P99 %.0f ns  "
+			       "P99.9 %.0f ns  max %.0f ns\n",
+			       json_real_value(json_object_get(lat, "p50_ns")),
 			       json_real_value(json_object_get(lat, "p99_ns")),
 			       json_real_value(json_object_get(lat, "p999_ns")),
 			       json_real_value(json_object_get(lat, "max_ns")));

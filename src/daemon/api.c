@@ -11,14 +11,13 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <rte_common.h>
 
 #include "api.h"
 #include "log.h"
 #include "../ctl/cmd.h"
 
 #define API_MAX_CLIENTS 64
-#define API_STR_(x) #x
-#define API_STR(x) API_STR_(x)
 #define API_MAX_LINE (64 * 1024)
 
 struct api_client {
@@ -276,7 +275,7 @@ accept_clients(void)
 		}
 		if (i < 0) {
 			static const char busy[] = "{\"ok\": false, \"busy\": true, \"error\": "
-						   "\"too many clients (" API_STR(API_MAX_CLIENTS)
+						   "\"too many clients (" RTE_STR(API_MAX_CLIENTS)
 						   " connected)\"}\n";
 
 			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL) < 0)

@@ -626,16 +626,17 @@ nfv_stats_report_line(double interval_s, char *buf, size_t len)
 	nfv_stats_since_start(was);
 	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
 		struct rte_eth_stats st;
+		double rx, tx;
 
 		if (!nfv_ports[pid].used || rte_eth_stats_get(pid, &st) != 0)
 			continue;
 		if (st.ipackets < last_rx[pid] || st.opackets < last_tx[pid])
 			last_rx[pid] = last_tx[pid] = 0;
+		rx = (double)(st.ipackets - last_rx[pid]) / interval_s / 1e6;
+		tx = (double)(st.opackets - last_tx[pid]) / interval_s / 1e6;
 		if (off < len)
 			off += (size_t)snprintf(buf + off, len - off, "%s rx %.3f tx %.3f Mpps  ",
-						nfv_ports[pid].name,
-						(double)(st.ipackets - last_rx[pid]) / interval_s / 1e6,
-						(double)(st.opackets - last_tx[pid]) / interval_s / 1e6);
+						nfv_ports[pid].name, rx, tx);
 		last_rx[pid] = st.ipackets;
 		last_tx[pid] = st.opackets;
 	}

@@ -38,7 +38,6 @@ icmp6_error_allowed(struct rte_mbuf *m)
 	const struct rte_ipv6_hdr *ip =
 		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
 	static const uint8_t zero[16];
-
 	const uint8_t *b = (const uint8_t *)ip;
 	uint32_t end = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len), off = sizeof(*ip);
 	uint8_t proto = ip->proto;

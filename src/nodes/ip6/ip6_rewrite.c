@@ -67,11 +67,12 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 		 * IPv4: the ICMPv6 checksum covers the source, so it is redone. */
 		const struct nfv_port_l3 *l3 = nfv_port_l3_get(nh->port_id);
 		struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+		const uint32_t l4_off = NFV_L2_LEN + sizeof(*ip);
 
 		if (l3 != NULL && l3->has6 && memcmp(l3->src6, ip->src_addr, 16) != 0) {
 			memcpy(ip->src_addr, l3->src6, 16);
 			icmp->icmp_cksum = 0;
-			icmp->icmp_cksum = (uint16_t)~nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip));
+			icmp->icmp_cksum = (uint16_t)~nfv_ip6_l4_sum(m, ip, l4_off);
 		}
 	}
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
