@@ -226,24 +226,27 @@ client_serve(struct api_client *c)
 	}
 }
 
-static void
+/* Reads what the client sent and serves it; returns true if it read
+ * something (its end of file may be next). */
+static bool
 client_read(unsigned int i)
 {
 	struct api_client *c = clients[i];
 	ssize_t n;
 
 	if (c->in_len == sizeof(c->in))
-		return; /* full of requests waiting for the replies to drain */
+		return false; /* full of requests waiting for the replies to drain */
 	n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, 0);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		client_close(i);
-		return;
+		return false;
 	}
 	if (n < 0)
-		return;
+		return false;
 	c->in_len += (size_t)n;
 	client_serve(c);
 	client_flush(i);
+	return true;
 }
 
 static int
@@ -267,10 +270,12 @@ accept_clients(void)
 		i = free_slot();
 		if (i < 0) {
 			/* Clients that have sent their last request and hung up
-			 * still hold a slot until read: serve them now. */
+			 * still hold a slot until read: serve them now, up to
+			 * their end of file (a few reads at most each). */
 			for (unsigned int k = 0; k < API_MAX_CLIENTS; k++)
-				if (clients[k] != NULL)
-					client_read(k);
+				for (int r = 0; r < 4 && clients[k] != NULL; r++)
+					if (!client_read(k))
+						break;
 			i = free_slot();
 		}
 		if (i < 0) {
