@@ -22,7 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "cmdfile.h"
+#include "api/cmdfile.h"
 
 #define NFV_DEFAULT_SOCKET "/run/nfvd.sock"
 #define MAX_LINE (64 * 1024)

@@ -18,11 +18,11 @@
 #include <rte_graph_worker.h>
 #include <rte_mbuf.h>
 
-#include "ctl/cmd.h"
-#include "daemon/worker.h"
-#include "ip/ip.h"
-#include "nodes/meta.h"
-#include "port/port.h"
+#include "api/cmd.h"
+#include "core/worker.h"
+#include "modules/ip/ip.h"
+#include "core/meta.h"
+#include "modules/infra/port.h"
 
 #define FUZZ_SEG_SPLIT 600
 

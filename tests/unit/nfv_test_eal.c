@@ -11,11 +11,11 @@
 
 #include "nfv_test.h"
 #include "nfv_test_eal.h"
-#include "../../src/ctl/cmd.h"
-#include "../../src/ctl/parse.h"
-#include "../../src/daemon/worker.h"
-#include "../../src/nodes/meta.h"
-#include "../../src/port/port.h"
+#include "api/cmd.h"
+#include "api/parse.h"
+#include "core/worker.h"
+#include "core/meta.h"
+#include "modules/infra/port.h"
 
 /* nfvd defines its log type in daemon/main.c, outside the core library;
  * a weak copy here gives way to a strong one if it ever moves in. */

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "../../src/ip/ip.h"
+#include "modules/ip/ip.h"
 
 /* 0, or a negative errno after printing what failed. */
 int nfv_test_eal_up(const struct nfv_limits *limits);

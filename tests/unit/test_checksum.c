@@ -17,7 +17,7 @@
 #include <rte_icmp.h>
 
 #include "nfv_test.h"
-#include "../../src/nodes/node.h"
+#include "core/node.h"
 
 #define N_RANDOM_HEADERS 2000
 

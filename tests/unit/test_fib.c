@@ -19,7 +19,7 @@
 
 #include "nfv_test.h"
 #include "nfv_test_eal.h"
-#include "../../src/ctl/parse.h"
+#include "api/parse.h"
 
 static const struct nfv_limits limits = {
 	.max_routes4 = 256,

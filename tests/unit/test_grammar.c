@@ -14,8 +14,8 @@
 
 #include "nfv_test.h"
 #include "nfv_test_eal.h"
-#include "../../src/ctl/cmd.h"
-#include "../../src/daemon/api.h"
+#include "api/cmd.h"
+#include "api/api.h"
 
 #define RC_ANY_ERROR INT_MIN
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "nfv_test.h"
-#include "../../src/ctl/cmdfile.h"
-#include "../../src/ctl/parse.h"
-#include "../../src/ip/ip.h"
+#include "api/cmdfile.h"
+#include "api/parse.h"
+#include "modules/ip/ip.h"
 
 #define MAX_EXPECTED_TOKENS 8
 

@@ -16,8 +16,8 @@
 
 #include "nfv_test.h"
 #include "nfv_test_eal.h"
-#include "../../src/ctl/parse.h"
-#include "../../src/port/port.h"
+#include "api/parse.h"
+#include "modules/infra/port.h"
 
 /* Tiny on purpose: 16 routes per family. FIB (tbl8) exhaustion is in
  * test_fib, on fresh tables whose group counts are known. */

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Worker lcores and the RX queue map. Every worker walks its own clone of
+ * the graph and reports a quiescent state after each walk; the control
+ * thread publishes new queue maps and table entries with RCU and never
+ * stops a worker to do so.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+
+#include "core/walk.h"
+#include "core/worker.h"
+#include "core/log.h"
+#include "modules/ip/ip.h"
+#include "modules/infra/port.h"
+
+struct nfv_worker nfv_workers[NFV_MAX_WORKERS];
+unsigned int nfv_n_workers;
+struct rte_rcu_qsbr *nfv_rcu;
+struct rte_meter_srtcm_profile nfv_icmp_meter_profile;
+struct nfv_worker *nfv_worker_being_built;
+int nfv_logtype = RTE_LOGTYPE_USER1;
+
+static unsigned int burst_size = NFV_BURST_DEFAULT;
+static unsigned int walk_max = NFV_BURST_DEFAULT;
+/* No queue is polled until the startup file has been applied whole. */
+static bool polling_enabled;
+static uint64_t grace_periods;
+
+/* Explicit "worker set" assignments, by port and queue: worker index + 1. */
+static uint8_t pinned[RTE_MAX_ETHPORTS][NFV_MAX_RXQ_PER_WORKER];
+
+/* Every node of the graph; each worker's graph is built from this list. */
+static const char *graph_nodes[] = {
+	"port_rx", "eth_input", "ip4_input", "ip4_lookup", "ip4_rewrite", "ip4_local",
+	"ip4_icmp_error", "ip6_input", "ip6_lookup", "ip6_rewrite", "ip6_local",
+	"ip6_icmp_error", "port_tx", "drop",
+};
+
+int
+nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	struct nfv_node_ctx *ctx = (struct nfv_node_ctx *)node->ctx;
+
+	RTE_BUILD_BUG_ON(sizeof(struct nfv_node_ctx) > RTE_NODE_CTX_SZ);
+	ctx->worker = nfv_worker_being_built;
+	return ctx->worker == NULL ? -EINVAL : 0;
+}
+
+void
+nfv_rcu_sync(void)
+{
+	if (nfv_rcu == NULL) /* no worker has started */
+		return;
+	rte_rcu_qsbr_synchronize(nfv_rcu, RTE_QSBR_THRID_INVALID);
+	grace_periods++;
+}
+
+uint64_t
+nfv_rcu_grace_periods(void)
+{
+	return grace_periods;
+}
+
+struct nfv_worker *
+nfv_worker_by_lcore(unsigned int lcore)
+{
+	for (unsigned int i = 0; i < nfv_n_workers; i++)
+		if (nfv_workers[i].lcore_id == lcore)
+			return &nfv_workers[i];
+	return NULL;
+}
+
+int
+nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
+{
+	struct rte_meter_srtcm_params icmp = { .cir = 1000, .cbs = 100, .ebs = 0 };
+	size_t sz;
+	unsigned int lcore;
+
+	burst_size = burst;
+	walk_max = RTE_MAX(max_per_walk, burst);
+	if (walk_max > RTE_GRAPH_BURST_SIZE)
+		walk_max = RTE_GRAPH_BURST_SIZE;
+	nfv_n_workers = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (nfv_n_workers == NFV_MAX_WORKERS)
+			break;
+		nfv_workers[nfv_n_workers].lcore_id = lcore;
+		nfv_workers[nfv_n_workers].index = nfv_n_workers;
+		nfv_n_workers++;
+	}
+	if (nfv_n_workers == 0) {
+		NFV_LOG(ERR, "no worker lcore: give EAL at least two lcores (e.g. -l 0,1): the "
+			"first runs control, the others forward");
+		return -EINVAL;
+	}
+	sz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
+	nfv_rcu = rte_zmalloc("nfv_rcu", sz, RTE_CACHE_LINE_SIZE);
+	if (nfv_rcu == NULL || rte_rcu_qsbr_init(nfv_rcu, RTE_MAX_LCORE) != 0)
+		return -ENOMEM;
+	/* ICMP error rate limit: 1000 per second per worker, bursts of 100
+	 * (one "byte" of the meter is one packet). */
+	if (rte_meter_srtcm_profile_config(&nfv_icmp_meter_profile, &icmp) != 0)
+		return -EINVAL;
+	for (unsigned int i = 0; i < nfv_n_workers; i++) {
+		struct nfv_worker *w = &nfv_workers[i];
+		struct rte_graph_param prm = {
+			.socket_id = (int)rte_lcore_to_socket_id(w->lcore_id),
+			.nb_node_patterns = RTE_DIM(graph_nodes),
+			.node_patterns = graph_nodes,
+		};
+		char name[RTE_GRAPH_NAMESIZE];
+
+		rte_meter_srtcm_config(&w->icmp_meter[0], &nfv_icmp_meter_profile);
+		rte_meter_srtcm_config(&w->icmp_meter[1], &nfv_icmp_meter_profile);
+		w->conf = rte_zmalloc("nfv_wconf", sizeof(*w->conf), 0);
+		if (w->conf == NULL)
+			return -ENOMEM;
+		w->conf->burst = (uint16_t)burst_size;
+		w->conf->walk_max = (uint16_t)walk_max;
+		snprintf(name, sizeof(name), "worker%u", w->index);
+		nfv_worker_being_built = w;
+		w->graph_id = rte_graph_create(name, &prm);
+		nfv_worker_being_built = NULL;
+		if (w->graph_id == RTE_GRAPH_ID_INVALID) {
+			NFV_LOG(ERR, "cannot create the graph of worker %u (lcore %u): %s", i,
+				w->lcore_id, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		w->graph = rte_graph_lookup(name);
+	}
+	return 0;
+}
+
+static int
+worker_main(void *arg)
+{
+	struct nfv_worker *w = arg;
+	struct rte_graph *graph = w->graph;
+	unsigned int tid = w->lcore_id;
+	unsigned int walks = 0;
+
+	rte_rcu_qsbr_thread_register(nfv_rcu, tid);
+	rte_rcu_qsbr_thread_online(nfv_rcu, tid);
+	w->running = true;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
+		if (unlikely(w->stats_off))
+			nfv_graph_walk(graph, false, false);
+		else if (unlikely(++walks % NFV_WALK_SAMPLE == 0))
+			nfv_graph_walk(graph, true, true);
+		else
+			nfv_graph_walk(graph, false, true);
+		rte_rcu_qsbr_quiescent(nfv_rcu, tid);
+	}
+	rte_rcu_qsbr_thread_offline(nfv_rcu, tid);
+	rte_rcu_qsbr_thread_unregister(nfv_rcu, tid);
+	w->running = false;
+	return 0;
+}
+
+int
+nfv_workers_start(void)
+{
+	for (unsigned int i = 0; i < nfv_n_workers; i++) {
+		int rc = rte_eal_remote_launch(worker_main, &nfv_workers[i],
+					       nfv_workers[i].lcore_id);
+
+		if (rc < 0) {
+			NFV_LOG(ERR, "cannot launch worker on lcore %u", nfv_workers[i].lcore_id);
+			return rc;
+		}
+	}
+	/* Wait until every worker is registered with RCU before any update. */
+	for (unsigned int i = 0; i < nfv_n_workers; i++)
+		while (!__atomic_load_n(&nfv_workers[i].running, __ATOMIC_ACQUIRE))
+			rte_pause();
+	return 0;
+}
+
+void
+nfv_workers_stop(void)
+{
+	for (unsigned int i = 0; i < nfv_n_workers; i++)
+		__atomic_store_n(&nfv_workers[i].stop, true, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	for (unsigned int i = 0; i < nfv_n_workers; i++) {
+		struct nfv_worker *w = &nfv_workers[i];
+
+		if (w->graph_id != RTE_GRAPH_ID_INVALID && w->graph != NULL)
+			rte_graph_destroy(w->graph_id);
+		w->graph = NULL;
+		rte_free(w->conf);
+		w->conf = NULL;
+	}
+	rte_free(nfv_rcu);
+	nfv_rcu = NULL;
+}
+
+/* The worker polling a port's queue in the published map, or -1. */
+static int
+rxq_owner(uint16_t pid, uint16_t q)
+{
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		const struct nfv_worker_conf *c = nfv_workers[w].conf;
+
+		for (uint16_t i = 0; c != NULL && i < c->n_rxq; i++)
+			if (c->rxq[i].port_id == pid && c->rxq[i].queue_id == q)
+				return (int)w;
+	}
+	return -1;
+}
+
+static bool
+conf_has_rxq(const struct nfv_worker_conf *c, struct nfv_rxq rxq)
+{
+	for (uint16_t i = 0; c != NULL && i < c->n_rxq; i++)
+		if (c->rxq[i].port_id == rxq.port_id && c->rxq[i].queue_id == rxq.queue_id)
+			return true;
+	return false;
+}
+
+/* Publishes confs[] (each worker's new map) and waits for every worker to
+ * take it; confs[] then holds the maps replaced, for the caller to free. */
+static void
+publish_confs(struct nfv_worker_conf **confs)
+{
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		struct nfv_worker_conf *old = nfv_workers[w].conf;
+
+		__atomic_store_n(&nfv_workers[w].conf, confs[w], __ATOMIC_RELEASE);
+		confs[w] = old;
+	}
+	nfv_rcu_sync();
+}
+
+/*
+ * Gives every RX queue of the ports that are up to one worker: pinned queues
+ * ("worker set") to theirs, the others to the least loaded worker, the one
+ * that polls it now on a tie (so adding or removing a port does not move
+ * other ports' queues). An RX queue must never be polled by two workers at
+ * once: when queues change hands, the new maps are published in two steps,
+ * first without the queues that leave a worker, then, after a grace period
+ * (no worker still polls them), with the queues that join one.
+ */
+int
+nfv_workers_publish(void)
+{
+	struct nfv_worker_conf *confs[NFV_MAX_WORKERS] = { 0 };
+	struct nfv_worker_conf *step[NFV_MAX_WORKERS] = { 0 };
+	size_t sz = sizeof(struct nfv_worker_conf) +
+		    NFV_MAX_RXQ_PER_WORKER * sizeof(struct nfv_rxq);
+	bool moves = false;
+	unsigned int w;
+
+	for (w = 0; w < nfv_n_workers; w++) {
+		confs[w] = rte_zmalloc("nfv_wconf", sz, RTE_CACHE_LINE_SIZE);
+		step[w] = rte_zmalloc("nfv_wconf", sz, RTE_CACHE_LINE_SIZE);
+		if (confs[w] == NULL || step[w] == NULL)
+			goto nomem;
+		confs[w]->burst = (uint16_t)burst_size;
+		confs[w]->walk_max = (uint16_t)walk_max;
+	}
+	/* Pinned queues first, then spread the rest over the least loaded. */
+	for (int pass = 0; pass < 2 && polling_enabled; pass++) {
+		for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+			const struct nfv_port *p = &nfv_ports[pid];
+
+			if (!p->used || p->removing ||
+			    !__atomic_load_n(&p->admin_up, __ATOMIC_ACQUIRE))
+				continue;
+			for (uint16_t q = 0; q < p->n_rxq && q < NFV_MAX_RXQ_PER_WORKER; q++) {
+				unsigned int target = 0;
+
+				if (pass == 0) {
+					if (pinned[pid][q] == 0)
+						continue;
+					target = pinned[pid][q] - 1u;
+				} else {
+					int owner = rxq_owner(pid, q);
+
+					if (pinned[pid][q] != 0)
+						continue;
+					for (w = 1; w < nfv_n_workers; w++)
+						if (confs[w]->n_rxq < confs[target]->n_rxq)
+							target = w;
+					if (owner >= 0 &&
+					    confs[owner]->n_rxq == confs[target]->n_rxq)
+						target = (unsigned int)owner;
+				}
+				if (confs[target]->n_rxq == NFV_MAX_RXQ_PER_WORKER) {
+					NFV_LOG(ERR, "worker %u polls %u queues already; port %s "
+						"queue %u left unpolled", target,
+						NFV_MAX_RXQ_PER_WORKER, p->name, q);
+					continue;
+				}
+				confs[target]->rxq[confs[target]->n_rxq].port_id = pid;
+				confs[target]->rxq[confs[target]->n_rxq].queue_id = q;
+				confs[target]->n_rxq++;
+			}
+		}
+	}
+	/* Step one: each worker keeps what it polls now and will still poll. */
+	for (w = 0; w < nfv_n_workers; w++) {
+		const struct nfv_worker_conf *cur = nfv_workers[w].conf;
+
+		*step[w] = *confs[w];
+		step[w]->n_rxq = 0;
+		for (uint16_t i = 0; cur != NULL && i < cur->n_rxq; i++) {
+			if (conf_has_rxq(confs[w], cur->rxq[i]))
+				step[w]->rxq[step[w]->n_rxq++] = cur->rxq[i];
+			else
+				moves = true;
+		}
+	}
+	if (moves)
+		publish_confs(step);
+	/* Step two: the new maps, queues that leave a worker now polled by none. */
+	publish_confs(confs);
+	for (w = 0; w < nfv_n_workers; w++) {
+		rte_free(confs[w]);
+		rte_free(step[w]);
+	}
+	return 0;
+nomem:
+	for (w = 0; w < nfv_n_workers; w++) {
+		rte_free(confs[w]);
+		rte_free(step[w]);
+	}
+	return -ENOMEM;
+}
+
+int
+nfv_workers_enable_polling(void)
+{
+	polling_enabled = true;
+	return nfv_workers_publish();
+}
+
+int
+nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int n, char *err)
+{
+	struct nfv_worker *w = nfv_worker_by_lcore(lcore);
+
+	if (w == NULL) {
+		snprintf(err, NFV_ERR_LEN, "lcore %u is not a worker "
+			 "(workers: %u lcores after the main one)",
+			 lcore, nfv_n_workers);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct nfv_port *p = &nfv_ports[rxqs[i].port_id];
+
+		if (rxqs[i].queue_id >= p->n_rxq || rxqs[i].queue_id >= NFV_MAX_RXQ_PER_WORKER) {
+			snprintf(err, NFV_ERR_LEN, "port %s has no RX queue %u (it has %u)", p->name,
+				 rxqs[i].queue_id, p->n_rxq);
+			return -EINVAL;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		pinned[rxqs[i].port_id][rxqs[i].queue_id] = (uint8_t)(w->index + 1);
+	return nfv_workers_publish();
+}
+
+void
+nfv_workers_port_removed(uint16_t port_id)
+{
+	memset(pinned[port_id], 0, sizeof(pinned[port_id]));
+}

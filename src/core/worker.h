@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Worker lcores: each walks its own clone of the graph, run to completion,
+ * over the RX queues the control thread publishes to it.
+ */
+#ifndef NFV_WORKER_H
+#define NFV_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_common.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_meter.h>
+#include <rte_rcu_qsbr.h>
+
+#include "core/drop_reasons.h"
+
+#define NFV_MAX_WORKERS 64
+#define NFV_MAX_RXQ_PER_WORKER 128
+#define NFV_BURST_DEFAULT 32
+#define NFV_BURST_MAX 256
+
+#define NFV_LAT_BUCKETS 256
+#define NFV_BURST_BUCKETS 10
+
+static inline unsigned int
+nfv_burst_bucket(unsigned int n)
+{
+	return n == 0 ? 0 : 32u - (unsigned int)__builtin_clz(n);
+}
+
+/* Four buckets per power of two: bucket i >= 8 covers
+ * [(4 | (i & 3)) << ((i >> 2) - 2), (5 | (i & 3)) << ((i >> 2) - 2)). */
+static inline unsigned int
+nfv_lat_bucket(uint64_t d)
+{
+	unsigned int msb;
+
+	if (d < 4)
+		return (unsigned int)d;
+	msb = 63u - (unsigned int)__builtin_clzll(d);
+	return (msb << 2) | (unsigned int)((d >> (msb - 2)) & 3);
+}
+
+static inline uint64_t
+nfv_lat_bucket_low(unsigned int i)
+{
+	if (i < 8)
+		return i < 4 ? i : 4;
+	return (uint64_t)(4 | (i & 3)) << ((i >> 2) - 2);
+}
+
+struct nfv_rxq {
+	uint16_t port_id;
+	uint16_t queue_id;
+};
+
+/* Published by control with RCU; immutable once published. */
+struct nfv_worker_conf {
+	uint16_t n_rxq;
+	uint16_t burst;
+	uint16_t walk_max; /* packets polled per graph walk at most */
+	struct nfv_rxq rxq[];
+};
+
+/* Written only by the owning worker, summed by control when read. */
+struct nfv_worker_stats {
+	uint64_t drops[NFV_DROP_MAX];
+	uint64_t polls;       /* graph walks */
+	uint64_t empty_polls; /* walks that received nothing */
+	uint64_t rx_packets;
+	uint64_t tx_packets;
+	/* ICMP errors, [0] IPv4 and [1] IPv6. The packet that caused one is
+	 * already counted under its drop reason. */
+	uint64_t icmp_sent[2];
+	uint64_t icmp_rate_limited[2];
+	uint64_t icmp_no_source[2];
+	uint64_t icmp_not_allowed[2];
+	uint64_t echo_replies[2];
+	/* RX-to-TX latency in TSC cycles, log-linear buckets (nfv_lat_bucket). */
+	uint64_t lat_hist[NFV_LAT_BUCKETS];
+	uint64_t lat_sum;
+	/* Burst sizes of rte_eth_rx_burst (non-empty) and rte_eth_tx_burst
+	 * calls, by power of two: bucket b holds sizes [2^(b-1), 2^b). */
+	uint64_t rx_burst_hist[NFV_BURST_BUCKETS];
+	uint64_t tx_burst_hist[NFV_BURST_BUCKETS];
+	uint64_t tx_bursts;
+	uint64_t rx_bursts;
+	/* Packets of the bursts counted above (with "stats off" neither moves,
+	 * so averages stay right). */
+	uint64_t rx_burst_packets;
+	uint64_t tx_burst_packets;
+} __rte_cache_aligned;
+
+/* Test hooks, off unless "debug" commands set them (read once per burst). */
+struct nfv_worker_debug {
+	uint16_t tx_split;    /* send TX bursts in chunks of at most this many */
+	uint32_t delay_cycles; /* busy-wait this long in port_rx per non-empty burst */
+};
+
+struct nfv_worker {
+	unsigned int lcore_id;
+	unsigned int index;           /* also the TX queue this worker owns on every port */
+	struct nfv_worker_conf *conf; /* RCU-published */
+	struct rte_graph *graph;
+	rte_graph_t graph_id;
+	volatile bool stop;
+	volatile bool running;
+	/* "stats off": no per-node, burst-size or latency counting (packet,
+	 * drop and port counters always count). Read once per walk. */
+	volatile bool stats_off;
+	struct rte_meter_srtcm icmp_meter[2]; /* ICMP error rate limit: [0] IPv4, [1] IPv6 */
+	struct nfv_worker_debug debug;
+	/* TSC when port_rx received this walk's packets: every packet of a walk
+	 * is received and sent (or dropped) within that walk. */
+	uint64_t walk_rx_tsc;
+	struct nfv_worker_stats stats;
+} __rte_cache_aligned;
+
+extern struct nfv_worker nfv_workers[NFV_MAX_WORKERS];
+extern unsigned int nfv_n_workers;
+extern struct rte_rcu_qsbr *nfv_rcu;
+extern struct rte_meter_srtcm_profile nfv_icmp_meter_profile;
+
+/* The worker a node instance belongs to (stored in the node context). */
+struct nfv_node_ctx {
+	struct nfv_worker *worker;
+};
+
+static inline struct nfv_worker *
+nfv_node_worker(struct rte_node *node)
+{
+	return ((struct nfv_node_ctx *)node->ctx)->worker;
+}
+
+/* Set by control while it creates a worker's graph; node init reads it. */
+extern struct nfv_worker *nfv_worker_being_built;
+
+int nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node);
+
+int nfv_workers_init(unsigned int burst, unsigned int walk_max);
+int nfv_workers_start(void);
+void nfv_workers_stop(void);
+/* Recomputes the RX queue map and publishes it; waits for a grace period. */
+int nfv_workers_publish(void);
+/* Called once the startup file is applied: from then on queues are polled. */
+int nfv_workers_enable_polling(void);
+/* Waits until every worker has passed a quiescent state. */
+void nfv_rcu_sync(void);
+/* Explicit queue map: "worker set LCORE rxq NAME:Q,..." */
+int nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int n, char *err);
+void nfv_workers_port_removed(uint16_t port_id);
+struct nfv_worker *nfv_worker_by_lcore(unsigned int lcore);
+
+#endif

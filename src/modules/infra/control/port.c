@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port control: probe a device from its DPDK arguments, check what was asked
+ * against what the device can do, give it an mbuf pool sized from its
+ * descriptor counts, configure RSS and one TX queue per worker, start it and
+ * hand its RX queues to the workers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "modules/infra/port.h"
+#include "core/log.h"
+#include "modules/ip/ip.h"
+#include "core/stats.h"
+
+struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
+uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
+
+/* Pools whose port is gone but whose mbufs may still sit in TX rings. */
+#define NFV_GRAVEYARD_MAX 64
+static struct rte_mempool *graveyard[NFV_GRAVEYARD_MAX];
+static unsigned int pool_seq;
+
+#define NFV_POOL_CACHE 256
+#define NFV_POOL_FACTOR 4
+
+struct nfv_port *
+nfv_port_by_name(const char *name)
+{
+	for (unsigned int i = 0; i < RTE_MAX_ETHPORTS; i++)
+		if (nfv_ports[i].used && strcmp(nfv_ports[i].name, name) == 0)
+			return &nfv_ports[i];
+	return NULL;
+}
+
+static int
+port_find_probed(const char *devargs, uint16_t *port_id)
+{
+	struct rte_dev_iterator it;
+	uint16_t pid;
+	int rc;
+
+	rc = rte_eth_iterator_init(&it, devargs);
+	if (rc < 0)
+		return rc;
+	pid = rte_eth_iterator_next(&it);
+	if (pid == RTE_MAX_ETHPORTS)
+		return -ENODEV;
+	rte_eth_iterator_cleanup(&it);
+	*port_id = pid;
+	return 0;
+}
+
+static const char *
+probe_hint(int rc)
+{
+	switch (-rc) {
+	case EACCES:
+		return "permission denied: run nfvd as root, or give the user access to "
+		       "/dev/vfio and the hugepages";
+	case EPERM: /* what most drivers return for any failure (-1) */
+		return "the driver refused it: check the device arguments (file names, "
+		       "interface names), that the device exists, and that nfvd runs as root";
+	case EBUSY:
+		return "device busy: another process (or the kernel driver) holds it; "
+		       "stop it or bind the device with 'dpdk-devbind.py -b vfio-pci ADDR'";
+	case ENODEV:
+	case ENOENT:
+		return "no such device: for a NIC, bind it to vfio-pci first "
+		       "('dpdk-devbind.py -b vfio-pci ADDR'); for a virtual device "
+		       "check the driver name (net_pcap0, net_af_xdp0, net_tap0, ...)";
+	case ENOTSUP:
+		return "the driver for this device is not available";
+	default:
+		return "check the device arguments";
+	}
+}
+
+static unsigned int
+pool_size_for(const struct nfv_port_conf *c, uint16_t n_txq)
+{
+	unsigned int need = NFV_POOL_FACTOR * ((unsigned int)c->rxd * c->n_rxq +
+					       (unsigned int)c->txd * n_txq) +
+			    (nfv_n_workers + 1) * (NFV_POOL_CACHE * 3 / 2 + NFV_BURST_MAX);
+	unsigned int size = 1;
+
+	while (size - 1 < need)
+		size <<= 1;
+	return size - 1;
+}
+
+static void
+graveyard_put(struct rte_mempool *mp)
+{
+	if (mp == NULL)
+		return;
+	if (rte_mempool_in_use_count(mp) == 0) {
+		rte_mempool_free(mp);
+		return;
+	}
+	for (unsigned int i = 0; i < NFV_GRAVEYARD_MAX; i++)
+		if (graveyard[i] == NULL) {
+			graveyard[i] = mp;
+			return;
+		}
+	NFV_LOG(WARNING, "pool %s still has %u mbufs out; leaving it allocated", mp->name,
+		rte_mempool_in_use_count(mp));
+}
+
+void
+nfv_ports_reap_pools(bool final)
+{
+	for (unsigned int i = 0; i < NFV_GRAVEYARD_MAX; i++) {
+		struct rte_mempool *mp = graveyard[i];
+
+		if (mp == NULL)
+			continue;
+		if (rte_mempool_in_use_count(mp) == 0) {
+			rte_mempool_free(mp);
+			graveyard[i] = NULL;
+		} else if (final) {
+			NFV_LOG(ERR, "pool %s: %u mbufs never returned", mp->name,
+				rte_mempool_in_use_count(mp));
+		}
+	}
+}
+
+/*
+ * Mbufs a driver keeps after close. DPDK 22.11's af_xdp driver uses the pool
+ * itself as the AF_XDP umem: the buffers it lent to the kernel's fill ring
+ * are never returned when the port closes, only released with the umem.
+ */
+static unsigned int driver_held_mbufs;
+
+unsigned int
+nfv_ports_driver_held(void)
+{
+	return driver_held_mbufs;
+}
+
+static void
+port_teardown(uint16_t pid, bool remove_dev)
+{
+	struct nfv_port *p = &nfv_ports[pid];
+	struct rte_eth_dev_info info;
+	struct rte_device *dev = NULL;
+	bool umem_pool = strcmp(p->driver, "net_af_xdp") == 0;
+	int rc;
+
+	if (rte_eth_dev_info_get(pid, &info) == 0)
+		dev = info.device;
+	rc = rte_eth_dev_stop(pid);
+	if (rc < 0 && rc != -ENODEV)
+		NFV_LOG(WARNING, "port %s: stop: %s", p->name, rte_strerror(-rc));
+	rte_eth_dev_close(pid);
+	if (remove_dev && dev != NULL) {
+		rc = rte_dev_remove(dev);
+		if (rc < 0)
+			NFV_LOG(WARNING, "port %s: device remove: %s", p->name, rte_strerror(-rc));
+	}
+	if (umem_pool && p->pool != NULL) {
+		unsigned int held = rte_mempool_in_use_count(p->pool);
+
+		if (held != 0)
+			NFV_LOG(INFO, "port %s: %u mbufs stay with the af_xdp driver's umem (freed "
+				"with the pool)", p->name, held);
+		driver_held_mbufs += held;
+		rte_mempool_free(p->pool);
+		p->pool = NULL;
+	}
+	graveyard_put(p->pool);
+	memset(p, 0, sizeof(*p));
+}
+
+static int
+port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
+{
+	uint16_t pid = p->port_id;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	struct rte_eth_rxconf rxconf;
+	struct rte_eth_txconf txconf;
+	uint16_t n_txq, rxd = c->rxd, txd = c->txd;
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t data_room;
+	uint64_t key;
+	int socket, rc;
+
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "port %s: cannot read device info: %s", p->name,
+			 rte_strerror(-rc));
+		return rc;
+	}
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	if (c->n_rxq > info.max_rx_queues) {
+		snprintf(err, NFV_ERR_LEN, "rxq %u: device %s (%s) has at most %u RX queues",
+			 c->n_rxq, p->dev_name, info.driver_name, info.max_rx_queues);
+		return -EINVAL;
+	}
+	n_txq = c->n_txq != 0 ? c->n_txq : (uint16_t)nfv_n_workers;
+	if (c->n_txq != 0 && c->n_txq > info.max_tx_queues) {
+		snprintf(err, NFV_ERR_LEN, "txq %u: device %s (%s) has at most %u TX queues",
+			 c->n_txq, p->dev_name, info.driver_name, info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (n_txq > info.max_tx_queues)
+		n_txq = info.max_tx_queues;
+	if (n_txq == 0)
+		n_txq = 1;
+	p->tx_shared = n_txq < nfv_n_workers;
+	if (p->tx_shared)
+		NFV_LOG(WARNING, "port %s: %u TX queues for %u workers: queues are shared "
+			"under a lock", p->name, n_txq, nfv_n_workers);
+
+	memset(&conf, 0, sizeof(conf));
+	if (c->n_rxq > 1) {
+		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+
+		if ((info.flow_type_rss_offloads & want) == 0) {
+			snprintf(err, NFV_ERR_LEN, "rxq %u: device %s (%s) has no RSS to spread "
+				 "packets over several RX queues; use rxq 1", c->n_rxq,
+				 p->dev_name, info.driver_name);
+			return -ENOTSUP;
+		}
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = want & info.flow_type_rss_offloads;
+		p->rss_hf = conf.rx_adv_conf.rss_conf.rss_hf;
+	}
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH && c->n_rxq > 1)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+
+	rc = rte_eth_dev_configure(pid, c->n_rxq, n_txq, &conf);
+	if (rc < 0 && c->n_txq == 0 && n_txq < c->n_rxq && c->n_rxq <= info.max_tx_queues) {
+		/* Some drivers (net_tap) want as many TX queues as RX queues: the
+		 * extra ones are set up and left unused. */
+		rc = rte_eth_dev_configure(pid, c->n_rxq, c->n_rxq, &conf);
+		if (rc == 0) {
+			n_txq = c->n_rxq;
+			p->tx_shared = false;
+		}
+	}
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "port %s: configure %u rxq / %u txq failed: %s",
+			 p->name, c->n_rxq, n_txq, rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &rxd, &txd);
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "port %s: descriptor counts rxd %u / txd %u refused: %s",
+			 p->name, c->rxd, c->txd, rte_strerror(-rc));
+		return rc;
+	}
+	rte_eth_dev_get_mtu(pid, &p->mtu);
+	if (p->mtu == 0)
+		p->mtu = RTE_ETHER_MTU;
+	if (c->mtu != 0) {
+		rc = rte_eth_dev_set_mtu(pid, c->mtu);
+		if (rc == -ENOTSUP && c->mtu <= p->mtu) {
+			/* Virtual devices without an MTU setting: enforced in software
+			 * (ip4_rewrite / ip6_rewrite check the output MTU anyway). */
+			NFV_LOG(INFO, "port %s: device has no MTU setting; MTU %u enforced by nfvd",
+				p->name, c->mtu);
+			rc = 0;
+		}
+		if (rc < 0) {
+			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u",
+				 c->mtu, p->dev_name, rte_strerror(-rc), info.min_mtu,
+				 info.max_mtu);
+			return rc;
+		}
+		p->mtu = c->mtu;
+	}
+	socket = rte_eth_dev_socket_id(pid);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	if ((uint32_t)p->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM > data_room)
+		data_room = (uint32_t)p->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM;
+	snprintf(pool_name, sizeof(pool_name), "nfv_pool_%u", pool_seq++);
+	p->pool = rte_pktmbuf_pool_create(pool_name,
+					  pool_size_for(&(struct nfv_port_conf){
+						  .n_rxq = c->n_rxq, .rxd = rxd, .txd = txd },
+						  n_txq),
+					  NFV_POOL_CACHE, 0, (uint16_t)data_room, socket);
+	if (p->pool == NULL) {
+		snprintf(err, NFV_ERR_LEN, "port %s: cannot allocate its mbuf pool (%s): reserve "
+			 "more hugepages or lower rxd/txd", p->name, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+
+	/* The af_xdp driver registers the pool's memory as one AF_XDP umem. */
+	if (strcmp(info.driver_name, "net_af_xdp") == 0 && p->pool->nb_mem_chunks != 1) {
+		snprintf(err, NFV_ERR_LEN, "port %s: af_xdp needs its mbuf pool in one memory "
+			 "chunk but it got %u (fragmented hugepages): add --iova-mode=va to the "
+			 "EAL options, reserve more hugepages, or use --no-huge", p->name,
+			 p->pool->nb_mem_chunks);
+		return -ENOMEM;
+	}
+	rxconf = info.default_rxconf;
+	rxconf.offloads = conf.rxmode.offloads;
+	for (uint16_t q = 0; q < c->n_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(pid, q, rxd, (unsigned int)socket, &rxconf, p->pool);
+		if (rc < 0) {
+			snprintf(err, NFV_ERR_LEN, "port %s: RX queue %u setup failed: %s", p->name,
+				 q, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	txconf = info.default_txconf;
+	txconf.offloads = conf.txmode.offloads;
+	for (uint16_t q = 0; q < n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(pid, q, txd, (unsigned int)socket, &txconf);
+		if (rc < 0) {
+			snprintf(err, NFV_ERR_LEN, "port %s: TX queue %u setup failed: %s", p->name,
+				 q, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	for (unsigned int w = 0; w < NFV_MAX_WORKERS; w++) {
+		p->txq_of_worker[w] = (uint16_t)(w % n_txq);
+		rte_spinlock_init(&p->tx_lock[w]);
+	}
+	p->n_rxq = c->n_rxq;
+	p->n_txq = n_txq;
+	p->rxd = rxd;
+	p->txd = txd;
+
+	rc = rte_eth_dev_start(pid);
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "port %s: start failed: %s", p->name, rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_promiscuous_enable(pid);
+	if (rc < 0 && rc != -ENOTSUP)
+		NFV_LOG(WARNING, "port %s: promiscuous mode: %s", p->name, rte_strerror(-rc));
+	rte_eth_macaddr_get(pid, &p->mac);
+	key = 0;
+	memcpy(&key, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	nfv_port_mac_key[pid] = key;
+	return 0;
+}
+
+int
+nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *c, char *err)
+{
+	struct nfv_port *p;
+	uint16_t pid;
+	bool probed_here = false;
+	size_t n;
+	int rc;
+
+	if (nfv_port_by_name(name) != NULL) {
+		snprintf(err, NFV_ERR_LEN, "port %s already exists", name);
+		return -EEXIST;
+	}
+	if (strlen(devargs) >= NFV_DEVARGS_LEN) {
+		snprintf(err, NFV_ERR_LEN, "device arguments too long (%zu bytes, max %u)",
+			 strlen(devargs), NFV_DEVARGS_LEN - 1);
+		return -E2BIG;
+	}
+	if (port_find_probed(devargs, &pid) == 0) {
+		if (nfv_ports[pid].used) {
+			snprintf(err, NFV_ERR_LEN, "device %s is already port %s", devargs,
+				 nfv_ports[pid].name);
+			return -EBUSY;
+		}
+	} else {
+		rc = rte_dev_probe(devargs);
+		if (rc < 0 && rc != -EEXIST) {
+			snprintf(err, NFV_ERR_LEN, "dev %s: probe failed (%s): %s", devargs,
+				 rte_strerror(-rc), probe_hint(rc));
+			return rc;
+		}
+		rc = port_find_probed(devargs, &pid);
+		if (rc < 0) {
+			snprintf(err, NFV_ERR_LEN, "dev %s: probed, but it is not an Ethernet "
+				 "device", devargs);
+			return -ENODEV;
+		}
+		probed_here = true;
+	}
+
+	p = &nfv_ports[pid];
+	memset(p, 0, sizeof(*p));
+	p->port_id = pid;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
+	n = strcspn(devargs, ",");
+	if (n >= sizeof(p->dev_name))
+		n = sizeof(p->dev_name) - 1;
+	memcpy(p->dev_name, devargs, n);
+	p->dev_name[n] = '\0';
+
+	rc = port_configure(p, c, err);
+	if (rc < 0) {
+		port_teardown(pid, probed_here);
+		return rc;
+	}
+	p->used = true;
+	p->admin_up = true;
+	nfv_stats_port_added(pid);
+	nfv_ip_port_changed(pid);
+	rc = nfv_workers_publish();
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "port %s: cannot give its queues to workers", name);
+		p->used = false;
+		port_teardown(pid, true);
+		return rc;
+	}
+	NFV_LOG(INFO, "port %s: %s (%s) id %u mac " RTE_ETHER_ADDR_PRT_FMT " rxq %u txq %u "
+		"rxd %u txd %u mtu %u pool %u mbufs", name, p->dev_name, p->driver, pid,
+		RTE_ETHER_ADDR_BYTES(&p->mac), p->n_rxq, p->n_txq, p->rxd, p->txd, p->mtu,
+		p->pool->size);
+	return 0;
+}
+
+int
+nfv_port_del(const char *name, char *err)
+{
+	struct nfv_port *p = nfv_port_by_name(name);
+	unsigned int n_routes;
+	uint16_t pid;
+
+	if (p == NULL) {
+		snprintf(err, NFV_ERR_LEN, "no port named %s", name);
+		return -ENOENT;
+	}
+	pid = p->port_id;
+	p->removing = true;
+	__atomic_store_n(&p->admin_up, false, __ATOMIC_RELEASE);
+	n_routes = nfv_ip_port_removed(pid);
+	nfv_workers_port_removed(pid);
+	nfv_workers_publish(); /* waits until no worker polls or sends on it */
+	p->used = false;
+	port_teardown(pid, true);
+	NFV_LOG(INFO, "port %s removed (%u routes through it removed)", name, n_routes);
+	return 0;
+}
+
+int
+nfv_port_set_admin(const char *name, bool up, char *err)
+{
+	struct nfv_port *p = nfv_port_by_name(name);
+	int rc;
+
+	if (p == NULL) {
+		snprintf(err, NFV_ERR_LEN, "no port named %s", name);
+		return -ENOENT;
+	}
+	if (p->admin_up == up)
+		return 0;
+	rc = up ? rte_eth_dev_set_link_up(p->port_id) : rte_eth_dev_set_link_down(p->port_id);
+	if (rc < 0 && rc != -ENOTSUP) {
+		snprintf(err, NFV_ERR_LEN, "port %s: set link %s failed: %s", name,
+			 up ? "up" : "down", rte_strerror(-rc));
+		return rc;
+	}
+	__atomic_store_n(&p->admin_up, up, __ATOMIC_RELEASE);
+	return nfv_workers_publish();
+}
+
+unsigned int
+nfv_ports_close_all(void)
+{
+	unsigned int in_use;
+
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		if (!nfv_ports[pid].used)
+			continue;
+		nfv_ports[pid].used = false;
+		port_teardown(pid, true);
+	}
+	in_use = nfv_pools_in_use();
+	nfv_ports_reap_pools(true);
+	return in_use;
+}
+
+void
+nfv_pools_walk(nfv_pool_cb cb, void *arg)
+{
+	struct nfv_pool_usage u;
+
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		if (!nfv_ports[pid].used || nfv_ports[pid].pool == NULL)
+			continue;
+		u.name = nfv_ports[pid].pool->name;
+		u.size = nfv_ports[pid].pool->size;
+		u.in_use = rte_mempool_in_use_count(nfv_ports[pid].pool);
+		cb(&u, arg);
+	}
+	for (unsigned int i = 0; i < NFV_GRAVEYARD_MAX; i++) {
+		if (graveyard[i] == NULL)
+			continue;
+		u.name = graveyard[i]->name;
+		u.size = graveyard[i]->size;
+		u.in_use = rte_mempool_in_use_count(graveyard[i]);
+		cb(&u, arg);
+	}
+}
+
+static void
+sum_in_use(const struct nfv_pool_usage *u, void *arg)
+{
+	*(unsigned int *)arg += u->in_use;
+}
+
+unsigned int
+nfv_pools_in_use(void)
+{
+	unsigned int n = 0;
+
+	nfv_pools_walk(sum_in_use, &n);
+	return n;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * port_rx: source node. Polls every RX queue the control thread gave this
+ * worker (rte_eth_rx_burst, one burst per queue per walk) straight into the
+ * stream of eth_input and stamps the walk's RX time (worker.walk_rx_tsc),
+ * from which port_tx measures the latency of every packet it sends.
+ *
+ * Edges: eth_input.
+ * Counters: polls, empty polls, packets received, RX burst sizes (per worker).
+ * Test hook: debug.delay_cycles holds each non-empty burst back (latency tests).
+ */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/node.h"
+
+enum port_rx_next {
+	PORT_RX_NEXT_ETH_INPUT,
+	PORT_RX_NEXT_MAX,
+};
+
+struct port_rx_ctx {
+	struct nfv_worker *worker;
+	uint16_t next_queue; /* round-robin start when the stream fills up */
+};
+
+static int
+port_rx_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct port_rx_ctx) > RTE_NODE_CTX_SZ);
+	return nfv_node_ctx_init(graph, node);
+}
+
+static uint16_t
+port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t count)
+{
+	struct port_rx_ctx *ctx = (struct port_rx_ctx *)node->ctx;
+	struct nfv_worker *w = ctx->worker;
+	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
+	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0;
+	struct rte_mbuf **pkts;
+
+	w->stats.polls++;
+	if (n_rxq == 0) {
+		w->stats.empty_polls++;
+		return 0;
+	}
+	pkts = (struct rte_mbuf **)rte_node_next_stream_get(graph, node, PORT_RX_NEXT_ETH_INPUT,
+							     RTE_GRAPH_BURST_SIZE);
+	/*
+	 * One burst per queue, round robin; queues that return a full burst are
+	 * polled again while the stream has room, so a busy worker moves up to
+	 * conf->walk_max packets per walk (--walk-max) and pays the per-node costs once
+	 * for all of them.
+	 */
+	for (uint16_t i = 0, full = 0; total + burst <= conf->walk_max; i++) {
+		uint16_t q, got;
+
+		if (i == n_rxq) {
+			if (full == 0)
+				break;
+			i = 0;
+			full = 0;
+		}
+		q = (uint16_t)((ctx->next_queue + i) % n_rxq);
+		got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts + total,
+				       burst);
+		if (got != 0) {
+			if (likely(!w->stats_off)) {
+				w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
+				w->stats.rx_bursts++;
+				w->stats.rx_burst_packets += got;
+			}
+			total += got;
+			full += got == burst;
+		}
+	}
+	if (n_rxq * burst > RTE_GRAPH_BURST_SIZE)
+		ctx->next_queue = (uint16_t)((ctx->next_queue + 1) % n_rxq);
+	if (total == 0) {
+		w->stats.empty_polls++;
+		return 0;
+	}
+	w->walk_rx_tsc = rte_rdtsc();
+	if (unlikely(w->debug.delay_cycles != 0)) {
+		uint64_t until = w->walk_rx_tsc + w->debug.delay_cycles;
+
+		while (rte_rdtsc() < until)
+			rte_pause();
+	}
+	w->stats.rx_packets += total;
+	rte_node_next_stream_put(graph, node, PORT_RX_NEXT_ETH_INPUT, total);
+	return total;
+}
+
+static struct rte_node_register port_rx_node = {
+	.name = "port_rx",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = port_rx_process,
+	.init = port_rx_init,
+	.nb_edges = PORT_RX_NEXT_MAX,
+	.next_nodes = {
+		[PORT_RX_NEXT_ETH_INPUT] = "eth_input",
+	},
+};
+
+RTE_NODE_REGISTER(port_rx_node);

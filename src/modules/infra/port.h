@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ports: probed at run time from DPDK device arguments, one mbuf pool each
+ * (sized from its descriptor counts), RSS over its RX queues, one TX queue
+ * per worker.
+ */
+#ifndef NFV_PORT_H
+#define NFV_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ethdev.h>
+#include <rte_spinlock.h>
+
+#include "core/worker.h"
+
+#define NFV_PORT_NAME_LEN 32
+#define NFV_DEVARGS_LEN 1024
+
+struct nfv_port_conf {
+	uint16_t n_rxq;
+	uint16_t n_txq; /* 0: one per worker */
+	uint16_t rxd;
+	uint16_t txd;
+	uint16_t mtu;   /* 0: device default (1500) */
+};
+
+struct nfv_port {
+	bool used;
+	bool admin_up;   /* read by workers: port_tx drops while down */
+	bool removing;
+	bool tx_shared;  /* fewer TX queues than workers: queue taken under a lock */
+	uint16_t port_id;
+	uint16_t mtu;
+	uint16_t n_rxq;
+	uint16_t n_txq;
+	uint16_t rxd;
+	uint16_t txd;
+	struct rte_ether_addr mac;
+	char name[NFV_PORT_NAME_LEN];
+	char devargs[NFV_DEVARGS_LEN];
+	char dev_name[RTE_ETH_NAME_MAX_LEN];
+	char driver[64];
+	struct rte_mempool *pool;
+	uint64_t rss_hf;
+	uint16_t txq_of_worker[NFV_MAX_WORKERS];
+	rte_spinlock_t tx_lock[NFV_MAX_WORKERS];
+} __rte_cache_aligned;
+
+extern struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
+/* Each port's MAC as its 6 bytes in an 8-byte word (the last 2 zero), for
+ * eth_input's one-compare check against an 8-byte load of a frame's start. */
+extern uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
+
+/* True when the first 6 of the 8 bytes loaded from a frame are not key's. */
+static inline bool
+nfv_mac_key_differs(uint64_t frame8, uint64_t key)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return ((frame8 ^ key) << 16) != 0;
+#else
+	return ((frame8 ^ key) >> 16) != 0;
+#endif
+}
+
+int nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *conf,
+		 char *err);
+int nfv_port_del(const char *name, char *err);
+int nfv_port_set_admin(const char *name, bool up, char *err);
+struct nfv_port *nfv_port_by_name(const char *name);
+/* Stops and closes every port; returns the mbufs that never came back. */
+unsigned int nfv_ports_close_all(void);
+/* Mbufs kept by drivers that own their pool's memory (af_xdp umem) at close. */
+unsigned int nfv_ports_driver_held(void);
+/* Pools of removed ports wait here until their mbufs come home. */
+void nfv_ports_reap_pools(bool final);
+
+struct nfv_pool_usage {
+	const char *name;
+	unsigned int size;
+	unsigned int in_use;
+};
+typedef void (*nfv_pool_cb)(const struct nfv_pool_usage *u, void *arg);
+void nfv_pools_walk(nfv_pool_cb cb, void *arg);
+/* Sum of mbufs not in their pool (0 at a clean exit). */
+unsigned int nfv_pools_in_use(void);
+
+#endif

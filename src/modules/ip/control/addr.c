@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interface addresses. Like Linux, "addr add A/L dev P" installs the local
+ * host route (A/32 or A/128 -> local) and the connected route (the subnet
+ * -> P, next hop = the packet's destination). The first address of each
+ * family on a port is where ICMP errors from that port come from.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "modules/ip/ip.h"
+#include "modules/ip/control/nexthop.h"
+#include "modules/ip/control/route.h"
+#include "core/worker.h"
+#include "modules/infra/port.h"
+
+struct port_addrs {
+	unsigned int n;
+	struct nfv_prefix a[NFV_ADDR_PER_PORT_MAX];
+};
+
+static struct port_addrs addrs[RTE_MAX_ETHPORTS];
+struct nfv_port_l3 *nfv_port_l3[RTE_MAX_ETHPORTS];
+
+static struct nfv_prefix
+host_prefix(const struct nfv_ip *ip)
+{
+	struct nfv_prefix h = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
+
+	return h;
+}
+
+static struct nfv_prefix
+subnet_of(const struct nfv_prefix *p)
+{
+	struct nfv_prefix s = *p;
+
+	nfv_prefix_mask(&s);
+	return s;
+}
+
+static void
+publish_l3(uint16_t port_id)
+{
+	struct nfv_port_l3 *l3 = rte_zmalloc("nfv_port_l3", sizeof(*l3), 0), *old;
+	const struct port_addrs *pa = &addrs[port_id];
+
+	if (l3 == NULL)
+		return;
+	for (unsigned int i = 0; i < pa->n; i++) {
+		if (pa->a[i].ip.family == AF_INET && !l3->has4) {
+			l3->has4 = true;
+			l3->src4 = pa->a[i].ip.v4;
+		} else if (pa->a[i].ip.family == AF_INET6 && !l3->has6 &&
+			   !nfv_ip_is_link_local(&pa->a[i].ip)) {
+			/* Errors go to global addresses: never from a link-local
+			 * one (RFC 4443 2.2 c, by source address selection). */
+			l3->has6 = true;
+			memcpy(l3->src6, pa->a[i].ip.v6, 16);
+		}
+	}
+	old = nfv_port_l3[port_id];
+	__atomic_store_n(&nfv_port_l3[port_id], l3, __ATOMIC_RELEASE);
+	nfv_rcu_sync();
+	rte_free(old);
+}
+
+static bool
+subnet_in_use(uint16_t port_id, const struct nfv_prefix *subnet, int skip)
+{
+	const struct port_addrs *pa = &addrs[port_id];
+
+	for (unsigned int i = 0; i < pa->n; i++) {
+		struct nfv_prefix s = subnet_of(&pa->a[i]);
+
+		if ((int)i != skip && s.len == subnet->len && nfv_ip_equal(&s.ip, &subnet->ip))
+			return true;
+	}
+	return false;
+}
+
+int
+nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
+{
+	struct port_addrs *pa = &addrs[port_id];
+	struct nfv_prefix host = host_prefix(&p->ip), subnet = subnet_of(p);
+	bool host_is_subnet = host.len == p->len;
+	char buf[64];
+	int rc;
+
+	const char *why = nfv_ip_unusable(&p->ip);
+
+	if (why != NULL) {
+		snprintf(err, NFV_ERR_LEN, "%s is %s, not an interface address",
+			 nfv_ip_str(&p->ip, buf, sizeof(buf)), why);
+		return -EINVAL;
+	}
+	if (nfv_addr_is_local(&p->ip)) {
+		snprintf(err, NFV_ERR_LEN, "address %s is already configured",
+			 nfv_ip_str(&p->ip, buf, sizeof(buf)));
+		return -EEXIST;
+	}
+	if ((p->ip.family == AF_INET && p->len < 31 && nfv_ip_equal(&p->ip, &subnet.ip)) ||
+	    (p->ip.family == AF_INET && p->len < 31 &&
+	     (rte_be_to_cpu_32(p->ip.v4) | (p->len ? ~0u << (32 - p->len) : 0)) == ~0u)) {
+		snprintf(err, NFV_ERR_LEN, "%s is the network or broadcast address of its subnet",
+			 nfv_prefix_str(p, buf, sizeof(buf)));
+		return -EINVAL;
+	}
+	if (pa->n == NFV_ADDR_PER_PORT_MAX) {
+		snprintf(err, NFV_ERR_LEN, "port %s already has %u addresses",
+			 nfv_ports[port_id].name,
+			 NFV_ADDR_PER_PORT_MAX);
+		return -ENOSPC;
+	}
+	if (!host_is_subnet) {
+		for (uint16_t o = 0; o < RTE_MAX_ETHPORTS; o++) {
+			if (o != port_id && subnet_in_use(o, &subnet, -1)) {
+				snprintf(err, NFV_ERR_LEN,
+					 "subnet %s is already connected on port %s",
+					 nfv_prefix_str(&subnet, buf, sizeof(buf)),
+					 nfv_ports[o].name);
+				return -EEXIST;
+			}
+		}
+	}
+	if (!nfv_route_has_room(p->ip.family,
+				(nfv_route_lookup_exact(&host, &(struct nfv_route_info){ 0 }) < 0) +
+				(!host_is_subnet &&
+				 nfv_route_lookup_exact(&subnet,
+							&(struct nfv_route_info){ 0 }) < 0))) {
+		snprintf(err, NFV_ERR_LEN, "route table full");
+		return -ENOSPC;
+	}
+	rc = nfv_route_set(&host, NFV_RT_LOCAL, nfv_nh_get_local(p->ip.family), err);
+	if (rc < 0)
+		return rc;
+	if (!host_is_subnet && !subnet_in_use(port_id, &subnet, -1)) {
+		rc = nfv_route_set(&subnet, NFV_RT_CONNECTED,
+				   nfv_nh_get_connected(p->ip.family, port_id), err);
+		if (rc < 0) {
+			nfv_route_set(&host, NFV_RT_LOCAL, 0, err);
+			return rc;
+		}
+	}
+	pa->a[pa->n++] = *p;
+	publish_l3(port_id);
+	return 0;
+}
+
+static int
+addr_index(uint16_t port_id, const struct nfv_prefix *p)
+{
+	const struct port_addrs *pa = &addrs[port_id];
+
+	for (unsigned int i = 0; i < pa->n; i++)
+		if (pa->a[i].len == p->len && nfv_ip_equal(&pa->a[i].ip, &p->ip))
+			return (int)i;
+	return -1;
+}
+
+static void
+addr_remove_at(uint16_t port_id, int idx)
+{
+	struct port_addrs *pa = &addrs[port_id];
+	struct nfv_prefix p = pa->a[idx];
+	struct nfv_prefix host = host_prefix(&p.ip), subnet = subnet_of(&p);
+	char err[NFV_ERR_LEN];
+
+	nfv_route_set(&host, NFV_RT_LOCAL, 0, err);
+	if (host.len != p.len && !subnet_in_use(port_id, &subnet, idx))
+		nfv_route_set(&subnet, NFV_RT_CONNECTED, 0, err);
+	memmove(&pa->a[idx], &pa->a[idx + 1], (pa->n - (unsigned int)idx - 1) * sizeof(pa->a[0]));
+	pa->n--;
+}
+
+int
+nfv_addr_del(const struct nfv_prefix *p, uint16_t port_id, char *err)
+{
+	char buf[64];
+	int idx = addr_index(port_id, p);
+
+	if (idx < 0) {
+		snprintf(err, NFV_ERR_LEN, "address %s is not configured on port %s",
+			 nfv_prefix_str(p, buf, sizeof(buf)), nfv_ports[port_id].name);
+		return -ENOENT;
+	}
+	addr_remove_at(port_id, idx);
+	publish_l3(port_id);
+	return 0;
+}
+
+unsigned int
+nfv_addr_port_removed(uint16_t port_id)
+{
+	unsigned int n = addrs[port_id].n;
+	struct nfv_port_l3 *old;
+
+	while (addrs[port_id].n > 0)
+		addr_remove_at(port_id, (int)addrs[port_id].n - 1);
+	old = nfv_port_l3[port_id];
+	__atomic_store_n(&nfv_port_l3[port_id], NULL, __ATOMIC_RELEASE);
+	nfv_rcu_sync();
+	rte_free(old);
+	return n;
+}
+
+int
+nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id)
+{
+	int best_len = -1;
+
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		const struct port_addrs *pa = &addrs[pid];
+
+		for (unsigned int i = 0; i < pa->n; i++) {
+			if (nfv_prefix_contains(&pa->a[i], gw) && pa->a[i].len > best_len) {
+				best_len = pa->a[i].len;
+				*port_id = pid;
+			}
+		}
+	}
+	return best_len < 0 ? -ENOENT : 0;
+}
+
+bool
+nfv_addr_is_local(const struct nfv_ip *ip)
+{
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++)
+		for (unsigned int i = 0; i < addrs[pid].n; i++)
+			if (nfv_ip_equal(&addrs[pid].a[i].ip, ip))
+				return true;
+	return false;
+}
+
+void
+nfv_addr_walk(nfv_addr_cb cb, void *arg)
+{
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++)
+		for (unsigned int i = 0; i < addrs[pid].n; i++)
+			cb(pid, &addrs[pid].a[i], arg);
+}
+
+void
+nfv_addr_fini(void)
+{
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		rte_free(nfv_port_l3[pid]);
+		nfv_port_l3[pid] = NULL;
+		addrs[pid].n = 0;
+	}
+}

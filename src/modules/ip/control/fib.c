@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FIB pairs. rte_fib (DIR-24-8) and rte_fib6 (trie) in DPDK 22.11 have no
+ * RCU hook for the tbl8 groups they recycle, so a lookup racing a delete
+ * could read a group already reused for another prefix. Each family keeps
+ * two identical tables instead: updates go to the standby one, the pair
+ * flips, and after a grace period (every worker finished the graph walk
+ * that may have used the old table) the same update goes to the other.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "modules/ip/ip.h"
+#include "modules/ip/control/fib.h"
+#include "core/worker.h"
+#include "core/log.h"
+
+struct nfv_fib_pair nfv_fib4, nfv_fib6;
+
+static struct nfv_fib_pair *
+pair_of(uint8_t family)
+{
+	return family == AF_INET ? &nfv_fib4 : &nfv_fib6;
+}
+
+static struct nfv_limits fib_limits;
+/* The standby table of a family holds a half-done rebuild. */
+static bool standby_dirty[2];
+static int fib_socket;
+static unsigned int fib_generation;
+
+/* Creates table `which` of a family, empty. */
+static int
+fib_create(uint8_t family, unsigned int which)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "nfv_fib%c_%u", family == AF_INET ? '4' : '6',
+		 fib_generation++);
+	if (family == AF_INET) {
+		struct rte_fib_conf c4 = {
+			.type = RTE_FIB_DIR24_8,
+			.default_nh = 0,
+			.max_routes = (int)fib_limits.max_routes4,
+			.dir24_8 = { .nh_sz = RTE_FIB_DIR24_8_4B, .num_tbl8 = fib_limits.tbl8_4 },
+		};
+
+		nfv_fib4.tbl[which] = rte_fib_create(name, fib_socket, &c4);
+		if (nfv_fib4.tbl[which] == NULL) {
+			NFV_LOG(ERR, "cannot create the IPv4 FIB for %u routes: %s; reserve more "
+				"hugepages (or -m with --no-huge) or lower --max-routes4",
+				fib_limits.max_routes4, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		/* The AVX-512 bulk lookup when the CPU and the DPDK build have it. */
+		if (rte_fib_select_lookup(nfv_fib4.tbl[which],
+					  RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) != 0)
+			rte_fib_select_lookup(nfv_fib4.tbl[which], RTE_FIB_LOOKUP_DEFAULT);
+		return 0;
+	}
+	{
+		struct rte_fib6_conf c6 = {
+			.type = RTE_FIB6_TRIE,
+			.default_nh = 0,
+			.max_routes = (int)fib_limits.max_routes6,
+			.trie = { .nh_sz = RTE_FIB6_TRIE_4B, .num_tbl8 = fib_limits.tbl8_6 },
+		};
+
+		nfv_fib6.tbl[which] = rte_fib6_create(name, fib_socket, &c6);
+		if (nfv_fib6.tbl[which] == NULL) {
+			NFV_LOG(ERR, "cannot create the IPv6 FIB for %u routes: %s; reserve more "
+				"hugepages (or -m with --no-huge) or lower --max-routes6",
+				fib_limits.max_routes6, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		if (rte_fib6_select_lookup(nfv_fib6.tbl[which],
+					   RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512) != 0)
+			rte_fib6_select_lookup(nfv_fib6.tbl[which], RTE_FIB6_LOOKUP_DEFAULT);
+		return 0;
+	}
+}
+
+static void
+fib_free(uint8_t family, unsigned int which)
+{
+	if (family == AF_INET) {
+		rte_fib_free(nfv_fib4.tbl[which]);
+		nfv_fib4.tbl[which] = NULL;
+	} else {
+		rte_fib6_free(nfv_fib6.tbl[which]);
+		nfv_fib6.tbl[which] = NULL;
+	}
+}
+
+int
+nfv_fib_init(const struct nfv_limits *l, int socket_id)
+{
+	fib_limits = *l;
+	fib_socket = socket_id;
+	for (unsigned int i = 0; i < 2; i++)
+		if (fib_create(AF_INET, i) < 0 || fib_create(AF_INET6, i) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+void
+nfv_fib_fini(void)
+{
+	for (unsigned int i = 0; i < 2; i++) {
+		fib_free(AF_INET, i);
+		fib_free(AF_INET6, i);
+	}
+}
+
+static int
+fib_apply(struct nfv_fib_pair *pair, unsigned int which, const struct nfv_fib_op *op)
+{
+	const struct nfv_prefix *p = &op->prefix;
+
+	if (p->ip.family == AF_INET) {
+		uint32_t ip = rte_be_to_cpu_32(p->ip.v4);
+
+		if (op->nh_id == 0)
+			return rte_fib_delete(pair->tbl[which], ip, p->len);
+		return rte_fib_add(pair->tbl[which], ip, p->len, nfv_fib_value(op->nh_id, p->len));
+	}
+	if (op->nh_id == 0)
+		return rte_fib6_delete(pair->tbl[which], p->ip.v6, p->len);
+	return rte_fib6_add(pair->tbl[which], p->ip.v6, p->len, nfv_fib_value(op->nh_id, p->len));
+}
+
+struct rebuild_ctx {
+	struct nfv_fib_pair *pair;
+	unsigned int which;
+	uint8_t family;
+	int rc;
+};
+
+static void
+rebuild_one(const struct nfv_route_info *ri, void *arg)
+{
+	struct rebuild_ctx *c = arg;
+	struct nfv_fib_op op = { .prefix = ri->prefix, .nh_id = ri->nh_id };
+
+	if (c->rc == 0 && ri->prefix.ip.family == c->family)
+		c->rc = fib_apply(c->pair, c->which, &op);
+}
+
+/*
+ * Replaces table `which` (never the active one) by a fresh table filled from
+ * the route database. A fresh table has every tbl8 group free: this is how
+ * space lost by rte_fib6's delete path in DPDK 22.11 is won back, and how a
+ * table that failed an update is brought back in step.
+ */
+static int
+fib_rebuild(uint8_t family, unsigned int which)
+{
+	struct rebuild_ctx c = { .pair = pair_of(family), .which = which, .family = family };
+	int rc;
+
+	fib_free(family, which);
+	rc = fib_create(family, which);
+	if (rc < 0)
+		return rc;
+	nfv_route_walk(rebuild_one, &c);
+	if (c.rc < 0)
+		NFV_LOG(ERR, "IPv%c FIB rebuild from %u routes failed: %s",
+			family == AF_INET ? '4' : '6', nfv_route_count(family),
+			rte_strerror(-c.rc));
+	return c.rc;
+}
+
+int
+nfv_fib_resync_standby(uint8_t family)
+{
+	struct nfv_fib_pair *pair = pair_of(family);
+	int rc;
+
+	if (!standby_dirty[family == AF_INET ? 0 : 1])
+		return 0;
+	rc = fib_rebuild(family, 1 - pair->active);
+	if (rc == 0)
+		standby_dirty[family == AF_INET ? 0 : 1] = false;
+	return rc;
+}
+
+static void
+flip(struct nfv_fib_pair *pair)
+{
+	__atomic_store_n(&pair->active, 1 - pair->active, __ATOMIC_RELEASE);
+	nfv_rcu_sync();
+}
+
+int
+nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
+{
+	struct nfv_fib_pair *pair;
+	unsigned int standby, i;
+	uint8_t family;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	family = ops[0].prefix.ip.family;
+	pair = pair_of(family);
+	standby = 1 - pair->active;
+	for (i = 0; i < n; i++) {
+		rc = fib_apply(pair, standby, &ops[i]);
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0) {
+		/*
+		 * No room: rebuild the standby table from the route database, which
+		 * already holds the new state, to win back leaked tbl8 groups. If
+		 * even that fails the caller restores the database and calls
+		 * nfv_fib_resync_standby().
+		 */
+		if (rc != -ENOSPC)
+			return rc;
+		if (fib_rebuild(family, standby) < 0) {
+			standby_dirty[family == AF_INET ? 0 : 1] = true;
+			return rc;
+		}
+		NFV_LOG(INFO, "IPv%c FIB: standby table rebuilt to win back space",
+			family == AF_INET ? '4' : '6');
+		flip(pair);
+		if (fib_rebuild(family, 1 - pair->active) < 0)
+			NFV_LOG(ERR, "IPv%c FIB: the second table could not be rebuilt",
+				family == AF_INET ? '4' : '6');
+		return 0;
+	}
+	flip(pair);
+	for (i = 0; i < n; i++) {
+		int rc2 = fib_apply(pair, 1 - pair->active, &ops[i]);
+
+		if (rc2 < 0 && !(rc2 == -ENOENT && ops[i].nh_id == 0)) {
+			/* The tables must agree: rebuild this one from the database. */
+			NFV_LOG(WARNING, "FIB pair: second table refused an update (%s); "
+				"rebuilding it",
+				rte_strerror(-rc2));
+			fib_rebuild(family, 1 - pair->active);
+			break;
+		}
+	}
+	return 0;
+}
+
+int
+nfv_fib_apply(const struct nfv_prefix *p, uint32_t nh_id, uint32_t old_nh_id)
+{
+	struct nfv_fib_op op = { .prefix = *p, .nh_id = nh_id, .old_nh_id = old_nh_id };
+
+	return nfv_fib_apply_batch(&op, 1);
+}

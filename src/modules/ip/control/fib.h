@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NFV_FIB_H
+#define NFV_FIB_H
+
+#include "modules/ip/ip.h"
+
+/* nh_id 0 deletes the prefix. old_nh_id is what to restore on failure. */
+struct nfv_fib_op {
+	struct nfv_prefix prefix;
+	uint32_t nh_id;
+	uint32_t old_nh_id;
+};
+
+int nfv_fib_init(const struct nfv_limits *l, int socket_id);
+void nfv_fib_fini(void);
+/* All ops of one batch belong to one family; the route database already
+ * holds the new state. All or nothing. */
+int nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n);
+int nfv_fib_apply(const struct nfv_prefix *p, uint32_t nh_id, uint32_t old_nh_id);
+/* Brings the standby table back in step with the route database. */
+int nfv_fib_resync_standby(uint8_t family);
+
+#endif

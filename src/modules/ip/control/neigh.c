@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Static neighbors. A neighbor resolves the gateway next hop for its
+ * address on its port (every route via it starts forwarding) and installs
+ * a host route so that packets to the neighbor itself reach it, as the
+ * adjacency routes of VPP do. An address is a neighbor on one port only,
+ * but for IPv6 link-local ones (the same fe80::1 may sit on every link):
+ * those get no host route, as nothing is forwarded to them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "modules/ip/ip.h"
+#include "modules/ip/control/nexthop.h"
+#include "modules/ip/control/route.h"
+#include "modules/infra/port.h"
+
+int
+nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_t port_id,
+	      char *err)
+{
+	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
+	uint32_t id = nfv_nh_find_gateway(ip, port_id);
+	const char *why = nfv_ip_unusable(ip);
+	bool link_local;
+	uint32_t other;
+	char buf[64];
+	int rc;
+
+	if (why != NULL) {
+		snprintf(err, NFV_ERR_LEN, "%s is %s, not a neighbor",
+			 nfv_ip_str(ip, buf, sizeof(buf)), why);
+		return -EINVAL;
+	}
+	if (nfv_addr_is_local(ip)) {
+		snprintf(err, NFV_ERR_LEN, "%s is a local address",
+			 nfv_ip_str(ip, buf, sizeof(buf)));
+		return -EINVAL;
+	}
+	if (rte_is_multicast_ether_addr(mac) || rte_is_zero_ether_addr(mac)) {
+		snprintf(err, NFV_ERR_LEN, "lladdr " RTE_ETHER_ADDR_PRT_FMT " is not a unicast MAC",
+			 RTE_ETHER_ADDR_BYTES(mac));
+		return -EINVAL;
+	}
+	if (id != 0 && nfv_nh_ctl(id)->has_neigh) {
+		/* Replace the MAC, like "ip neigh replace". */
+		return nfv_nh_set_neigh(id, true, mac->addr_bytes);
+	}
+	/* One host route per address, so a neighbor lives on one port; but an
+	 * IPv6 link-local address (fe80::/10) is one per link, never forwarded
+	 * to, and gets no host route. */
+	link_local = nfv_ip_is_link_local(ip);
+	other = link_local ? 0 : nfv_route_source_nh(&host, NFV_RT_NEIGH);
+	if (other != 0 && nfv_nh_ctl(other)->port_id != port_id) {
+		snprintf(err, NFV_ERR_LEN, "neighbor %s is already on port %s (delete it first)",
+			 nfv_ip_str(ip, buf, sizeof(buf)),
+			 nfv_ports[nfv_nh_ctl(other)->port_id].name);
+		return -EEXIST;
+	}
+	if (!link_local && !nfv_route_has_room(ip->family, 1) &&
+	    nfv_route_source_nh(&host, NFV_RT_NEIGH) == 0) {
+		snprintf(err, NFV_ERR_LEN, "route table full: no room for the neighbor host route");
+		return -ENOSPC;
+	}
+	id = nfv_nh_get_gateway(ip, port_id); /* the neighbor's own reference */
+	if (id == 0) {
+		snprintf(err, NFV_ERR_LEN, "next-hop table full (%u)", NFV_NH_MAX - 1);
+		return -ENOSPC;
+	}
+	rc = nfv_nh_set_neigh(id, true, mac->addr_bytes);
+	if (rc < 0) {
+		nfv_nh_put(id);
+		snprintf(err, NFV_ERR_LEN, "out of memory");
+		return rc;
+	}
+	if (link_local)
+		return 0;
+	nfv_nh_ref(id);
+	rc = nfv_route_set(&host, NFV_RT_NEIGH, id, err);
+	if (rc < 0) {
+		nfv_nh_set_neigh(id, false, NULL);
+		nfv_nh_put(id);
+		return rc;
+	}
+	return 0;
+}
+
+int
+nfv_neigh_del(const struct nfv_ip *ip, uint16_t port_id, char *err)
+{
+	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
+	uint32_t id = nfv_nh_find_gateway(ip, port_id);
+	char buf[64];
+
+	if (id == 0 || !nfv_nh_ctl(id)->has_neigh) {
+		snprintf(err, NFV_ERR_LEN, "no neighbor %s on port %s",
+			 nfv_ip_str(ip, buf, sizeof(buf)), nfv_ports[port_id].name);
+		return -ENOENT;
+	}
+	if (nfv_route_source_nh(&host, NFV_RT_NEIGH) == id)
+		nfv_route_set(&host, NFV_RT_NEIGH, 0, err);
+	nfv_nh_set_neigh(id, false, NULL);
+	nfv_nh_put(id);
+	return 0;
+}
+
+unsigned int
+nfv_neigh_port_removed(uint16_t port_id)
+{
+	unsigned int n = 0;
+
+	for (uint32_t id = 1; id < NFV_NH_MAX; id++) {
+		struct nfv_nexthop *nh = nfv_nh_ctl(id);
+		char err[NFV_ERR_LEN];
+
+		if (nh != NULL && nh->type == NFV_NH_GATEWAY && nh->port_id == port_id &&
+		    nh->has_neigh) {
+			struct nfv_ip gw = nh->gw;
+
+			if (nfv_neigh_del(&gw, port_id, err) == 0)
+				n++;
+		}
+	}
+	return n;
+}

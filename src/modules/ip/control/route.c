@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The route database: one entry per prefix, holding a next hop per source
+ * (local, connected, static, neighbor host route). The best source is the
+ * one in the FIB. Entries live in an rte_hash; the FIB pair holds ids only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_jhash.h>
+
+#include "modules/ip/ip.h"
+#include "modules/ip/control/fib.h"
+#include "modules/ip/control/nexthop.h"
+#include "modules/ip/control/route.h"
+#include "core/log.h"
+#include "modules/infra/port.h"
+
+struct route_key {
+	uint8_t family;
+	uint8_t len;
+	uint8_t pad[2];
+	uint8_t addr[16];
+};
+
+struct nfv_route {
+	struct nfv_prefix prefix;
+	uint32_t nh[NFV_RT_SOURCE_MAX];
+};
+
+static struct rte_hash *route_hash;
+static uint32_t n_routes[2];
+static uint32_t max_routes[2];
+
+static unsigned int
+fam_idx(uint8_t family)
+{
+	return family == AF_INET ? 0 : 1;
+}
+
+static void
+key_of(struct route_key *k, const struct nfv_prefix *p)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = p->ip.family;
+	k->len = p->len;
+	if (p->ip.family == AF_INET)
+		memcpy(k->addr, &p->ip.v4, 4);
+	else
+		memcpy(k->addr, p->ip.v6, 16);
+}
+
+int
+nfv_route_db_init(const struct nfv_limits *l, int socket_id)
+{
+	struct rte_hash_parameters hp = {
+		.name = "nfv_routes",
+		.entries = l->max_routes4 + l->max_routes6,
+		.key_len = sizeof(struct route_key),
+		.hash_func = rte_jhash,
+		.socket_id = socket_id,
+	};
+
+	max_routes[0] = l->max_routes4;
+	max_routes[1] = l->max_routes6;
+	route_hash = rte_hash_create(&hp);
+	return route_hash == NULL ? -ENOMEM : 0;
+}
+
+void
+nfv_route_db_fini(void)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	if (route_hash == NULL)
+		return;
+	while (rte_hash_iterate(route_hash, &key, &data, &it) >= 0)
+		free(data);
+	rte_hash_free(route_hash);
+	route_hash = NULL;
+}
+
+static uint32_t
+best_nh(const struct nfv_route *r)
+{
+	for (unsigned int s = 0; s < NFV_RT_SOURCE_MAX; s++)
+		if (r->nh[s] != 0)
+			return r->nh[s];
+	return 0;
+}
+
+static struct nfv_route *
+route_find(const struct nfv_prefix *p)
+{
+	struct route_key k;
+	void *data;
+
+	key_of(&k, p);
+	if (rte_hash_lookup_data(route_hash, &k, &data) < 0)
+		return NULL;
+	return data;
+}
+
+uint32_t
+nfv_route_count(uint8_t family)
+{
+	return n_routes[fam_idx(family)];
+}
+
+/* Prefixes of ps[] not in the database yet, by family ([0] IPv4, [1] IPv6). */
+void
+nfv_route_count_new(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (route_find(&ps[i]) == NULL)
+			n_new[fam_idx(ps[i].ip.family)]++;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct route_key));
+}
+
+/* As nfv_route_count_new, each prefix counted once however often it
+ * repeats (a sort of the keys: only when the quick upper bound is too much). */
+int
+nfv_route_count_new_unique(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new)
+{
+	struct route_key *k = malloc((size_t)n * sizeof(*k) + 1);
+
+	if (k == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++)
+		key_of(&k[i], &ps[i]);
+	qsort(k, n, sizeof(*k), key_cmp);
+	for (unsigned int i = 0; i < n; i++) {
+		void *data;
+
+		if (i > 0 && key_cmp(&k[i - 1], &k[i]) == 0)
+			continue;
+		if (rte_hash_lookup_data(route_hash, &k[i], &data) < 0)
+			n_new[k[i].family == AF_INET ? 0 : 1]++;
+	}
+	free(k);
+	return 0;
+}
+
+bool
+nfv_route_has_room(uint8_t family, uint32_t n_new)
+{
+	return n_routes[fam_idx(family)] + n_new <= max_routes[fam_idx(family)];
+}
+
+uint32_t
+nfv_route_max(uint8_t family)
+{
+	return max_routes[fam_idx(family)];
+}
+
+uint32_t
+nfv_route_source_nh(const struct nfv_prefix *p, enum nfv_route_source src)
+{
+	struct nfv_route *r = route_find(p);
+
+	return r == NULL ? 0 : r->nh[src];
+}
+
+/*
+ * Sets (nh != 0, its reference is consumed, even on failure) or clears (nh == 0) one source of a
+ * prefix and updates the FIB when the best next hop changes.
+ */
+int
+nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh, char *err)
+{
+	struct nfv_route *r = route_find(p);
+	uint32_t old_best, new_best, old_src;
+	bool created = false;
+	struct route_key k;
+	int rc;
+
+	if (r == NULL) {
+		if (nh == 0)
+			return -ENOENT;
+		if (!nfv_route_has_room(p->ip.family, 1)) {
+			snprintf(err, NFV_ERR_LEN, "route table full (%u IPv%c routes); start nfvd "
+				 "with a larger --max-routes%c", max_routes[fam_idx(p->ip.family)],
+				 p->ip.family == AF_INET ? '4' : '6',
+				 p->ip.family == AF_INET ? '4' : '6');
+			nfv_nh_put(nh);
+			return -ENOSPC;
+		}
+		r = calloc(1, sizeof(*r));
+		if (r == NULL) {
+			nfv_nh_put(nh);
+			return -ENOMEM;
+		}
+		r->prefix = *p;
+		key_of(&k, p);
+		rc = rte_hash_add_key_data(route_hash, &k, r);
+		if (rc < 0) {
+			free(r);
+			snprintf(err, NFV_ERR_LEN, "route database full");
+			nfv_nh_put(nh);
+			return -ENOSPC;
+		}
+		n_routes[fam_idx(p->ip.family)]++;
+		created = true;
+	}
+	old_best = best_nh(r);
+	old_src = r->nh[src];
+	r->nh[src] = nh;
+	new_best = best_nh(r);
+	if (new_best != old_best) {
+		rc = nfv_fib_apply(p, new_best, old_best);
+		if (rc < 0) {
+			r->nh[src] = old_src;
+			nfv_fib_resync_standby(p->ip.family);
+			snprintf(err, NFV_ERR_LEN, "FIB update failed (%s): the table has no room "
+				 "left for this prefix length", strerror(-rc));
+			if (created)
+				nfv_route_set(p, src, 0, err);
+			nfv_nh_put(nh);
+			return rc;
+		}
+	}
+	if (new_best == 0) {
+		key_of(&k, p);
+		rte_hash_del_key(route_hash, &k);
+		n_routes[fam_idx(p->ip.family)]--;
+		free(r);
+	}
+	nfv_nh_put(old_src);
+	return 0;
+}
+
+/* Bulk static routes of one family: all or nothing. nhs[] references are
+ * taken over. */
+int
+nfv_route_set_static_bulk(const struct nfv_prefix *ps, const uint32_t *nhs, unsigned int n,
+			  char *err)
+{
+	struct nfv_fib_op *ops = NULL;
+	struct nfv_route **routes = NULL;
+	uint32_t *old_static = NULL;
+	bool *created = NULL;
+	unsigned int n_ops = 0, i;
+	int rc = 0;
+
+	ops = calloc(n, sizeof(*ops));
+	routes = calloc(n, sizeof(*routes));
+	old_static = calloc(n, sizeof(*old_static));
+	created = calloc(n, sizeof(*created));
+	if (ops == NULL || routes == NULL || old_static == NULL || created == NULL) {
+		snprintf(err, NFV_ERR_LEN, "out of memory for %u routes", n);
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct nfv_route *r = route_find(&ps[i]);
+		uint32_t old_best;
+		struct route_key k;
+
+		if (r == NULL) {
+			if (!nfv_route_has_room(ps[i].ip.family, 1)) {
+				snprintf(err, NFV_ERR_LEN, "route table full at route %u (%u IPv%c "
+					 "routes); start nfvd with a larger --max-routes%c", i + 1,
+					 max_routes[fam_idx(ps[i].ip.family)],
+					 ps[i].ip.family == AF_INET ? '4' : '6',
+					 ps[i].ip.family == AF_INET ? '4' : '6');
+				rc = -ENOSPC;
+				goto rollback;
+			}
+			r = calloc(1, sizeof(*r));
+			if (r == NULL) {
+				rc = -ENOMEM;
+				snprintf(err, NFV_ERR_LEN, "out of memory at route %u", i + 1);
+				goto rollback;
+			}
+			r->prefix = ps[i];
+			key_of(&k, &ps[i]);
+			if (rte_hash_add_key_data(route_hash, &k, r) < 0) {
+				free(r);
+				rc = -ENOSPC;
+				snprintf(err, NFV_ERR_LEN, "route database full at route %u",
+					 i + 1);
+				goto rollback;
+			}
+			n_routes[fam_idx(ps[i].ip.family)]++;
+			created[i] = true;
+		}
+		routes[i] = r;
+		old_best = best_nh(r);
+		old_static[i] = r->nh[NFV_RT_STATIC];
+		r->nh[NFV_RT_STATIC] = nhs[i];
+		if (best_nh(r) != old_best) {
+			ops[n_ops].prefix = ps[i];
+			ops[n_ops].nh_id = best_nh(r);
+			ops[n_ops].old_nh_id = old_best;
+			n_ops++;
+		}
+	}
+	rc = nfv_fib_apply_batch(ops, n_ops);
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "FIB update failed (%s): not enough tbl8 groups for "
+			 "this many long prefixes", strerror(-rc));
+		goto rollback;
+	}
+	for (i = 0; i < n; i++)
+		nfv_nh_put(old_static[i]);
+	goto out;
+
+rollback:
+	while (i-- > 0) {
+		struct nfv_route *r = routes[i];
+
+		r->nh[NFV_RT_STATIC] = old_static[i];
+		if (created[i]) {
+			struct route_key k;
+
+			key_of(&k, &r->prefix);
+			rte_hash_del_key(route_hash, &k);
+			n_routes[fam_idx(r->prefix.ip.family)]--;
+			free(r);
+		}
+	}
+	for (i = 0; i < n; i++)
+		nfv_nh_put(nhs[i]);
+	if (n > 0)
+		nfv_fib_resync_standby(ps[0].ip.family);
+out:
+	free(ops);
+	free(routes);
+	free(old_static);
+	free(created);
+	return rc;
+}
+
+int
+nfv_route_lookup_exact(const struct nfv_prefix *p, struct nfv_route_info *ri)
+{
+	struct nfv_route *r = route_find(p);
+
+	if (r == NULL)
+		return -ENOENT;
+	ri->prefix = r->prefix;
+	for (unsigned int s = 0; s < NFV_RT_SOURCE_MAX; s++)
+		if (r->nh[s] != 0) {
+			ri->source = s;
+			ri->nh_id = r->nh[s];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+void
+nfv_route_walk(nfv_route_cb cb, void *arg)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	while (rte_hash_iterate(route_hash, &key, &data, &it) >= 0) {
+		struct nfv_route_info ri;
+		struct nfv_route *r = data;
+
+		if (nfv_route_lookup_exact(&r->prefix, &ri) == 0)
+			cb(&ri, arg);
+	}
+}
+
+/* Clears every source whose next hop goes out of port_id. */
+unsigned int
+nfv_route_flush_port(uint16_t port_id)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+	struct nfv_prefix *victims = NULL;
+	uint8_t *srcs = NULL;
+	unsigned int n = 0, cap = 0, removed = 0;
+	char err[NFV_ERR_LEN];
+
+	while (rte_hash_iterate(route_hash, &key, &data, &it) >= 0) {
+		struct nfv_route *r = data;
+
+		for (unsigned int s = 0; s < NFV_RT_SOURCE_MAX; s++) {
+			if (r->nh[s] == 0 || !nfv_nh_uses_port(r->nh[s], port_id))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				victims = realloc(victims, cap * sizeof(*victims));
+				srcs = realloc(srcs, cap);
+				if (victims == NULL || srcs == NULL)
+					abort();
+			}
+			victims[n] = r->prefix;
+			srcs[n++] = (uint8_t)s;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (nfv_route_set(&victims[i], srcs[i], 0, err) == 0)
+			removed++;
+	free(victims);
+	free(srcs);
+	return removed;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4_local: packets for one of our addresses. ICMP echo requests are
+ * answered in place (RFC 1122 3.2.2.6): addresses swapped, type 0, the
+ * checksum updated, and the reply routed back through ip4_lookup.
+ * Everything else is dropped: nfvd has no local stack.
+ *
+ * Edges: ip4_lookup, drop.
+ * Writes: meta.flags (NFV_META_LOCAL_ORIGIN).
+ * Drops: unsupported_protocol, bad_icmp.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+
+enum ip4_local_next {
+	IP4_LOCAL_NEXT_LOOKUP,
+	IP4_LOCAL_NEXT_DROP,
+	IP4_LOCAL_NEXT_MAX,
+};
+
+static __rte_always_inline uint16_t
+ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
+	uint32_t ihl = rte_ipv4_hdr_len(ip);
+	uint32_t len = rte_be_to_cpu_16(ip->total_length) - ihl;
+	struct rte_icmp_hdr *icmp;
+	rte_be32_t tmp;
+	uint16_t sum = 0;
+
+	if (ip->next_proto_id != IPPROTO_ICMP ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)))
+		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_UNSUPPORTED, IP4_LOCAL_NEXT_DROP);
+	if (len < sizeof(*icmp) || rte_pktmbuf_data_len(m) < NFV_L2_LEN + ihl + sizeof(*icmp))
+		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_BAD_ICMP, IP4_LOCAL_NEXT_DROP);
+	icmp = (struct rte_icmp_hdr *)((uint8_t *)ip + ihl);
+	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0)
+		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_UNSUPPORTED, IP4_LOCAL_NEXT_DROP);
+	sum = nfv_cksum_mbuf(m, NFV_L2_LEN + ihl, len);
+	if (sum != 0xffff)
+		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_BAD_ICMP, IP4_LOCAL_NEXT_DROP);
+
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	icmp->icmp_cksum = nfv_cksum_update16(icmp->icmp_cksum, RTE_IP_ICMP_ECHO_REQUEST << 8,
+					      RTE_IP_ICMP_ECHO_REPLY << 8);
+	tmp = ip->src_addr;
+	ip->src_addr = ip->dst_addr;
+	ip->dst_addr = tmp;
+	ip->time_to_live = 64;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	nfv_meta(m)->flags = NFV_META_LOCAL_ORIGIN;
+	m->ol_flags &= ~RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	w->stats.echo_replies[0]++;
+	return IP4_LOCAL_NEXT_LOOKUP;
+}
+
+static uint16_t
+ip4_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = ip4_local_one(w, pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip4_local_node = {
+	.name = "ip4_local",
+	.process = ip4_local_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP4_LOCAL_NEXT_MAX,
+	.next_nodes = {
+		[IP4_LOCAL_NEXT_LOOKUP] = "ip4_lookup",
+		[IP4_LOCAL_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip4_local_node);

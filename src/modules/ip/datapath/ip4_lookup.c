@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4_lookup: longest-prefix match of the destination of the whole burst
+ * in one rte_fib_lookup_bulk (DIR-24-8) on the active FIB, then dispatch
+ * on the next hop: forward, local delivery, blackhole, or an ICMP
+ * "destination unreachable" (RFC 1812 5.2.7.1) when there is no route.
+ * Link-layer broadcasts are only accepted for local addresses
+ * (RFC 1812 5.3.4).
+ *
+ * Edges: ip4_rewrite, ip4_local, ip4_icmp_error, drop.
+ * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
+ * Drops: no_route (ICMP net unreachable), blackhole, l2_broadcast.
+ */
+#include <rte_fib.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+
+enum ip4_lookup_next {
+	IP4_LOOKUP_NEXT_REWRITE,
+	IP4_LOOKUP_NEXT_LOCAL,
+	IP4_LOOKUP_NEXT_ICMP_ERROR,
+	IP4_LOOKUP_NEXT_DROP,
+	IP4_LOOKUP_NEXT_MAX,
+};
+
+/* Every case: names the reason, or prepares the ICMP error. */
+static __rte_noinline uint16_t
+ip4_lookup_slow(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = meta->nh;
+
+	/* Link-layer broadcast/multicast is only for local addresses. */
+	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
+		return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
+	if (unlikely(nh == NULL)) {
+		return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH, 0 /* network unreachable */, 0,
+				     NFV_DROP_IP4_NO_ROUTE, IP4_LOOKUP_NEXT_ICMP_ERROR);
+	}
+	switch (nh->type) {
+	case NFV_NH_LOCAL:
+		return IP4_LOOKUP_NEXT_LOCAL;
+	case NFV_NH_BLACKHOLE:
+		return nfv_mark_drop(m, NFV_DROP_IP4_BLACKHOLE, IP4_LOOKUP_NEXT_DROP);
+	default:
+		return IP4_LOOKUP_NEXT_REWRITE;
+	}
+}
+
+static uint16_t
+ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint32_t ips[RTE_GRAPH_BURST_SIZE];
+	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		rte_be32_t dst;
+
+		memcpy(&dst, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
+						     NFV_L2_LEN + offsetof(struct rte_ipv4_hdr,
+									   dst_addr)),
+		       sizeof(dst));
+		ips[i] = rte_be_to_cpu_32(dst);
+	}
+	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
+	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP4_LOOKUP_NEXT_REWRITE,
+				   ip4_lookup_slow);
+}
+
+static struct rte_node_register ip4_lookup_node = {
+	.name = "ip4_lookup",
+	.process = ip4_lookup_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP4_LOOKUP_NEXT_MAX,
+	.next_nodes = {
+		[IP4_LOOKUP_NEXT_REWRITE] = "ip4_rewrite",
+		[IP4_LOOKUP_NEXT_LOCAL] = "ip4_local",
+		[IP4_LOOKUP_NEXT_ICMP_ERROR] = "ip4_icmp_error",
+		[IP4_LOOKUP_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip4_lookup_node);

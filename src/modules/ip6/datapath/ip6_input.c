@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_input: validates IPv6 headers before forwarding: version 6, payload
+ * length within the frame (link padding trimmed), no unspecified,
+ * multicast or loopback source, no unspecified or loopback destination,
+ * no link-local address on either side (RFC 4291 2.5.6: never forwarded),
+ * no multicast destination (not routed).
+ *
+ * Edges: ip6_lookup, drop.
+ * Drops: too_short, headers_not_contiguous, bad_version,
+ *        bad_payload_length, martian_source, martian_destination,
+ *        link_local, multicast_destination.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+
+enum ip6_input_next {
+	IP6_INPUT_NEXT_LOOKUP,
+	IP6_INPUT_NEXT_DROP,
+	IP6_INPUT_NEXT_MAX,
+};
+
+static __rte_always_inline bool
+ip6_is_unspecified(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a, zero, 16) == 0;
+}
+
+static __rte_always_inline bool
+ip6_is_loopback(const uint8_t *a)
+{
+	static const uint8_t lo[16] = { [15] = 1 };
+
+	return memcmp(a, lo, 16) == 0;
+}
+
+/* ::ffff:0:0/96, IPv4-mapped: never on the wire (RFC 4291 2.5.5.2, RFC 6890). */
+static __rte_always_inline bool
+ip6_is_v4_mapped(const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(a, mapped, 12) == 0;
+}
+
+static __rte_always_inline bool
+ip6_is_link_local(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+/* Every check, one at a time, to name the reason. */
+static __rte_noinline uint16_t
+ip6_input_slow(struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip;
+	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
+
+	if (unlikely(l3_len < sizeof(struct rte_ipv6_hdr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_TOO_SHORT, IP6_INPUT_NEXT_DROP);
+	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_HEADERS_SPLIT, IP6_INPUT_NEXT_DROP);
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6))
+		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_VERSION, IP6_INPUT_NEXT_DROP);
+	total = sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len);
+	if (unlikely(total > l3_len))
+		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
+	if (unlikely(total < l3_len) && nfv_pktmbuf_trim(m, l3_len - total) < 0)
+		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
+		     ip6_is_loopback(ip->src_addr) || ip6_is_v4_mapped(ip->src_addr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_SOURCE, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip->dst_addr[0] == 0xff))
+		return nfv_mark_drop(m, NFV_DROP_IP6_MULTICAST, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr) ||
+		     ip6_is_v4_mapped(ip->dst_addr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_DEST, IP6_INPUT_NEXT_DROP);
+	if (unlikely(ip6_is_link_local(ip->src_addr) || ip6_is_link_local(ip->dst_addr)))
+		return nfv_mark_drop(m, NFV_DROP_IP6_LINK_LOCAL, IP6_INPUT_NEXT_DROP);
+	return IP6_INPUT_NEXT_LOOKUP;
+}
+
+/*
+ * First bytes of the addresses that need a closer look: ::/8 (unspecified,
+ * loopback), fe00::/8 (link-local) and ff00::/8 (multicast).
+ */
+static const uint8_t ip6_special_first_byte[256] = {
+	[0x00] = 1, [0xfe] = 1, [0xff] = 1,
+};
+
+/*
+ * The common case in one pass and one branch: a whole 40-byte header, no
+ * link padding, no special address. Version and payload length are checked
+ * at once, as the first 8 bytes of the header but the traffic class, flow
+ * label and the next two fields, against what they must be. Anything else
+ * takes ip6_input_slow.
+ */
+static __rte_always_inline uint16_t
+ip6_input_fast(struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
+	const uint8_t want_bytes[8] = { 0x60, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask_bytes[8] = { 0xf0, 0, 0, 0, 0xff, 0xff, 0, 0 };
+	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
+	rte_be16_t len = rte_cpu_to_be_16((uint16_t)payload);
+	uint64_t first, want, mask;
+	bool ok;
+
+	memcpy(&first, ip, sizeof(first));
+	memcpy(&want, want_bytes, sizeof(want));
+	memcpy(&mask, mask_bytes, sizeof(mask));
+	memcpy((uint8_t *)&want + offsetof(struct rte_ipv6_hdr, payload_len), &len, sizeof(len));
+	ok = ((first & mask) == want) & (payload <= UINT16_MAX) &
+	     (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
+	     !(ip6_special_first_byte[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
+	       ip6_special_first_byte[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
+	return likely(ok) ? IP6_INPUT_NEXT_LOOKUP : NFV_NEXT_SLOW;
+}
+
+static uint16_t
+ip6_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return nfv_node_run(graph, node, objs, n, ip6_input_fast, ip6_input_slow, false);
+}
+
+static struct rte_node_register ip6_input_node = {
+	.name = "ip6_input",
+	.process = ip6_input_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_INPUT_NEXT_MAX,
+	.next_nodes = {
+		[IP6_INPUT_NEXT_LOOKUP] = "ip6_lookup",
+		[IP6_INPUT_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_input_node);

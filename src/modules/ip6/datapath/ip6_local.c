@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_local: packets for one of our addresses. ICMPv6 echo requests are
+ * answered in place (RFC 4443 4.2): addresses swapped (the pseudo-header
+ * sum does not change), type 129, the checksum updated, and the reply
+ * routed back through ip6_lookup. Everything else is dropped.
+ *
+ * Edges: ip6_lookup, drop.
+ * Drops: unsupported_protocol, bad_icmp.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+
+enum ip6_local_next {
+	IP6_LOCAL_NEXT_LOOKUP,
+	IP6_LOCAL_NEXT_DROP,
+	IP6_LOCAL_NEXT_MAX,
+};
+
+#define ICMP6_ECHO_REQUEST 128
+#define ICMP6_ECHO_REPLY 129
+
+static __rte_always_inline uint16_t
+ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+	uint8_t tmp[16];
+
+	if (ip->proto != IPPROTO_ICMPV6)
+		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_UNSUPPORTED, IP6_LOCAL_NEXT_DROP);
+	if (rte_be_to_cpu_16(ip->payload_len) < sizeof(*icmp) ||
+	    rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(*ip) + sizeof(*icmp))
+		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_BAD_ICMP, IP6_LOCAL_NEXT_DROP);
+	if (icmp->icmp_type != ICMP6_ECHO_REQUEST || icmp->icmp_code != 0)
+		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_UNSUPPORTED, IP6_LOCAL_NEXT_DROP);
+	if (nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip)) != 0xffff)
+		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_BAD_ICMP, IP6_LOCAL_NEXT_DROP);
+
+	icmp->icmp_type = ICMP6_ECHO_REPLY;
+	icmp->icmp_cksum = nfv_cksum_update16(icmp->icmp_cksum, ICMP6_ECHO_REQUEST << 8,
+					      ICMP6_ECHO_REPLY << 8);
+	memcpy(tmp, ip->src_addr, 16);
+	memcpy(ip->src_addr, ip->dst_addr, 16);
+	memcpy(ip->dst_addr, tmp, 16);
+	ip->hop_limits = 64;
+	nfv_meta(m)->flags = NFV_META_LOCAL_ORIGIN;
+	w->stats.echo_replies[1]++;
+	return IP6_LOCAL_NEXT_LOOKUP;
+}
+
+static uint16_t
+ip6_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = ip6_local_one(w, pkts[i]);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ip6_local_node = {
+	.name = "ip6_local",
+	.process = ip6_local_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_LOCAL_NEXT_MAX,
+	.next_nodes = {
+		[IP6_LOCAL_NEXT_LOOKUP] = "ip6_lookup",
+		[IP6_LOCAL_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_local_node);

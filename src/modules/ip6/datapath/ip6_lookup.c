@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_lookup: longest-prefix match of the destination of the whole burst
+ * in one rte_fib6_lookup_bulk (trie) on the active FIB, then dispatch on
+ * the next hop; no route gets ICMPv6 destination unreachable, code 0
+ * (RFC 4443 3.1).
+ *
+ * Edges: ip6_rewrite, ip6_local, ip6_icmp_error, drop.
+ * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
+ * Drops: no_route, blackhole, l2_multicast.
+ */
+#include <rte_fib6.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+
+enum ip6_lookup_next {
+	IP6_LOOKUP_NEXT_REWRITE,
+	IP6_LOOKUP_NEXT_LOCAL,
+	IP6_LOOKUP_NEXT_ICMP_ERROR,
+	IP6_LOOKUP_NEXT_DROP,
+	IP6_LOOKUP_NEXT_MAX,
+};
+
+/* Every case: names the reason, or prepares the ICMPv6 error. */
+static __rte_noinline uint16_t
+ip6_lookup_slow(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = meta->nh;
+
+	/* Link-layer broadcast/multicast is only for local addresses. */
+	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
+		return nfv_mark_drop(m, NFV_DROP_IP6_L2_MULTICAST, IP6_LOOKUP_NEXT_DROP);
+	if (unlikely(nh == NULL)) {
+		return nfv_mark_icmp(m, 1 /* destination unreachable */,
+				     0 /* no route to destination */, 0, NFV_DROP_IP6_NO_ROUTE,
+				     IP6_LOOKUP_NEXT_ICMP_ERROR);
+	}
+	switch (nh->type) {
+	case NFV_NH_LOCAL:
+		return IP6_LOOKUP_NEXT_LOCAL;
+	case NFV_NH_BLACKHOLE:
+		return nfv_mark_drop(m, NFV_DROP_IP6_BLACKHOLE, IP6_LOOKUP_NEXT_DROP);
+	default:
+		return IP6_LOOKUP_NEXT_REWRITE;
+	}
+}
+
+static uint16_t
+ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
+	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
+
+		memcpy(ips[i], ip->dst_addr, 16);
+	}
+	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
+	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP6_LOOKUP_NEXT_REWRITE,
+				   ip6_lookup_slow);
+}
+
+static struct rte_node_register ip6_lookup_node = {
+	.name = "ip6_lookup",
+	.process = ip6_lookup_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_LOOKUP_NEXT_MAX,
+	.next_nodes = {
+		[IP6_LOOKUP_NEXT_REWRITE] = "ip6_rewrite",
+		[IP6_LOOKUP_NEXT_LOCAL] = "ip6_local",
+		[IP6_LOOKUP_NEXT_ICMP_ERROR] = "ip6_icmp_error",
+		[IP6_LOOKUP_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_lookup_node);

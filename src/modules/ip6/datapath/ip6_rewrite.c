@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_rewrite: picks the ECMP member by flow hash, checks that the next
+ * hop is resolved, the hop limit (RFC 4443 3.3: time exceeded when it would
+ * reach zero) and the output MTU (RFC 4443 3.2: packet too big; routers
+ * never fragment IPv6), decrements the hop limit (no header checksum in
+ * IPv6) and writes the Ethernet header.
+ *
+ * Edges: port_tx, ip6_icmp_error, drop.
+ * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
+ * Drops: hop_limit_expired, neigh_unresolved, packet_too_big, no_route.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_hash_crc.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+#include "modules/ip/ip.h"
+
+enum ip6_rewrite_next {
+	IP6_REWRITE_NEXT_TX,
+	IP6_REWRITE_NEXT_ICMP_ERROR,
+	IP6_REWRITE_NEXT_DROP,
+	IP6_REWRITE_NEXT_MAX,
+};
+
+static __rte_always_inline uint32_t
+ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	uint64_t addrs[4]; /* rte_hash_crc reads 8 bytes at a time: align them */
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	memcpy(addrs, ip->src_addr, sizeof(addrs));
+	return rte_hash_crc(addrs, sizeof(addrs), rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
+}
+
+static __rte_noinline uint16_t
+ip6_rewrite_slow(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = meta->nh;
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+
+	if (unlikely(nh == NULL)) /* removed since the lookup */
+		return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+	/* The hop limit first: an expired packet is answered whatever its next hop. */
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)) && unlikely(ip->hop_limits <= 1)) {
+		return nfv_mark_icmp(m, 3 /* time exceeded */, 0 /* hop limit exceeded */, 0,
+				     NFV_DROP_IP6_HOP_LIMIT_EXPIRED, IP6_REWRITE_NEXT_ICMP_ERROR);
+	}
+	if (unlikely(nh->type == NFV_NH_GROUP)) {
+		nh = nfv_nh_group_pick(nh, ip6_flow_hash(m, ip));
+		if (unlikely(nh == NULL))
+			return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+	}
+	if (unlikely(!nh->resolved))
+		return nfv_mark_drop(m, NFV_DROP_IP6_NEIGH_UNRESOLVED, IP6_REWRITE_NEXT_DROP);
+	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
+		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, NFV_DROP_IP6_TOO_BIG,
+				     IP6_REWRITE_NEXT_ICMP_ERROR);
+	}
+	if (meta->flags & NFV_META_ICMP_ERROR) {
+		/* From an address of the port it leaves by (RFC 4443 2.2), as for
+		 * IPv4: the ICMPv6 checksum covers the source, so it is redone. */
+		const struct nfv_port_l3 *l3 = nfv_port_l3_get(nh->port_id);
+		struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+		const uint32_t l4_off = NFV_L2_LEN + sizeof(*ip);
+
+		if (l3 != NULL && l3->has6 && memcmp(l3->src6, ip->src_addr, 16) != 0) {
+			memcpy(ip->src_addr, l3->src6, 16);
+			icmp->icmp_cksum = 0;
+			icmp->icmp_cksum = (uint16_t)~nfv_ip6_l4_sum(m, ip, l4_off);
+		}
+	}
+	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
+		ip->hop_limits--;
+	nfv_rewrite_l2(m, nh);
+	return IP6_REWRITE_NEXT_TX;
+}
+
+/* The common case with one test; anything else takes ip6_rewrite_slow. */
+static __rte_always_inline uint16_t
+ip6_rewrite_fast(struct rte_mbuf *m)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	const struct nfv_nexthop *nh = meta->nh;
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+
+	if (unlikely(nh == NULL || meta->flags != 0 || ip->hop_limits <= 1 ||
+		     rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->fwd_mtu))
+		return NFV_NEXT_SLOW;
+	ip->hop_limits--;
+	nfv_rewrite_l2(m, nh);
+	return IP6_REWRITE_NEXT_TX;
+}
+
+static uint16_t
+ip6_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return nfv_node_run(graph, node, objs, n, ip6_rewrite_fast, ip6_rewrite_slow, false);
+}
+
+static struct rte_node_register ip6_rewrite_node = {
+	.name = "ip6_rewrite",
+	.process = ip6_rewrite_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = IP6_REWRITE_NEXT_MAX,
+	.next_nodes = {
+		[IP6_REWRITE_NEXT_TX] = "port_tx",
+		[IP6_REWRITE_NEXT_ICMP_ERROR] = "ip6_icmp_error",
+		[IP6_REWRITE_NEXT_DROP] = "drop",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_rewrite_node);
