@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <rte_common.h>
 
 #include "api/api.h"
+#include "core/event.h"
 #include "core/log.h"
 #include "api/cmd.h"
 
@@ -33,6 +35,10 @@ struct api_client {
 static int listen_fd = -1;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct api_client *clients[API_MAX_CLIENTS];
+
+static void client_event(int fd, short revents, void *arg);
+static void client_watch(unsigned int i);
+static void listen_event(int fd, short revents, void *arg);
 
 int
 nfv_api_open(const char *path)
@@ -72,12 +78,13 @@ nfv_api_open(const char *path)
 	umask(old);
 	chmod(path, 0600);
 	snprintf(sock_path, sizeof(sock_path), "%s", path);
-	return 0;
+	return nfv_event_fd_add(listen_fd, POLLIN, listen_event, NULL);
 }
 
 static void
 client_close(unsigned int i)
 {
+	nfv_event_fd_del(clients[i]->fd);
 	close(clients[i]->fd);
 	free(clients[i]->out);
 	free(clients[i]);
@@ -91,6 +98,7 @@ nfv_api_close(void)
 		if (clients[i] != NULL)
 			client_close(i);
 	if (listen_fd >= 0) {
+		nfv_event_fd_del(listen_fd);
 		close(listen_fd);
 		unlink(sock_path);
 	}
@@ -276,6 +284,8 @@ accept_clients(void)
 				for (int r = 0; r < 4 && clients[k] != NULL; r++)
 					if (!client_read(k))
 						break;
+			for (unsigned int k = 0; k < API_MAX_CLIENTS; k++)
+				client_watch(k);
 			i = free_slot();
 		}
 		if (i < 0) {
@@ -294,49 +304,51 @@ accept_clients(void)
 			continue;
 		}
 		clients[i]->fd = fd;
+		if (nfv_event_fd_add(fd, POLLIN, client_event, (void *)(uintptr_t)i) < 0) {
+			client_close((unsigned int)i);
+			continue;
+		}
 	}
 }
 
-void
-nfv_api_poll(int timeout_ms)
+/* What a client's descriptor waits for: requests while it keeps up with its
+ * replies and has room for them, and room to send while replies wait. */
+static void
+client_watch(unsigned int i)
 {
-	struct pollfd pfd[API_MAX_CLIENTS + 1];
-	unsigned int map[API_MAX_CLIENTS + 1];
-	nfds_t n = 0;
+	const struct api_client *c = clients[i];
+	short events;
 
-	if (listen_fd < 0) {
-		poll(NULL, 0, timeout_ms);
+	if (c == NULL)
 		return;
-	}
-	pfd[n].fd = listen_fd;
-	pfd[n++].events = POLLIN;
-	for (unsigned int i = 0; i < API_MAX_CLIENTS; i++) {
-		if (clients[i] == NULL)
-			continue;
-		pfd[n].fd = clients[i]->fd;
-		pfd[n].events = client_backlogged(clients[i]) ||
-				clients[i]->in_len == sizeof(clients[i]->in) ? 0 : POLLIN;
-		if (clients[i]->out_off < clients[i]->out_len)
-			pfd[n].events |= POLLOUT;
-		map[n++] = i;
-	}
-	if (poll(pfd, n, timeout_ms) <= 0)
-		return;
-	for (nfds_t k = 1; k < n; k++) {
-		unsigned int i = map[k];
+	events = client_backlogged(c) || c->in_len == sizeof(c->in) ? 0 : POLLIN;
+	if (c->out_off < c->out_len)
+		events |= POLLOUT;
+	nfv_event_fd_set(c->fd, events);
+}
 
-		if (clients[i] == NULL)
-			continue;
-		if (pfd[k].revents & POLLOUT) {
+static void
+client_event(int fd, short revents, void *arg)
+{
+	unsigned int i = (unsigned int)(uintptr_t)arg;
+
+	if (clients[i] == NULL || clients[i]->fd != fd)
+		return;
+	if (revents & POLLOUT) {
+		client_flush(i);
+		if (clients[i] != NULL && !client_backlogged(clients[i])) {
+			client_serve(clients[i]);
 			client_flush(i);
-			if (clients[i] != NULL && !client_backlogged(clients[i])) {
-				client_serve(clients[i]);
-				client_flush(i);
-			}
 		}
-		if (clients[i] != NULL && (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
-			client_read(i);
 	}
-	if (pfd[0].revents & POLLIN)
+	if (clients[i] != NULL && (revents & (POLLIN | POLLHUP | POLLERR)))
+		client_read(i);
+	client_watch(i);
+}
+
+static void
+listen_event(int fd, short revents, void *arg)
+{
+	if (revents & POLLIN)
 		accept_clients();
 }

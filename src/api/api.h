@@ -7,9 +7,9 @@
 #ifndef NFV_API_H
 #define NFV_API_H
 
+/* Listens on path; the socket and its clients are served by the control
+ * thread's event loop (core/event.h). */
 int nfv_api_open(const char *path);
-/* Serves clients for up to timeout_ms. */
-void nfv_api_poll(int timeout_ms);
 void nfv_api_close(void);
 /* Runs one command and builds its reply line (malloc'ed, ends in '\n'). */
 char *nfv_api_handle_line(const char *line, int *rc);

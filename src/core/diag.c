@@ -164,12 +164,16 @@ nfv_stats_graph_dot(void)
 	fprintf(f, "digraph nfvd {\n\trankdir=LR;\n\tnode [shape=box, style=rounded];\n");
 	json_array_foreach(json_object_get(nodes, "nodes"), i, n) {
 		const char *name = json_string_value(json_object_get(n, "node"));
-		rte_node_t id = rte_node_from_name(name);
-		rte_edge_t n_edges = rte_node_edge_count(id);
+		char full[RTE_NODE_NAMESIZE];
+		rte_node_t id;
+		rte_edge_t n_edges;
 		char **next;
 
 		if (json_integer_value(json_object_get(n, "worker")) != 0)
 			continue;
+		snprintf(full, sizeof(full), NFV_NODE_PREFIX "%s", name);
+		id = rte_node_from_name(full);
+		n_edges = rte_node_edge_count(id);
 		fprintf(f, "\t\"%s\" [label=\"%s\\n%" JSON_INTEGER_FORMAT
 			" pkts, %.1f cyc/pkt\"];\n",
 			name, name, json_integer_value(json_object_get(n, "packets")),
@@ -181,7 +185,8 @@ nfv_stats_graph_dot(void)
 			continue;
 		rte_node_edge_get(id, next);
 		for (rte_edge_t e = 0; e < n_edges; e++)
-			fprintf(f, "\t\"%s\" -> \"%s\";\n", name, next[e]);
+			fprintf(f, "\t\"%s\" -> \"%s\";\n", name,
+				nfv_node_display_name(next[e]));
 		free(next);
 	}
 	fprintf(f, "}\n");

@@ -24,11 +24,12 @@
 #include <rte_log.h>
 
 #include "api/api.h"
+#include "core/event.h"
+#include "core/module.h"
 #include "core/log.h"
 #include "core/worker.h"
 #include "api/cmd.h"
 #include "api/cmdfile.h"
-#include "modules/ip/ip.h"
 #include "core/meta.h"
 #include "modules/infra/port.h"
 #include "core/stats.h"
@@ -48,8 +49,6 @@ struct app_opts {
 	const char *metrics;
 	unsigned int burst;
 	unsigned int walk_max;
-	bool max_routes4_set;
-	struct nfv_limits limits;
 };
 
 static volatile sig_atomic_t ignored_signal[NSIG]; /* one flag a signal: no read-modify-write */
@@ -70,6 +69,18 @@ on_ignored_signal(int sig)
 }
 
 static void
+usage_module(const struct nfv_module *m, void *arg)
+{
+	for (const struct nfv_module_option *o = m->options; o != NULL && o->name != NULL; o++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(arg, "      %-19s%s\n", head, o->help);
+	}
+}
+
+static void
 usage(FILE *f)
 {
 	fprintf(f,
@@ -81,20 +92,50 @@ usage(FILE *f)
 		"  -b, --burst N          RX burst size (default %u, max %u)\n"
 		"      --walk-max N       packets one graph walk may poll (default: the burst);\n"
 		"                         full queues are polled again up to N\n"
-		"      --max-routes4 N    IPv4 route capacity (default 1048576; "
-		"~850 MB per million)\n"
-		"      --max-routes6 N    IPv6 route capacity (default 65536)\n"
 		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
-		"  -h, --help             this text\n"
-		"Without EAL options nfvd runs control on the first core and a worker on\n"
-		"each other core, on hugepages when enough are free, else --no-huge.\n",
+		"  -h, --help             this text\n",
 		NFV_BURST_DEFAULT, NFV_BURST_MAX);
+	nfv_modules_walk(usage_module, f);
+	fprintf(f, "Without EAL options nfvd runs control on the first core and a worker on\n"
+		"each other core, on hugepages when enough are free, else --no-huge.\n");
+}
+
+/* Module options take long option values from here on. */
+#define OPT_MODULE_BASE 1000
+#define OPTS_MAX 64
+
+struct module_opt {
+	struct nfv_module *module;
+	const char *name;
+};
+
+struct opt_table {
+	struct option longopts[OPTS_MAX + 1];
+	struct module_opt mod[OPTS_MAX];
+	unsigned int n;
+	unsigned int n_mod;
+};
+
+static void
+collect_module_opts(const struct nfv_module *m, void *arg)
+{
+	struct opt_table *t = arg;
+
+	for (const struct nfv_module_option *o = m->options; o != NULL && o->name != NULL; o++) {
+		if (t->n == OPTS_MAX)
+			return;
+		t->mod[t->n_mod] = (struct module_opt){ (struct nfv_module *)m, o->name };
+		t->longopts[t->n++] = (struct option){ o->name,
+			o->arg != NULL ? required_argument : no_argument, NULL,
+			OPT_MODULE_BASE + (int)t->n_mod };
+		t->n_mod++;
+	}
 }
 
 static int
 parse_app_opts(int argc, char **argv, struct app_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option core_opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 't' },
@@ -102,16 +143,28 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 		{ "burst", required_argument, NULL, 'b' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "walk-max", required_argument, NULL, 3 },
-		{ "max-routes4", required_argument, NULL, 1 },
-		{ "max-routes6", required_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	struct opt_table t = { .n = 0 };
 	int c;
 	char *end;
 
+	for (size_t i = 0; i < RTE_DIM(core_opts); i++)
+		t.longopts[t.n++] = core_opts[i];
+	nfv_modules_walk(collect_module_opts, &t);
+	memset(&t.longopts[t.n], 0, sizeof(t.longopts[t.n]));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:t:r:b:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:t:r:b:m:h", t.longopts, NULL)) != -1) {
+		if (c >= OPT_MODULE_BASE && c < OPT_MODULE_BASE + (int)t.n_mod) {
+			const struct module_opt *mo = &t.mod[c - OPT_MODULE_BASE];
+			char err[NFV_ERR_LEN];
+
+			if (mo->module->parse_option(mo->name, optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "nfvd: --%s: %s\n", mo->name, err);
+				return -1;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'c':
 			o->startup = optarg;
@@ -152,22 +205,6 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 				return -1;
 			}
 			break;
-		case 1:
-		case 2: {
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end != '\0' || v < 16 || v > (1ul << 26)) {
-				fprintf(stderr, "nfvd: bad route capacity '%s'\n", optarg);
-				return -1;
-			}
-			if (c == 1) {
-				o->limits.max_routes4 = (uint32_t)v;
-				o->max_routes4_set = true;
-			}
-			else
-				o->limits.max_routes6 = (uint32_t)v;
-			break;
-		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -296,26 +333,6 @@ remove_runtime_dir(void)
 		(void)rmdir(runtime_dir);
 }
 
-/*
- * The tables. Without an explicit --max-routes4, the IPv4 table is halved
- * until it fits the memory EAL was given (a million routes take ~850 MB).
- */
-static int
-ip_init_fitting(struct app_opts *o)
-{
-	for (;;) {
-		if (nfv_ip_init(&o->limits, (int)rte_socket_id()) == 0)
-			return 0;
-		nfv_ip_fini();
-		if (o->max_routes4_set || o->limits.max_routes4 <= 65536)
-			return -ENOMEM;
-		o->limits.max_routes4 /= 2;
-		fprintf(stderr, "nfvd: warning: not enough memory for the default route "
-			"tables; trying %u IPv4 routes (give nfvd more memory, or "
-			"--max-routes4 / --max-routes6)\n", o->limits.max_routes4);
-	}
-}
-
 static int
 run_startup(const char *path)
 {
@@ -376,18 +393,55 @@ print_summary(void)
 	fflush(stdout);
 }
 
+/* The control loop's timers. */
+static uint64_t report_start;
+
+static void
+stats_sample(void *arg)
+{
+	nfv_ctl_lock();
+	nfv_stats_sample();
+	nfv_ctl_unlock();
+}
+
+static void
+pools_reap(void *arg)
+{
+	nfv_ctl_lock();
+	nfv_ports_reap_pools(false);
+	nfv_ctl_unlock();
+}
+
+static void
+report_line(void *arg)
+{
+	double interval = *(const double *)arg;
+	char line[1024];
+
+	nfv_ctl_lock();
+	nfv_stats_report_line(interval, line, sizeof(line));
+	nfv_ctl_unlock();
+	printf("%6.1fs  %s\n", (double)(rte_get_tsc_cycles() - report_start) /
+	       (double)rte_get_tsc_hz(), line);
+	fflush(stdout);
+}
+
+static void
+duration_over(void *arg)
+{
+	quit = SIGTERM;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct app_opts o = {
 		.socket = NFV_DEFAULT_SOCKET,
 		.burst = NFV_BURST_DEFAULT,
-		.limits = { .max_routes4 = 1u << 20, .max_routes6 = 65536,
-			    .tbl8_4 = 1 << 15, .tbl8_6 = 1 << 15 },
 	};
+	char err[NFV_ERR_LEN];
 	char *eal_argv[128];
 	int eal_argc, app_start = argc, rc, exit_code = 0;
-	uint64_t hz, start, next_report, next_sample, end = 0;
 	unsigned int lost;
 	bool summary = false;
 
@@ -438,10 +492,14 @@ main(int argc, char **argv)
 	signal(SIGUSR1, on_ignored_signal);
 	signal(SIGUSR2, on_ignored_signal);
 
-	/* Without an explicit --max-routes4, shrink the IPv4 table until it fits
-	 * the memory given (each million routes takes about 850 MB). */
-	if (nfv_meta_register() < 0 || ip_init_fitting(&o) < 0 ||
-	    nfv_workers_init(o.burst, o.walk_max) < 0 || nfv_workers_start() < 0) {
+	if (nfv_meta_register() < 0)
+		goto init_failed;
+	if (nfv_modules_init(err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfvd: %s\n", err);
+		goto init_failed;
+	}
+	if (nfv_workers_init(o.burst, o.walk_max) < 0 || nfv_workers_start() < 0) {
+init_failed:
 		fprintf(stderr, "nfvd: initialisation failed (see above)\n");
 		exit_code = 1;
 		goto out_workers;
@@ -483,16 +541,18 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	hz = rte_get_tsc_hz();
-	start = rte_get_tsc_cycles();
-	next_report = o.report > 0 ? start + (uint64_t)(o.report * (double)hz) : UINT64_MAX;
-	if (o.duration > 0)
-		end = start + (uint64_t)(o.duration * (double)hz);
-	next_sample = start + hz;
+	if (nfv_timer_add("stats-sample", 1.0, false, stats_sample, NULL) == NULL ||
+	    nfv_timer_add("pool-reap", 0.05, false, pools_reap, NULL) == NULL ||
+	    (o.report > 0 &&
+	     nfv_timer_add("report", o.report, false, report_line, &o.report) == NULL) ||
+	    (o.duration > 0 &&
+	     nfv_timer_add("duration", o.duration, true, duration_over, NULL) == NULL)) {
+		fprintf(stderr, "nfvd: out of memory\n");
+		quit = SIGTERM;
+	}
+	report_start = rte_get_tsc_cycles();
 	while (!quit) {
-		uint64_t now;
-
-		nfv_api_poll(50);
+		nfv_event_run_once(50);
 		for (int sig = 1; sig < NSIG; sig++) {
 			if (!ignored_signal[sig])
 				continue;
@@ -500,26 +560,6 @@ main(int argc, char **argv)
 			NFV_LOG(NOTICE, "signal %s ignored: nfvd stops on SIGINT or SIGTERM",
 				strsignal(sig));
 		}
-		nfv_ctl_lock();
-		nfv_ports_reap_pools(false);
-		now = rte_get_tsc_cycles();
-		if (now >= next_sample) {
-			nfv_stats_sample();
-			next_sample += hz;
-		}
-		nfv_ctl_unlock();
-		if (now >= next_report) {
-			char line[1024];
-
-			nfv_ctl_lock();
-			nfv_stats_report_line(o.report, line, sizeof(line));
-			nfv_ctl_unlock();
-			printf("%6.1fs  %s\n", (double)(now - start) / (double)hz, line);
-			fflush(stdout);
-			next_report += (uint64_t)(o.report * (double)hz);
-		}
-		if (end != 0 && now >= end)
-			break;
 	}
 	nfv_metrics_stop();
 	nfv_api_close();
@@ -541,11 +581,13 @@ out_ports:
 	} else {
 		NFV_LOG(INFO, "exit: all mbufs returned to their pools");
 	}
-	nfv_ip_fini();
+	nfv_modules_fini();
+	nfv_event_fini();
 	rte_eal_cleanup();
 	return exit_code;
 out_workers:
-	nfv_ip_fini();
+	nfv_modules_fini();
+	nfv_event_fini();
 	rte_eal_cleanup();
 	return exit_code;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_debug.h>
 #include <rte_errno.h>
 #include "core/meta.h"
 #include "core/log.h"
@@ -22,4 +23,23 @@ nfv_meta_register(void)
 		return -rte_errno;
 	}
 	return 0;
+}
+
+static uint16_t priv_used;
+
+void
+nfv_mbuf_priv_register(struct nfv_mbuf_priv_slice *s)
+{
+	uint32_t off = RTE_ALIGN_CEIL((uint32_t)priv_used, s->align ? s->align : 1);
+
+	if (off + s->size > UINT16_MAX / 2)
+		rte_panic("mbuf private area: slice %s does not fit\n", s->name);
+	s->offset = (uint16_t)off;
+	priv_used = (uint16_t)(off + s->size);
+}
+
+uint16_t
+nfv_mbuf_priv_size(void)
+{
+	return (uint16_t)RTE_ALIGN_CEIL(priv_used, RTE_MBUF_PRIV_ALIGN);
 }

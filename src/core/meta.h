@@ -35,7 +35,7 @@ struct nfv_mbuf_meta {
 		uint32_t icmp_info;   /* MTU for "fragmentation needed" / "packet too big" */
 	};
 	uint16_t tx_port;             /* set by ipX_rewrite */
-	uint16_t drop_reason;         /* enum nfv_drop_reason, set before the drop edge */
+	uint16_t drop_reason;         /* a drop reason id, set before the drop edge */
 	uint8_t flags;                /* enum nfv_meta_flag, set by eth_input */
 	uint8_t icmp_type;            /* for the ICMP error nodes */
 	uint8_t icmp_code;
@@ -55,5 +55,43 @@ nfv_meta(struct rte_mbuf *m)
 }
 
 int nfv_meta_register(void);
+
+/*
+ * Module metadata in the mbuf private area (after struct rte_mbuf, before
+ * the headroom): a module that needs more per-packet state than the core's
+ * 16 bytes registers a slice from its own files,
+ *
+ *	NFV_MBUF_PRIV(acl_meta_slice, "acl", struct acl_meta);
+ *	struct acl_meta *am = nfv_mbuf_priv(m, &acl_meta_slice);
+ *
+ * Slices are placed at registration (constructors), so the offsets are
+ * fixed before any pool exists; every pool is created with priv_size
+ * nfv_mbuf_priv_size() (a multiple of RTE_MBUF_PRIV_ALIGN). The area is
+ * not cleared on RX: a module writes its slice before it reads it.
+ */
+struct nfv_mbuf_priv_slice {
+	const char *name;
+	uint16_t size;
+	uint16_t align;
+	uint16_t offset; /* set at registration */
+};
+
+void nfv_mbuf_priv_register(struct nfv_mbuf_priv_slice *s);
+/* Bytes of private area every pool must have (0 with no slice). */
+uint16_t nfv_mbuf_priv_size(void);
+
+#define NFV_MBUF_PRIV(var, name_, type) \
+	struct nfv_mbuf_priv_slice var = { .name = name_, .size = sizeof(type), \
+					   .align = __alignof__(type) }; \
+	RTE_INIT(nfv_mbuf_priv_register_##var) \
+	{ \
+		nfv_mbuf_priv_register(&var); \
+	}
+
+static inline void *
+nfv_mbuf_priv(struct rte_mbuf *m, const struct nfv_mbuf_priv_slice *s)
+{
+	return RTE_PTR_ADD(m, sizeof(struct rte_mbuf) + s->offset);
+}
 
 #endif

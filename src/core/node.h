@@ -190,7 +190,7 @@ nfv_rewrite_l2(struct rte_mbuf *m, const struct nfv_nexthop *nh)
 }
 
 static __rte_always_inline uint16_t
-nfv_mark_drop(struct rte_mbuf *m, enum nfv_drop_reason reason, uint16_t drop_edge)
+nfv_mark_drop(struct rte_mbuf *m, uint16_t reason, uint16_t drop_edge)
 {
 	nfv_meta(m)->drop_reason = (uint16_t)reason;
 	return drop_edge;
@@ -201,7 +201,7 @@ nfv_mark_drop(struct rte_mbuf *m, enum nfv_drop_reason reason, uint16_t drop_edg
  * itself is counted under. */
 static __rte_always_inline uint16_t
 nfv_mark_icmp(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t info,
-	      enum nfv_drop_reason reason, uint16_t icmp_edge)
+	      uint16_t reason, uint16_t icmp_edge)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 

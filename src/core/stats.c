@@ -9,6 +9,7 @@
 #include <rte_graph_worker.h>
 
 #include "core/stats.h"
+#include "core/iface_event.h"
 #include "core/drop_reasons.h"
 #include "core/worker.h"
 #include "modules/ip/ip.h"
@@ -37,11 +38,14 @@ nfv_stats_since_start(bool on)
 	return was;
 }
 
-void
-nfv_stats_port_added(uint16_t port_id)
+/* A new port starts from zero (its id may have been another port's). */
+static void
+stats_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
-	memset(&port_base[port_id], 0, sizeof(port_base[port_id]));
+	if (ev == NFV_IFACE_ADDED)
+		memset(&port_base[iface], 0, sizeof(port_base[iface]));
 }
+NFV_IFACE_EVENT_HANDLER(stats_iface_event);
 
 /* A port's counters since the last reset (or since start). */
 static int
@@ -184,15 +188,15 @@ drops_json(const struct nfv_worker_stats *s)
 	json_t *a = json_array();
 	uint64_t total = 0;
 
-	for (unsigned int r = 0; r < NFV_DROP_MAX; r++) {
+	for (unsigned int r = 0; r < nfv_drop_reasons_count; r++) {
 		if (s->drops[r] == 0)
 			continue;
 		total += s->drops[r];
 		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:s}", "node",
-						   nfv_drop_reason_info[r].node, "reason",
-						   nfv_drop_reason_info[r].name, "packets",
+						   nfv_drop_reasons[r]->node, "reason",
+						   nfv_drop_reasons[r]->name, "packets",
 						   (json_int_t)s->drops[r], "description",
-						   nfv_drop_reason_info[r].help));
+						   nfv_drop_reasons[r]->help));
 	}
 	return json_pack("{s:o, s:I}", "drops", a, "total", (json_int_t)total);
 }
@@ -227,7 +231,7 @@ nfv_stats_json(void)
 	/* One snapshot for the totals and the list: they add up. */
 	nfv_stats_sum(&s);
 	drops = drops_json(&s);
-	for (unsigned int r = 0; r < NFV_DROP_MAX; r++)
+	for (unsigned int r = 0; r < nfv_drop_reasons_count; r++)
 		total_drops += s.drops[r];
 	o = json_pack("{s:O, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:O, s:O, s:{s:I, s:I, s:I, "
 		      "s:I, s:I}}",
@@ -276,7 +280,7 @@ nfv_stats_graph_json(void)
 				cycles -= node_base[w][count].cycles;
 			}
 			json_array_append_new(a, json_pack(
-				"{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "node", node->name,
+				"{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "node", nfv_node_display_name(node->name),
 				"worker", w, "calls", (json_int_t)calls,
 				"packets", (json_int_t)objs,
 				"cycles", (json_int_t)cycles, "packets_per_call",
@@ -419,198 +423,6 @@ nfv_stats_reset(void)
 			rte_eth_stats_get(pid, &port_base[pid]);
 }
 
-static const char *
-source_name(enum nfv_route_source s)
-{
-	static const char *n[] = { "local", "connected", "static", "neighbor" };
-
-	return s < NFV_RT_SOURCE_MAX ? n[s] : "?";
-}
-
-static json_t *
-nh_json(uint32_t id)
-{
-	const struct nfv_nexthop *nh = nfv_nh_table[id];
-	char buf[64];
-	json_t *o, *via;
-
-	if (nh == NULL)
-		return json_pack("{s:s}", "type", "none");
-	switch (nh->type) {
-	case NFV_NH_LOCAL:
-		return json_pack("{s:s}", "type", "local");
-	case NFV_NH_BLACKHOLE:
-		return json_pack("{s:s}", "type", "blackhole");
-	case NFV_NH_CONNECTED:
-		return json_pack("{s:s, s:s}", "type", "connected", "dev",
-				 nfv_ports[nh->port_id].name);
-	case NFV_NH_GATEWAY:
-		return json_pack("{s:s, s:s, s:s, s:b}", "type", "gateway", "via",
-				 nfv_ip_str(&nh->gw, buf, sizeof(buf)), "dev",
-				 nfv_ports[nh->port_id].name, "resolved", nh->resolved);
-	case NFV_NH_GROUP:
-		via = json_array();
-		for (unsigned int i = 0; i < nh->n_members; i++) {
-			const struct nfv_nexthop *m = nfv_nh_table[nh->members[i]];
-
-			if (m != NULL)
-				json_array_append_new(via, json_string(nfv_ip_str(&m->gw, buf,
-										  sizeof(buf))));
-		}
-		o = json_pack("{s:s, s:o}", "type", "ecmp", "via", via);
-		return o;
-	default:
-		return json_pack("{s:s}", "type", "?");
-	}
-}
-
-static json_t *
-route_json(const struct nfv_route_info *ri)
-{
-	char buf[64];
-	json_t *nh = nh_json(ri->nh_id), *o;
-	const json_t *via = json_object_get(nh, "via"), *dev = json_object_get(nh, "dev");
-
-	o = json_pack("{s:s, s:s, s:s, s:O, s:O, s:i}", "prefix",
-		      nfv_prefix_str(&ri->prefix, buf, sizeof(buf)), "source",
-		      source_name(ri->source), "type",
-		      json_string_value(json_object_get(nh, "type")),
-		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
-		      "nexthop_id", ri->nh_id);
-	json_decref(nh);
-	return o;
-}
-
-struct route_vec {
-	struct nfv_route_info *v;
-	size_t n, cap;
-};
-
-static void
-route_cb(const struct nfv_route_info *ri, void *arg)
-{
-	struct route_vec *rv = arg;
-
-	if (rv->n == rv->cap) {
-		size_t cap = rv->cap ? rv->cap * 2 : 1024;
-		struct nfv_route_info *v = realloc(rv->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return;
-		rv->v = v;
-		rv->cap = cap;
-	}
-	rv->v[rv->n++] = *ri;
-}
-
-/* IPv4 before IPv6, then by address, then by prefix length. */
-static int
-route_cmp(const void *a, const void *b)
-{
-	const struct nfv_prefix *p = &((const struct nfv_route_info *)a)->prefix;
-	const struct nfv_prefix *q = &((const struct nfv_route_info *)b)->prefix;
-	int c;
-
-	if (p->ip.family != q->ip.family)
-		return p->ip.family == AF_INET ? -1 : 1;
-	if (p->ip.family == AF_INET) {
-		uint32_t u = rte_be_to_cpu_32(p->ip.v4), v = rte_be_to_cpu_32(q->ip.v4);
-
-		if (u != v)
-			return u < v ? -1 : 1;
-	} else {
-		c = memcmp(p->ip.v6, q->ip.v6, 16);
-		if (c != 0)
-			return c;
-	}
-	return (int)p->len - (int)q->len;
-}
-
-json_t *
-nfv_stats_routes_json(const struct nfv_prefix *exact)
-{
-	struct route_vec rv = { 0 };
-	json_t *a = json_array();
-
-	if (exact != NULL) {
-		struct nfv_route_info ri;
-
-		if (nfv_route_lookup_exact(exact, &ri) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-		json_array_append_new(a, route_json(&ri));
-		return json_pack("{s:o}", "routes", a);
-	}
-	nfv_route_walk(route_cb, &rv);
-	if (rv.n > 1)
-		qsort(rv.v, rv.n, sizeof(*rv.v), route_cmp);
-	for (size_t k = 0; k < rv.n; k++)
-		json_array_append_new(a, route_json(&rv.v[k]));
-	free(rv.v);
-	return json_pack("{s:o}", "routes", a);
-}
-
-static void
-addr_cb(uint16_t port_id, const struct nfv_prefix *p, void *arg)
-{
-	char buf[64];
-
-	json_array_append_new(arg, json_pack("{s:s, s:s}", "address",
-					     nfv_prefix_str(p, buf, sizeof(buf)), "dev",
-					     nfv_ports[port_id].name));
-}
-
-json_t *
-nfv_stats_addrs_json(void)
-{
-	json_t *a = json_array();
-
-	nfv_addr_walk(addr_cb, a);
-	return json_pack("{s:o}", "addresses", a);
-}
-
-static void
-neigh_cb(const struct nfv_nexthop *nh, void *arg)
-{
-	char buf[64], mac[RTE_ETHER_ADDR_FMT_SIZE];
-
-	if (nh->type != NFV_NH_GATEWAY || !nh->has_neigh)
-		return;
-	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
-	json_array_append_new(arg, json_pack("{s:s, s:s, s:s}", "address",
-					     nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
-					     "dev", nfv_ports[nh->port_id].name));
-}
-
-json_t *
-nfv_stats_neighs_json(void)
-{
-	json_t *a = json_array();
-
-	nfv_nh_walk(neigh_cb, a);
-	return json_pack("{s:o}", "neighbors", a);
-}
-
-static void
-nh_cb(const struct nfv_nexthop *nh, void *arg)
-{
-	json_t *o = nh_json(nh->id);
-
-	json_object_set_new(o, "id", json_integer(nh->id));
-	json_object_set_new(o, "refcnt", json_integer(nh->refcnt));
-	json_array_append_new(arg, o);
-}
-
-json_t *
-nfv_stats_nexthops_json(void)
-{
-	json_t *a = json_array();
-
-	nfv_nh_walk(nh_cb, a);
-	return json_pack("{s:o}", "nexthops", a);
-}
-
 void
 nfv_stats_report_line(double interval_s, char *buf, size_t len)
 {
@@ -642,13 +454,13 @@ nfv_stats_report_line(double interval_s, char *buf, size_t len)
 	}
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "| drops/s:");
-	for (unsigned int r = 0; r < NFV_DROP_MAX; r++) {
+	for (unsigned int r = 0; r < nfv_drop_reasons_count; r++) {
 		uint64_t d = s.drops[r] - last_drops[r];
 
 		if (d != 0 && off < len)
 			off += (size_t)snprintf(buf + off, len - off, " %s/%s %.0f",
-						nfv_drop_reason_info[r].node,
-						nfv_drop_reason_info[r].name,
+						nfv_drop_reasons[r]->node,
+						nfv_drop_reasons[r]->name,
 						(double)d / interval_s);
 		last_drops[r] = s.drops[r];
 	}

@@ -17,16 +17,10 @@ json_t *nfv_stats_workers_json(void);
 json_t *nfv_stats_latency_json(void);
 json_t *nfv_stats_drops_json(void);
 json_t *nfv_stats_pools_json(void);
-json_t *nfv_stats_routes_json(const struct nfv_prefix *exact);
-json_t *nfv_stats_addrs_json(void);
-json_t *nfv_stats_neighs_json(void);
-json_t *nfv_stats_nexthops_json(void);
 void nfv_stats_reset(void);
 /* Views since start instead of since the last reset (Prometheus counters must
  * never go back); returns the previous setting. Under the control lock. */
 bool nfv_stats_since_start(bool on);
-/* A new port starts from zero (its id may have been another port's). */
-void nfv_stats_port_added(uint16_t port_id);
 /* Per-worker counters since the last reset, and their sum. */
 struct nfv_worker_stats;
 void nfv_stats_worker(unsigned int w, struct nfv_worker_stats *out);

@@ -40,12 +40,95 @@ static uint64_t grace_periods;
 /* Explicit "worker set" assignments, by port and queue: worker index + 1. */
 static uint8_t pinned[RTE_MAX_ETHPORTS][NFV_MAX_RXQ_PER_WORKER];
 
-/* Every node of the graph; each worker's graph is built from this list. */
-static const char *graph_nodes[] = {
-	"port_rx", "eth_input", "ip4_input", "ip4_lookup", "ip4_rewrite", "ip4_local",
-	"ip4_icmp_error", "ip6_input", "ip6_lookup", "ip6_rewrite", "ip6_local",
-	"ip6_icmp_error", "port_tx", "drop",
-};
+/* Each worker's graph holds every node a module registered: their names
+ * carry the project prefix (DPDK's own librte_node has an "ip4_lookup").
+ * They are listed from the sources along the edges (breadth first), so that
+ * the views show the graph in the order packets cross it. */
+#define NFV_MAX_GRAPH_NODES 256
+static const char *graph_nodes[NFV_MAX_GRAPH_NODES];
+static unsigned int n_graph_nodes;
+
+static bool
+is_nfv_node(rte_node_t id)
+{
+	const char *name = rte_node_id_to_name(id);
+
+	return name != NULL && strncmp(name, NFV_NODE_PREFIX, strlen(NFV_NODE_PREFIX)) == 0;
+}
+
+static unsigned int
+node_edges(rte_node_t id, char ***next)
+{
+	rte_edge_t n = rte_node_edge_count(id);
+
+	*next = NULL;
+	if (n == 0 || n == RTE_EDGE_ID_INVALID)
+		return 0;
+	*next = malloc(rte_node_edge_get(id, NULL));
+	if (*next == NULL)
+		return 0;
+	rte_node_edge_get(id, *next);
+	return n;
+}
+
+static int
+graph_nodes_collect(void)
+{
+	rte_node_t max = rte_node_max_count();
+	rte_node_t order[NFV_MAX_GRAPH_NODES];
+	bool *target = calloc(max + 1, sizeof(bool)), *seen = calloc(max + 1, sizeof(bool));
+	unsigned int n = 0, head = 0;
+
+	if (target == NULL || seen == NULL) {
+		free(target);
+		free(seen);
+		return -ENOMEM;
+	}
+	for (rte_node_t id = 0; id < max; id++) {
+		char **next;
+		unsigned int k = is_nfv_node(id) ? node_edges(id, &next) : 0;
+
+		for (unsigned int e = 0; e < k; e++) {
+			rte_node_t t = rte_node_from_name(next[e]);
+
+			if (t < max)
+				target[t] = true;
+		}
+		if (k > 0)
+			free(next);
+	}
+	/* Sources first (nothing points to them), then along the edges; any
+	 * node left (a cycle with no source) at the end. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (rte_node_t id = 0; id < max && n < NFV_MAX_GRAPH_NODES; id++) {
+			if (!is_nfv_node(id) || seen[id] || (pass == 0 && target[id]))
+				continue;
+			seen[id] = true;
+			order[n++] = id;
+			while (head < n) {
+				char **next;
+				unsigned int k = node_edges(order[head++], &next);
+
+				for (unsigned int e = 0; e < k && n < NFV_MAX_GRAPH_NODES; e++) {
+					rte_node_t t = rte_node_from_name(next[e]);
+
+					if (t < max && !seen[t] && is_nfv_node(t)) {
+						seen[t] = true;
+						order[n++] = t;
+					}
+				}
+				if (k > 0)
+					free(next);
+			}
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		graph_nodes[i] = rte_node_id_to_name(order[i]);
+	n_graph_nodes = n;
+	free(target);
+	free(seen);
+	return 0;
+}
 
 int
 nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node)
@@ -113,11 +196,13 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 	 * (one "byte" of the meter is one packet). */
 	if (rte_meter_srtcm_profile_config(&nfv_icmp_meter_profile, &icmp) != 0)
 		return -EINVAL;
+	if (graph_nodes_collect() < 0)
+		return -ENOMEM;
 	for (unsigned int i = 0; i < nfv_n_workers; i++) {
 		struct nfv_worker *w = &nfv_workers[i];
 		struct rte_graph_param prm = {
 			.socket_id = (int)rte_lcore_to_socket_id(w->lcore_id),
-			.nb_node_patterns = RTE_DIM(graph_nodes),
+			.nb_node_patterns = n_graph_nodes,
 			.node_patterns = graph_nodes,
 		};
 		char name[RTE_GRAPH_NAMESIZE];

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <rte_common.h>
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -122,6 +123,17 @@ extern struct nfv_worker nfv_workers[NFV_MAX_WORKERS];
 extern unsigned int nfv_n_workers;
 extern struct rte_rcu_qsbr *nfv_rcu;
 extern struct rte_meter_srtcm_profile nfv_icmp_meter_profile;
+
+/* Every node's registered name starts with the prefix; views show the rest. */
+#define NFV_NODE_PREFIX "nfv_"
+
+static inline const char *
+nfv_node_display_name(const char *name)
+{
+	size_t n = sizeof(NFV_NODE_PREFIX) - 1;
+
+	return strncmp(name, NFV_NODE_PREFIX, n) == 0 ? name + n : name;
+}
 
 /* The worker a node instance belongs to (stored in the node context). */
 struct nfv_node_ctx {

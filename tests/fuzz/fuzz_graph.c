@@ -52,7 +52,7 @@ static struct rte_node_register fuzz_rx_node = {
 	.flags = RTE_NODE_SOURCE_F,
 	.process = fuzz_rx_process,
 	.nb_edges = 1,
-	.next_nodes = { "eth_input" },
+	.next_nodes = { "nfv_eth_input" },
 };
 RTE_NODE_REGISTER(fuzz_rx_node);
 
@@ -85,9 +85,10 @@ fuzz_init(void)
 	struct nfv_limits limits = { .max_routes4 = 1024, .max_routes6 = 1024, .tbl8_4 = 256,
 				     .tbl8_6 = 256 };
 	static const char *nodes[] = {
-		"fuzz_rx", "eth_input", "ip4_input", "ip4_lookup", "ip4_rewrite", "ip4_local",
-		"ip4_icmp_error", "ip6_input", "ip6_lookup", "ip6_rewrite", "ip6_local",
-		"ip6_icmp_error", "port_tx", "drop",
+		"fuzz_rx", "nfv_eth_input", "nfv_ip4_input", "nfv_ip4_lookup",
+		"nfv_ip4_rewrite", "nfv_ip4_local", "nfv_ip4_icmp_error", "nfv_ip6_input",
+		"nfv_ip6_lookup", "nfv_ip6_rewrite", "nfv_ip6_local", "nfv_ip6_icmp_error",
+		"nfv_port_tx", "nfv_drop",
 	};
 	struct rte_graph_param prm = {
 		.socket_id = 0,

@@ -163,8 +163,12 @@ class Nfvd:
         argv = [str(NFVD)] + self.lcores + [
             "--no-huge", "-m", str(self.mem_mb), "--no-pci", "--no-shconf",
             "--file-prefix", self.prefix, "--", "-c", str(startup), "-s", str(self.sock),
-            "-t", "180", "--max-routes4", str(self.max_routes4),
-            "--max-routes6", str(self.max_routes6)]
+            "-t", "180"]
+        # None: nfvd's own defaults (sized to the memory it has).
+        if self.max_routes4 is not None:
+            argv += ["--max-routes4", str(self.max_routes4)]
+        if self.max_routes6 is not None:
+            argv += ["--max-routes6", str(self.max_routes6)]
         argv += [str(a) for a in self.extra_args]
         self.argv = argv
         self._logf = open(self.log_path, "w")

@@ -20,6 +20,8 @@
 #include <rte_fib.h>
 #include <rte_fib6.h>
 
+#include "core/common.h"
+
 #define NFV_NH_MAX (1u << 18)       /* next-hop ids; 0 means "no route" */
 #define NFV_ECMP_MAX 16
 #define NFV_ADDR_PER_PORT_MAX 16
@@ -151,7 +153,6 @@ enum nfv_route_source {
 
 /* Control-side API. Every function returns 0 or a negative errno and fills
  * err (NFV_ERR_LEN bytes) with a sentence naming the bad input. */
-#define NFV_ERR_LEN 256
 
 struct nfv_limits {
 	uint32_t max_routes4;

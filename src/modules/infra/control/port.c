@@ -20,8 +20,10 @@
 
 #include "modules/infra/port.h"
 #include "core/log.h"
-#include "modules/ip/ip.h"
-#include "core/stats.h"
+#include "core/meta.h"
+#include "core/module.h"
+#include "core/common.h"
+#include "core/iface_event.h"
 
 struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
 uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
@@ -294,7 +296,8 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 					  pool_size_for(&(struct nfv_port_conf){
 						  .n_rxq = c->n_rxq, .rxd = rxd, .txd = txd },
 						  n_txq),
-					  NFV_POOL_CACHE, 0, (uint16_t)data_room, socket);
+					  NFV_POOL_CACHE, nfv_mbuf_priv_size(),
+					  (uint16_t)data_room, socket);
 	if (p->pool == NULL) {
 		snprintf(err, NFV_ERR_LEN, "port %s: cannot allocate its mbuf pool (%s): reserve "
 			 "more hugepages or lower rxd/txd", p->name, rte_strerror(rte_errno));
@@ -411,11 +414,11 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 	}
 	p->used = true;
 	p->admin_up = true;
-	nfv_stats_port_added(pid);
-	nfv_ip_port_changed(pid);
+	nfv_iface_event_notify(NFV_IFACE_ADDED, pid);
 	rc = nfv_workers_publish();
 	if (rc < 0) {
 		snprintf(err, NFV_ERR_LEN, "port %s: cannot give its queues to workers", name);
+		nfv_iface_event_notify(NFV_IFACE_REMOVED, pid);
 		p->used = false;
 		port_teardown(pid, true);
 		return rc;
@@ -431,7 +434,6 @@ int
 nfv_port_del(const char *name, char *err)
 {
 	struct nfv_port *p = nfv_port_by_name(name);
-	unsigned int n_routes;
 	uint16_t pid;
 
 	if (p == NULL) {
@@ -441,12 +443,12 @@ nfv_port_del(const char *name, char *err)
 	pid = p->port_id;
 	p->removing = true;
 	__atomic_store_n(&p->admin_up, false, __ATOMIC_RELEASE);
-	n_routes = nfv_ip_port_removed(pid);
+	nfv_iface_event_notify(NFV_IFACE_REMOVED, pid);
 	nfv_workers_port_removed(pid);
 	nfv_workers_publish(); /* waits until no worker polls or sends on it */
 	p->used = false;
 	port_teardown(pid, true);
-	NFV_LOG(INFO, "port %s removed (%u routes through it removed)", name, n_routes);
+	NFV_LOG(INFO, "port %s removed", name);
 	return 0;
 }
 
@@ -469,6 +471,7 @@ nfv_port_set_admin(const char *name, bool up, char *err)
 		return rc;
 	}
 	__atomic_store_n(&p->admin_up, up, __ATOMIC_RELEASE);
+	nfv_iface_event_notify(up ? NFV_IFACE_UP : NFV_IFACE_DOWN, p->port_id);
 	return nfv_workers_publish();
 }
 
@@ -525,3 +528,8 @@ nfv_pools_in_use(void)
 	nfv_pools_walk(sum_in_use, &n);
 	return n;
 }
+
+static struct nfv_module infra_module = {
+	.name = "infra",
+};
+NFV_MODULE_REGISTER(infra_module);

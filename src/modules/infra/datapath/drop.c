@@ -27,7 +27,7 @@ drop_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16
 }
 
 static struct rte_node_register drop_node = {
-	.name = "drop",
+	.name = "nfv_drop",
 	.process = drop_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = 0,

@@ -24,6 +24,20 @@ enum eth_input_next {
 	ETH_INPUT_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_eth_too_short, "eth_input", "too_short",
+	"frame shorter than an Ethernet header");
+NFV_DROP_REASON(drop_eth_multiseg, "eth_input", "headers_not_contiguous",
+	"headers split across mbuf segments");
+NFV_DROP_REASON(drop_eth_other_host, "eth_input", "other_host",
+	"unicast frame for another MAC address");
+NFV_DROP_REASON(drop_eth_arp, "eth_input", "arp",
+	"ARP (static neighbors only; not answered)");
+NFV_DROP_REASON(drop_eth_vlan, "eth_input", "vlan",
+	"802.1Q/802.1ad tagged frame (no VLAN sub-ports)");
+NFV_DROP_REASON(drop_eth_unknown_type, "eth_input", "unknown_ethertype",
+	"ethertype not handled");
+
 /* Every case, one test at a time, to name the drop reason. */
 static __rte_noinline uint16_t
 eth_input_slow(struct rte_mbuf *m)
@@ -32,7 +46,7 @@ eth_input_slow(struct rte_mbuf *m)
 
 	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN))
 		return nfv_mark_drop(m, rte_pktmbuf_pkt_len(m) < RTE_ETHER_HDR_LEN ?
-				     NFV_DROP_ETH_TOO_SHORT : NFV_DROP_ETH_MULTISEG,
+				     drop_eth_too_short.id : drop_eth_multiseg.id,
 				     ETH_INPUT_NEXT_DROP);
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (likely(rte_is_unicast_ether_addr(&eth->dst_addr))) {
@@ -41,7 +55,7 @@ eth_input_slow(struct rte_mbuf *m)
 		/* An 8-byte load: the frame has 14 bytes, 6 are compared. */
 		memcpy(&dst, eth, sizeof(dst));
 		if (unlikely(nfv_mac_key_differs(dst, nfv_port_mac_key[m->port])))
-			return nfv_mark_drop(m, NFV_DROP_ETH_OTHER_HOST, ETH_INPUT_NEXT_DROP);
+			return nfv_mark_drop(m, drop_eth_other_host.id, ETH_INPUT_NEXT_DROP);
 		nfv_meta(m)->flags = 0;
 	} else {
 		nfv_meta(m)->flags = NFV_META_L2_MCAST;
@@ -52,12 +66,12 @@ eth_input_slow(struct rte_mbuf *m)
 	case RTE_BE16(RTE_ETHER_TYPE_IPV6):
 		return ETH_INPUT_NEXT_IP6;
 	case RTE_BE16(RTE_ETHER_TYPE_ARP):
-		return nfv_mark_drop(m, NFV_DROP_ETH_ARP, ETH_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_eth_arp.id, ETH_INPUT_NEXT_DROP);
 	case RTE_BE16(RTE_ETHER_TYPE_VLAN):
 	case RTE_BE16(RTE_ETHER_TYPE_QINQ):
-		return nfv_mark_drop(m, NFV_DROP_ETH_VLAN, ETH_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_eth_vlan.id, ETH_INPUT_NEXT_DROP);
 	default:
-		return nfv_mark_drop(m, NFV_DROP_ETH_UNKNOWN_TYPE, ETH_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_eth_unknown_type.id, ETH_INPUT_NEXT_DROP);
 	}
 }
 
@@ -95,14 +109,14 @@ eth_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 }
 
 static struct rte_node_register eth_input_node = {
-	.name = "eth_input",
+	.name = "nfv_eth_input",
 	.process = eth_input_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = ETH_INPUT_NEXT_MAX,
 	.next_nodes = {
-		[ETH_INPUT_NEXT_IP4] = "ip4_input",
-		[ETH_INPUT_NEXT_IP6] = "ip6_input",
-		[ETH_INPUT_NEXT_DROP] = "drop",
+		[ETH_INPUT_NEXT_IP4] = "nfv_ip4_input",
+		[ETH_INPUT_NEXT_IP6] = "nfv_ip6_input",
+		[ETH_INPUT_NEXT_DROP] = "nfv_drop",
 	},
 };
 

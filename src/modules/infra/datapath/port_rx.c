@@ -96,13 +96,13 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 }
 
 static struct rte_node_register port_rx_node = {
-	.name = "port_rx",
+	.name = "nfv_port_rx",
 	.flags = RTE_NODE_SOURCE_F,
 	.process = port_rx_process,
 	.init = port_rx_init,
 	.nb_edges = PORT_RX_NEXT_MAX,
 	.next_nodes = {
-		[PORT_RX_NEXT_ETH_INPUT] = "eth_input",
+		[PORT_RX_NEXT_ETH_INPUT] = "nfv_eth_input",
 	},
 };
 

@@ -19,6 +19,12 @@
 #include "core/node.h"
 #include "modules/infra/port.h"
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_tx_port_down, "port_tx", "port_down",
+	"output port is down or being removed");
+NFV_DROP_REASON(drop_tx_queue_full, "port_tx", "queue_full",
+	"output TX queue full");
+
 static uint16_t
 port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -26,7 +32,7 @@ port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 	uint16_t q, sent;
 
 	if (unlikely(!__atomic_load_n(&p->admin_up, __ATOMIC_RELAXED))) {
-		w->stats.drops[NFV_DROP_TX_PORT_DOWN] += n;
+		w->stats.drops[drop_tx_port_down.id] += n;
 		rte_pktmbuf_free_bulk(pkts, n);
 		return 0;
 	}
@@ -44,7 +50,7 @@ port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 		sent = rte_eth_tx_burst(port_id, q, pkts, n);
 	}
 	if (unlikely(sent < n)) {
-		w->stats.drops[NFV_DROP_TX_QUEUE_FULL] += (uint64_t)(n - sent);
+		w->stats.drops[drop_tx_queue_full.id] += (uint64_t)(n - sent);
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 	}
 	return sent;
@@ -82,7 +88,7 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 }
 
 static struct rte_node_register port_tx_node = {
-	.name = "port_tx",
+	.name = "nfv_port_tx",
 	.process = port_tx_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = 0,

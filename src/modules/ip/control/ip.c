@@ -14,6 +14,7 @@
 #include "modules/ip/control/route.h"
 #include "api/cmdfile.h"
 #include "api/parse.h"
+#include "core/iface_event.h"
 #include "core/log.h"
 #include "modules/infra/port.h"
 
@@ -380,3 +381,25 @@ nfv_ip_port_changed(uint16_t port_id)
 {
 	nfv_nh_port_changed(port_id);
 }
+
+/* Ports coming, going and changing: next hops follow their MAC and MTU;
+ * routes, neighbors and addresses on a port leave with it. */
+static void
+ip_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
+{
+	switch (ev) {
+	case NFV_IFACE_ADDED:
+	case NFV_IFACE_CHANGED:
+		nfv_ip_port_changed(iface);
+		break;
+	case NFV_IFACE_REMOVED: {
+		unsigned int n = nfv_ip_port_removed(iface);
+
+		NFV_LOG(INFO, "port %s: %u routes through it removed", nfv_ports[iface].name, n);
+		break;
+	}
+	default:
+		break;
+	}
+}
+NFV_IFACE_EVENT_HANDLER(ip_iface_event);

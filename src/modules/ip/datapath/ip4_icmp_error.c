@@ -137,12 +137,12 @@ ip4_icmp_error_process(struct rte_graph *graph, struct rte_node *node, void **ob
 }
 
 static struct rte_node_register ip4_icmp_error_node = {
-	.name = "ip4_icmp_error",
+	.name = "nfv_ip4_icmp_error",
 	.process = ip4_icmp_error_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP4_ICMP_ERROR_NEXT_MAX,
 	.next_nodes = {
-		[IP4_ICMP_ERROR_NEXT_LOOKUP] = "ip4_lookup",
+		[IP4_ICMP_ERROR_NEXT_LOOKUP] = "nfv_ip4_lookup",
 	},
 };
 

@@ -26,6 +26,30 @@ enum ip4_input_next {
 	IP4_INPUT_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip4_too_short, "ip4_input", "too_short",
+	"shorter than an IPv4 header");
+NFV_DROP_REASON(drop_ip4_headers_split, "ip4_input", "headers_not_contiguous",
+	"IPv4 header split across mbuf segments");
+NFV_DROP_REASON(drop_ip4_bad_version, "ip4_input", "bad_version",
+	"IP version is not 4");
+NFV_DROP_REASON(drop_ip4_bad_ihl, "ip4_input", "bad_ihl",
+	"header length below 5 words or beyond the packet");
+NFV_DROP_REASON(drop_ip4_bad_checksum, "ip4_input", "bad_checksum",
+	"header checksum wrong (RFC 1812 5.2.2)");
+NFV_DROP_REASON(drop_ip4_bad_length, "ip4_input", "bad_total_length",
+	"total length below the header or beyond the frame");
+NFV_DROP_REASON(drop_ip4_martian_source, "ip4_input", "martian_source",
+	"source is 0/8, 127/8, multicast, class E or broadcast (RFC 1812 5.3.7)");
+NFV_DROP_REASON(drop_ip4_broadcast, "ip4_input", "broadcast_destination",
+	"limited broadcast is not forwarded");
+NFV_DROP_REASON(drop_ip4_multicast, "ip4_input", "multicast_destination",
+	"IPv4 multicast is not routed");
+NFV_DROP_REASON(drop_ip4_martian_dest, "ip4_input", "martian_destination",
+	"destination is 0/8, 127/8 or class E (RFC 1812 5.3.7)");
+NFV_DROP_REASON(drop_ip4_link_local, "ip4_input", "link_local",
+	"link-local (169.254/16) source or destination is not forwarded (RFC 3927 7)");
+
 /*
  * First octets of addresses that are never forwarded, from or to
  * (0/8, 127/8, 169.254/16 link-local, 224/4 multicast, 240/4 and the
@@ -46,18 +70,18 @@ ip4_input_slow(struct rte_mbuf *m)
 	uint64_t csum_flags;
 
 	if (unlikely(l3_len < sizeof(struct rte_ipv4_hdr)))
-		return nfv_mark_drop(m, NFV_DROP_IP4_TOO_SHORT, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_too_short.id, IP4_INPUT_NEXT_DROP);
 	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)))
-		return nfv_mark_drop(m, NFV_DROP_IP4_HEADERS_SPLIT, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_headers_split.id, IP4_INPUT_NEXT_DROP);
 	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
 	if (unlikely(ip->version_ihl != RTE_IPV4_VHL_DEF)) {
 		if ((ip->version_ihl >> 4) != 4)
-			return nfv_mark_drop(m, NFV_DROP_IP4_BAD_VERSION, IP4_INPUT_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip4_bad_version.id, IP4_INPUT_NEXT_DROP);
 		ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
 		if (ihl < sizeof(struct rte_ipv4_hdr) || ihl > l3_len)
-			return nfv_mark_drop(m, NFV_DROP_IP4_BAD_IHL, IP4_INPUT_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip4_bad_ihl.id, IP4_INPUT_NEXT_DROP);
 		if (rte_pktmbuf_data_len(m) < NFV_L2_LEN + ihl)
-			return nfv_mark_drop(m, NFV_DROP_IP4_HEADERS_SPLIT, IP4_INPUT_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip4_headers_split.id, IP4_INPUT_NEXT_DROP);
 	} else {
 		ihl = sizeof(struct rte_ipv4_hdr);
 	}
@@ -66,25 +90,25 @@ ip4_input_slow(struct rte_mbuf *m)
 	    (csum_flags != RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
 	     !(likely(ihl == sizeof(struct rte_ipv4_hdr)) ? nfv_ip4_hdr20_cksum_ok(ip) :
 	       rte_raw_cksum(ip, ihl) == 0xffff)))
-		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_CHECKSUM, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_bad_checksum.id, IP4_INPUT_NEXT_DROP);
 	total = rte_be_to_cpu_16(ip->total_length);
 	if (unlikely(total < ihl || total > l3_len))
-		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_LENGTH, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_bad_length.id, IP4_INPUT_NEXT_DROP);
 	if (unlikely(total < l3_len) && nfv_pktmbuf_trim(m, l3_len - total) < 0)
-		return nfv_mark_drop(m, NFV_DROP_IP4_BAD_LENGTH, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_bad_length.id, IP4_INPUT_NEXT_DROP);
 	src = rte_be_to_cpu_32(ip->src_addr);
 	dst = rte_be_to_cpu_32(ip->dst_addr);
 	if (unlikely(nfv_ip4_is_martian_src(src)))
-		return nfv_mark_drop(m, NFV_DROP_IP4_MARTIAN_SOURCE, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_martian_source.id, IP4_INPUT_NEXT_DROP);
 	if (unlikely((dst >> 24) == 0 || (dst >> 24) == 127 || dst >= 0xe0000000)) {
 		if (dst == 0xffffffff)
-			return nfv_mark_drop(m, NFV_DROP_IP4_BROADCAST, IP4_INPUT_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip4_broadcast.id, IP4_INPUT_NEXT_DROP);
 		if ((dst >> 28) == 0xe)
-			return nfv_mark_drop(m, NFV_DROP_IP4_MULTICAST, IP4_INPUT_NEXT_DROP);
-		return nfv_mark_drop(m, NFV_DROP_IP4_MARTIAN_DEST, IP4_INPUT_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip4_multicast.id, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_martian_dest.id, IP4_INPUT_NEXT_DROP);
 	}
 	if (unlikely((src >> 16) == 0xa9fe || (dst >> 16) == 0xa9fe))
-		return nfv_mark_drop(m, NFV_DROP_IP4_LINK_LOCAL, IP4_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_link_local.id, IP4_INPUT_NEXT_DROP);
 	return IP4_INPUT_NEXT_LOOKUP;
 }
 
@@ -126,13 +150,13 @@ ip4_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 }
 
 static struct rte_node_register ip4_input_node = {
-	.name = "ip4_input",
+	.name = "nfv_ip4_input",
 	.process = ip4_input_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP4_INPUT_NEXT_MAX,
 	.next_nodes = {
-		[IP4_INPUT_NEXT_LOOKUP] = "ip4_lookup",
-		[IP4_INPUT_NEXT_DROP] = "drop",
+		[IP4_INPUT_NEXT_LOOKUP] = "nfv_ip4_lookup",
+		[IP4_INPUT_NEXT_DROP] = "nfv_drop",
 	},
 };
 

@@ -22,6 +22,12 @@ enum ip4_local_next {
 	IP4_LOCAL_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip4_local_unsupported, "ip4_local", "unsupported_protocol",
+	"for a local address, not an ICMP echo request");
+NFV_DROP_REASON(drop_ip4_local_bad_icmp, "ip4_local", "bad_icmp",
+	"ICMP to a local address: short or bad checksum");
+
 static __rte_always_inline uint16_t
 ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 {
@@ -34,15 +40,15 @@ ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 
 	if (ip->next_proto_id != IPPROTO_ICMP ||
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)))
-		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_UNSUPPORTED, IP4_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_local_unsupported.id, IP4_LOCAL_NEXT_DROP);
 	if (len < sizeof(*icmp) || rte_pktmbuf_data_len(m) < NFV_L2_LEN + ihl + sizeof(*icmp))
-		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_BAD_ICMP, IP4_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_local_bad_icmp.id, IP4_LOCAL_NEXT_DROP);
 	icmp = (struct rte_icmp_hdr *)((uint8_t *)ip + ihl);
 	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0)
-		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_UNSUPPORTED, IP4_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_local_unsupported.id, IP4_LOCAL_NEXT_DROP);
 	sum = nfv_cksum_mbuf(m, NFV_L2_LEN + ihl, len);
 	if (sum != 0xffff)
-		return nfv_mark_drop(m, NFV_DROP_IP4_LOCAL_BAD_ICMP, IP4_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_local_bad_icmp.id, IP4_LOCAL_NEXT_DROP);
 
 	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	icmp->icmp_cksum = nfv_cksum_update16(icmp->icmp_cksum, RTE_IP_ICMP_ECHO_REQUEST << 8,
@@ -73,13 +79,13 @@ ip4_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 }
 
 static struct rte_node_register ip4_local_node = {
-	.name = "ip4_local",
+	.name = "nfv_ip4_local",
 	.process = ip4_local_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP4_LOCAL_NEXT_MAX,
 	.next_nodes = {
-		[IP4_LOCAL_NEXT_LOOKUP] = "ip4_lookup",
-		[IP4_LOCAL_NEXT_DROP] = "drop",
+		[IP4_LOCAL_NEXT_LOOKUP] = "nfv_ip4_lookup",
+		[IP4_LOCAL_NEXT_DROP] = "nfv_drop",
 	},
 };
 

@@ -27,6 +27,14 @@ enum ip4_lookup_next {
 	IP4_LOOKUP_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip4_l2_broadcast, "ip4_lookup", "l2_broadcast",
+	"link-layer broadcast/multicast not for a local address (RFC 1812 5.3.4)");
+NFV_DROP_REASON(drop_ip4_no_route, "ip4_lookup", "no_route",
+	"no route to the destination");
+NFV_DROP_REASON(drop_ip4_blackhole, "ip4_lookup", "blackhole",
+	"route is a blackhole");
+
 /* Every case: names the reason, or prepares the ICMP error. */
 static __rte_noinline uint16_t
 ip4_lookup_slow(struct rte_mbuf *m)
@@ -36,16 +44,16 @@ ip4_lookup_slow(struct rte_mbuf *m)
 
 	/* Link-layer broadcast/multicast is only for local addresses. */
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
-		return nfv_mark_drop(m, NFV_DROP_IP4_L2_BROADCAST, IP4_LOOKUP_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_l2_broadcast.id, IP4_LOOKUP_NEXT_DROP);
 	if (unlikely(nh == NULL)) {
 		return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH, 0 /* network unreachable */, 0,
-				     NFV_DROP_IP4_NO_ROUTE, IP4_LOOKUP_NEXT_ICMP_ERROR);
+				     drop_ip4_no_route.id, IP4_LOOKUP_NEXT_ICMP_ERROR);
 	}
 	switch (nh->type) {
 	case NFV_NH_LOCAL:
 		return IP4_LOOKUP_NEXT_LOCAL;
 	case NFV_NH_BLACKHOLE:
-		return nfv_mark_drop(m, NFV_DROP_IP4_BLACKHOLE, IP4_LOOKUP_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_blackhole.id, IP4_LOOKUP_NEXT_DROP);
 	default:
 		return IP4_LOOKUP_NEXT_REWRITE;
 	}
@@ -74,15 +82,15 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 }
 
 static struct rte_node_register ip4_lookup_node = {
-	.name = "ip4_lookup",
+	.name = "nfv_ip4_lookup",
 	.process = ip4_lookup_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP4_LOOKUP_NEXT_MAX,
 	.next_nodes = {
-		[IP4_LOOKUP_NEXT_REWRITE] = "ip4_rewrite",
-		[IP4_LOOKUP_NEXT_LOCAL] = "ip4_local",
-		[IP4_LOOKUP_NEXT_ICMP_ERROR] = "ip4_icmp_error",
-		[IP4_LOOKUP_NEXT_DROP] = "drop",
+		[IP4_LOOKUP_NEXT_REWRITE] = "nfv_ip4_rewrite",
+		[IP4_LOOKUP_NEXT_LOCAL] = "nfv_ip4_local",
+		[IP4_LOOKUP_NEXT_ICMP_ERROR] = "nfv_ip4_icmp_error",
+		[IP4_LOOKUP_NEXT_DROP] = "nfv_drop",
 	},
 };
 

@@ -28,6 +28,18 @@ enum ip4_rewrite_next {
 	IP4_REWRITE_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip4_no_route, "ip4_rewrite", "no_route",
+	"route or ECMP member removed since the lookup");
+NFV_DROP_REASON(drop_ip4_ttl_expired, "ip4_rewrite", "ttl_expired",
+	"TTL would reach 0 (RFC 1812 5.3.1)");
+NFV_DROP_REASON(drop_ip4_neigh_unresolved, "ip4_rewrite", "neigh_unresolved",
+	"next hop has no neighbor entry");
+NFV_DROP_REASON(drop_ip4_frag_needed, "ip4_rewrite", "frag_needed",
+	"larger than the output MTU with DF set (ICMP sent)");
+NFV_DROP_REASON(drop_ip4_frag_unsupported, "ip4_rewrite", "fragmentation_unsupported",
+	"larger than the output MTU without DF: fragmentation is not implemented");
+
 static __rte_always_inline uint32_t
 ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 {
@@ -74,26 +86,26 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 
 	if (nh == NULL) /* removed since the lookup */
-		return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_no_route.id, IP4_REWRITE_NEXT_DROP);
 	/* The TTL first: an expired packet is answered whatever its next hop. */
 	if (!(meta->flags & NFV_META_LOCAL_ORIGIN) && ip->time_to_live <= 1) {
 		return nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0 /* TTL exceeded in transit */,
-				     0, NFV_DROP_IP4_TTL_EXPIRED, IP4_REWRITE_NEXT_ICMP_ERROR);
+				     0, drop_ip4_ttl_expired.id, IP4_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (nh->type == NFV_NH_GROUP) {
 		nh = nfv_nh_group_pick(nh, ip4_flow_hash(m, ip));
 		if (nh == NULL)
-			return nfv_mark_drop(m, NFV_DROP_IP4_NO_ROUTE, IP4_REWRITE_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip4_no_route.id, IP4_REWRITE_NEXT_DROP);
 	}
 	if (!nh->resolved)
-		return nfv_mark_drop(m, NFV_DROP_IP4_NEIGH_UNRESOLVED, IP4_REWRITE_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_neigh_unresolved.id, IP4_REWRITE_NEXT_DROP);
 	if (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu) {
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
 			return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH,
 					     4 /* fragmentation needed and DF set */, nh->mtu,
-					     NFV_DROP_IP4_FRAG_NEEDED, IP4_REWRITE_NEXT_ICMP_ERROR);
+					     drop_ip4_frag_needed.id, IP4_REWRITE_NEXT_ICMP_ERROR);
 		}
-		return nfv_mark_drop(m, NFV_DROP_IP4_FRAG_UNSUPPORTED, IP4_REWRITE_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip4_frag_unsupported.id, IP4_REWRITE_NEXT_DROP);
 	}
 	if (meta->flags & NFV_META_ICMP_ERROR) {
 		/* RFC 1812 4.3.2.4: from an address of the port it leaves by (the
@@ -136,14 +148,14 @@ ip4_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 }
 
 static struct rte_node_register ip4_rewrite_node = {
-	.name = "ip4_rewrite",
+	.name = "nfv_ip4_rewrite",
 	.process = ip4_rewrite_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP4_REWRITE_NEXT_MAX,
 	.next_nodes = {
-		[IP4_REWRITE_NEXT_TX] = "port_tx",
-		[IP4_REWRITE_NEXT_ICMP_ERROR] = "ip4_icmp_error",
-		[IP4_REWRITE_NEXT_DROP] = "drop",
+		[IP4_REWRITE_NEXT_TX] = "nfv_port_tx",
+		[IP4_REWRITE_NEXT_ICMP_ERROR] = "nfv_ip4_icmp_error",
+		[IP4_REWRITE_NEXT_DROP] = "nfv_drop",
 	},
 };
 

@@ -139,12 +139,12 @@ ip6_icmp_error_process(struct rte_graph *graph, struct rte_node *node, void **ob
 }
 
 static struct rte_node_register ip6_icmp_error_node = {
-	.name = "ip6_icmp_error",
+	.name = "nfv_ip6_icmp_error",
 	.process = ip6_icmp_error_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP6_ICMP_ERROR_NEXT_MAX,
 	.next_nodes = {
-		[IP6_ICMP_ERROR_NEXT_LOOKUP] = "ip6_lookup",
+		[IP6_ICMP_ERROR_NEXT_LOOKUP] = "nfv_ip6_lookup",
 	},
 };
 

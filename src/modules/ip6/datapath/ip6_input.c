@@ -23,6 +23,24 @@ enum ip6_input_next {
 	IP6_INPUT_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip6_too_short, "ip6_input", "too_short",
+	"shorter than an IPv6 header");
+NFV_DROP_REASON(drop_ip6_headers_split, "ip6_input", "headers_not_contiguous",
+	"IPv6 header split across mbuf segments");
+NFV_DROP_REASON(drop_ip6_bad_version, "ip6_input", "bad_version",
+	"IP version is not 6");
+NFV_DROP_REASON(drop_ip6_bad_length, "ip6_input", "bad_payload_length",
+	"payload length beyond the frame");
+NFV_DROP_REASON(drop_ip6_martian_source, "ip6_input", "martian_source",
+	"source is unspecified, multicast, loopback or IPv4-mapped");
+NFV_DROP_REASON(drop_ip6_multicast, "ip6_input", "multicast_destination",
+	"IPv6 multicast is not routed");
+NFV_DROP_REASON(drop_ip6_martian_dest, "ip6_input", "martian_destination",
+	"destination is unspecified, loopback or IPv4-mapped");
+NFV_DROP_REASON(drop_ip6_link_local, "ip6_input", "link_local",
+	"link-local source or destination is not forwarded");
+
 static __rte_always_inline bool
 ip6_is_unspecified(const uint8_t *a)
 {
@@ -62,27 +80,27 @@ ip6_input_slow(struct rte_mbuf *m)
 	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
 
 	if (unlikely(l3_len < sizeof(struct rte_ipv6_hdr)))
-		return nfv_mark_drop(m, NFV_DROP_IP6_TOO_SHORT, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_too_short.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)))
-		return nfv_mark_drop(m, NFV_DROP_IP6_HEADERS_SPLIT, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_headers_split.id, IP6_INPUT_NEXT_DROP);
 	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
 	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6))
-		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_VERSION, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_bad_version.id, IP6_INPUT_NEXT_DROP);
 	total = sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len);
 	if (unlikely(total > l3_len))
-		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_bad_length.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(total < l3_len) && nfv_pktmbuf_trim(m, l3_len - total) < 0)
-		return nfv_mark_drop(m, NFV_DROP_IP6_BAD_LENGTH, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_bad_length.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
 		     ip6_is_loopback(ip->src_addr) || ip6_is_v4_mapped(ip->src_addr)))
-		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_SOURCE, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_martian_source.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip->dst_addr[0] == 0xff))
-		return nfv_mark_drop(m, NFV_DROP_IP6_MULTICAST, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_multicast.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr) ||
 		     ip6_is_v4_mapped(ip->dst_addr)))
-		return nfv_mark_drop(m, NFV_DROP_IP6_MARTIAN_DEST, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_martian_dest.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_link_local(ip->src_addr) || ip6_is_link_local(ip->dst_addr)))
-		return nfv_mark_drop(m, NFV_DROP_IP6_LINK_LOCAL, IP6_INPUT_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_link_local.id, IP6_INPUT_NEXT_DROP);
 	return IP6_INPUT_NEXT_LOOKUP;
 }
 
@@ -130,13 +148,13 @@ ip6_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 }
 
 static struct rte_node_register ip6_input_node = {
-	.name = "ip6_input",
+	.name = "nfv_ip6_input",
 	.process = ip6_input_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP6_INPUT_NEXT_MAX,
 	.next_nodes = {
-		[IP6_INPUT_NEXT_LOOKUP] = "ip6_lookup",
-		[IP6_INPUT_NEXT_DROP] = "drop",
+		[IP6_INPUT_NEXT_LOOKUP] = "nfv_ip6_lookup",
+		[IP6_INPUT_NEXT_DROP] = "nfv_drop",
 	},
 };
 

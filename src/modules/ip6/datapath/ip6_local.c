@@ -21,6 +21,12 @@ enum ip6_local_next {
 	IP6_LOCAL_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip6_local_unsupported, "ip6_local", "unsupported_protocol",
+	"for a local address, not an ICMPv6 echo request");
+NFV_DROP_REASON(drop_ip6_local_bad_icmp, "ip6_local", "bad_icmp",
+	"ICMPv6 to a local address: short or bad checksum");
+
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
 
@@ -32,14 +38,14 @@ ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 	uint8_t tmp[16];
 
 	if (ip->proto != IPPROTO_ICMPV6)
-		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_UNSUPPORTED, IP6_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_local_unsupported.id, IP6_LOCAL_NEXT_DROP);
 	if (rte_be_to_cpu_16(ip->payload_len) < sizeof(*icmp) ||
 	    rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(*ip) + sizeof(*icmp))
-		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_BAD_ICMP, IP6_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_local_bad_icmp.id, IP6_LOCAL_NEXT_DROP);
 	if (icmp->icmp_type != ICMP6_ECHO_REQUEST || icmp->icmp_code != 0)
-		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_UNSUPPORTED, IP6_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_local_unsupported.id, IP6_LOCAL_NEXT_DROP);
 	if (nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip)) != 0xffff)
-		return nfv_mark_drop(m, NFV_DROP_IP6_LOCAL_BAD_ICMP, IP6_LOCAL_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_local_bad_icmp.id, IP6_LOCAL_NEXT_DROP);
 
 	icmp->icmp_type = ICMP6_ECHO_REPLY;
 	icmp->icmp_cksum = nfv_cksum_update16(icmp->icmp_cksum, ICMP6_ECHO_REQUEST << 8,
@@ -67,13 +73,13 @@ ip6_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 }
 
 static struct rte_node_register ip6_local_node = {
-	.name = "ip6_local",
+	.name = "nfv_ip6_local",
 	.process = ip6_local_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP6_LOCAL_NEXT_MAX,
 	.next_nodes = {
-		[IP6_LOCAL_NEXT_LOOKUP] = "ip6_lookup",
-		[IP6_LOCAL_NEXT_DROP] = "drop",
+		[IP6_LOCAL_NEXT_LOOKUP] = "nfv_ip6_lookup",
+		[IP6_LOCAL_NEXT_DROP] = "nfv_drop",
 	},
 };
 

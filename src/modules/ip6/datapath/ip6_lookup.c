@@ -24,6 +24,14 @@ enum ip6_lookup_next {
 	IP6_LOOKUP_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip6_l2_multicast, "ip6_lookup", "l2_multicast",
+	"link-layer multicast not for a local address");
+NFV_DROP_REASON(drop_ip6_no_route, "ip6_lookup", "no_route",
+	"no route to the destination");
+NFV_DROP_REASON(drop_ip6_blackhole, "ip6_lookup", "blackhole",
+	"route is a blackhole");
+
 /* Every case: names the reason, or prepares the ICMPv6 error. */
 static __rte_noinline uint16_t
 ip6_lookup_slow(struct rte_mbuf *m)
@@ -33,17 +41,17 @@ ip6_lookup_slow(struct rte_mbuf *m)
 
 	/* Link-layer broadcast/multicast is only for local addresses. */
 	if (unlikely(meta->flags & NFV_META_L2_MCAST) && (nh == NULL || nh->type != NFV_NH_LOCAL))
-		return nfv_mark_drop(m, NFV_DROP_IP6_L2_MULTICAST, IP6_LOOKUP_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_l2_multicast.id, IP6_LOOKUP_NEXT_DROP);
 	if (unlikely(nh == NULL)) {
 		return nfv_mark_icmp(m, 1 /* destination unreachable */,
-				     0 /* no route to destination */, 0, NFV_DROP_IP6_NO_ROUTE,
+				     0 /* no route to destination */, 0, drop_ip6_no_route.id,
 				     IP6_LOOKUP_NEXT_ICMP_ERROR);
 	}
 	switch (nh->type) {
 	case NFV_NH_LOCAL:
 		return IP6_LOOKUP_NEXT_LOCAL;
 	case NFV_NH_BLACKHOLE:
-		return nfv_mark_drop(m, NFV_DROP_IP6_BLACKHOLE, IP6_LOOKUP_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_blackhole.id, IP6_LOOKUP_NEXT_DROP);
 	default:
 		return IP6_LOOKUP_NEXT_REWRITE;
 	}
@@ -69,15 +77,15 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 }
 
 static struct rte_node_register ip6_lookup_node = {
-	.name = "ip6_lookup",
+	.name = "nfv_ip6_lookup",
 	.process = ip6_lookup_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP6_LOOKUP_NEXT_MAX,
 	.next_nodes = {
-		[IP6_LOOKUP_NEXT_REWRITE] = "ip6_rewrite",
-		[IP6_LOOKUP_NEXT_LOCAL] = "ip6_local",
-		[IP6_LOOKUP_NEXT_ICMP_ERROR] = "ip6_icmp_error",
-		[IP6_LOOKUP_NEXT_DROP] = "drop",
+		[IP6_LOOKUP_NEXT_REWRITE] = "nfv_ip6_rewrite",
+		[IP6_LOOKUP_NEXT_LOCAL] = "nfv_ip6_local",
+		[IP6_LOOKUP_NEXT_ICMP_ERROR] = "nfv_ip6_icmp_error",
+		[IP6_LOOKUP_NEXT_DROP] = "nfv_drop",
 	},
 };
 

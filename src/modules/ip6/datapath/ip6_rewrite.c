@@ -26,6 +26,16 @@ enum ip6_rewrite_next {
 	IP6_REWRITE_NEXT_MAX,
 };
 
+/* Drop reasons counted by this node (show drops: node/name). */
+NFV_DROP_REASON(drop_ip6_no_route, "ip6_rewrite", "no_route",
+	"route or ECMP member removed since the lookup");
+NFV_DROP_REASON(drop_ip6_hop_limit_expired, "ip6_rewrite", "hop_limit_expired",
+	"hop limit would reach 0");
+NFV_DROP_REASON(drop_ip6_neigh_unresolved, "ip6_rewrite", "neigh_unresolved",
+	"next hop has no neighbor entry");
+NFV_DROP_REASON(drop_ip6_too_big, "ip6_rewrite", "packet_too_big",
+	"larger than the output MTU (ICMPv6 sent)");
+
 static __rte_always_inline uint32_t
 ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 {
@@ -45,21 +55,21 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
 
 	if (unlikely(nh == NULL)) /* removed since the lookup */
-		return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_no_route.id, IP6_REWRITE_NEXT_DROP);
 	/* The hop limit first: an expired packet is answered whatever its next hop. */
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)) && unlikely(ip->hop_limits <= 1)) {
 		return nfv_mark_icmp(m, 3 /* time exceeded */, 0 /* hop limit exceeded */, 0,
-				     NFV_DROP_IP6_HOP_LIMIT_EXPIRED, IP6_REWRITE_NEXT_ICMP_ERROR);
+				     drop_ip6_hop_limit_expired.id, IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (unlikely(nh->type == NFV_NH_GROUP)) {
 		nh = nfv_nh_group_pick(nh, ip6_flow_hash(m, ip));
 		if (unlikely(nh == NULL))
-			return nfv_mark_drop(m, NFV_DROP_IP6_NO_ROUTE, IP6_REWRITE_NEXT_DROP);
+			return nfv_mark_drop(m, drop_ip6_no_route.id, IP6_REWRITE_NEXT_DROP);
 	}
 	if (unlikely(!nh->resolved))
-		return nfv_mark_drop(m, NFV_DROP_IP6_NEIGH_UNRESOLVED, IP6_REWRITE_NEXT_DROP);
+		return nfv_mark_drop(m, drop_ip6_neigh_unresolved.id, IP6_REWRITE_NEXT_DROP);
 	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
-		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, NFV_DROP_IP6_TOO_BIG,
+		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, drop_ip6_too_big.id,
 				     IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (meta->flags & NFV_META_ICMP_ERROR) {
@@ -104,14 +114,14 @@ ip6_rewrite_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 }
 
 static struct rte_node_register ip6_rewrite_node = {
-	.name = "ip6_rewrite",
+	.name = "nfv_ip6_rewrite",
 	.process = ip6_rewrite_process,
 	.init = nfv_node_ctx_init,
 	.nb_edges = IP6_REWRITE_NEXT_MAX,
 	.next_nodes = {
-		[IP6_REWRITE_NEXT_TX] = "port_tx",
-		[IP6_REWRITE_NEXT_ICMP_ERROR] = "ip6_icmp_error",
-		[IP6_REWRITE_NEXT_DROP] = "drop",
+		[IP6_REWRITE_NEXT_TX] = "nfv_port_tx",
+		[IP6_REWRITE_NEXT_ICMP_ERROR] = "nfv_ip6_icmp_error",
+		[IP6_REWRITE_NEXT_DROP] = "nfv_drop",
 	},
 };
 

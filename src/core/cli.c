@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The core's own commands: the counter views (show stats, graph, workers,
+ * latency, drops, pools, diag), stats reset / on / off and the test hooks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "api/cmd.h"
+#include "api/parse.h"
+#include "core/stats.h"
+#include "core/worker.h"
+
+static int
+no_args(int argc, char **argv, struct nfv_reply *r)
+{
+	if (argc > 2)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[2]);
+	return 0;
+}
+
+#define SHOW_CMD(fname, builder) \
+	static int fname(int argc, char **argv, struct nfv_reply *r) \
+	{ \
+		int rc = no_args(argc, argv, r); \
+		if (rc == 0) \
+			r->data = builder(); \
+		return rc; \
+	}
+
+SHOW_CMD(cmd_show_stats, nfv_stats_json)
+SHOW_CMD(cmd_show_graph, nfv_stats_graph_json)
+SHOW_CMD(cmd_show_workers, nfv_stats_workers_json)
+SHOW_CMD(cmd_show_latency, nfv_stats_latency_json)
+SHOW_CMD(cmd_show_drops, nfv_stats_drops_json)
+SHOW_CMD(cmd_show_pools, nfv_stats_pools_json)
+SHOW_CMD(cmd_show_diag, nfv_stats_diag_json)
+SHOW_CMD(cmd_graph_dot, nfv_stats_graph_dot)
+
+/*
+ * Test hooks (off by default):
+ *   debug tx-split N        TX bursts cut into chunks of at most N (0 = off)
+ *   debug rx-delay-us N     each received burst held N microseconds (0 = off)
+ */
+static int
+cmd_debug(int argc, char **argv, struct nfv_reply *r)
+{
+	uint32_t v;
+
+	if (nfv_cmd_need_args(argc, 3, "debug tx-split N | debug rx-delay-us N", r) < 0)
+		return -EINVAL;
+	if (argc > 3)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	if (strcmp(argv[1], "tx-split") == 0) {
+		if (nfv_parse_u32(argv[2], 0, NFV_BURST_MAX, &v) < 0)
+			NFV_FAIL(r, -EINVAL, "bad burst size '%s' (0-%u)", argv[2], NFV_BURST_MAX);
+		for (unsigned int w = 0; w < nfv_n_workers; w++)
+			__atomic_store_n(&nfv_workers[w].debug.tx_split, (uint16_t)v,
+					 __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (nfv_parse_u32(argv[2], 0, 1000000, &v) < 0)
+		NFV_FAIL(r, -EINVAL, "bad delay '%s' (0-1000000 us)", argv[2]);
+	for (unsigned int w = 0; w < nfv_n_workers; w++)
+		__atomic_store_n(&nfv_workers[w].debug.delay_cycles,
+				 (uint32_t)((uint64_t)v * rte_get_tsc_hz() / 1000000),
+				 __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int
+cmd_stats_reset(int argc, char **argv, struct nfv_reply *r)
+{
+	int rc = no_args(argc, argv, r);
+
+	if (rc == 0)
+		nfv_stats_reset();
+	return rc;
+}
+
+/* stats on|off: node, burst-size and latency counting (to measure its cost). */
+static int
+cmd_stats_switch(int argc, char **argv, struct nfv_reply *r)
+{
+	int rc = no_args(argc, argv, r);
+
+	if (rc < 0)
+		return rc;
+	for (unsigned int w = 0; w < nfv_n_workers; w++)
+		nfv_workers[w].stats_off = strcmp(argv[1], "off") == 0;
+	return 0;
+}
+
+
+static const struct nfv_command core_commands[] = {
+	{ "show", "stats", cmd_show_stats, "show stats" },
+	{ "show", "graph", cmd_show_graph, "show graph" },
+	{ "show", "workers", cmd_show_workers, "show workers" },
+	{ "show", "latency", cmd_show_latency, "show latency" },
+	{ "show", "drops", cmd_show_drops, "show drops" },
+	{ "show", "pools", cmd_show_pools, "show pools" },
+	{ "show", "diag", cmd_show_diag, "show diag" },
+	{ "graph", "dot", cmd_graph_dot, "graph dot" },
+	{ "debug", "tx-split", cmd_debug, "debug tx-split N" },
+	{ "debug", "rx-delay-us", cmd_debug, "debug rx-delay-us N" },
+	{ "stats", "reset", cmd_stats_reset, "stats reset" },
+	{ "stats", "on", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },
+	{ "stats", "off", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },
+};
+NFV_COMMANDS_REGISTER(core_commands);

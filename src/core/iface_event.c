@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_debug.h>
+
+#include "core/iface_event.h"
+#include "core/log.h"
+
+#define NFV_IFACE_HANDLERS_MAX 64
+
+static struct {
+	const char *who;
+	nfv_iface_event_cb cb;
+	void *arg;
+} handlers[NFV_IFACE_HANDLERS_MAX];
+static unsigned int n_handlers;
+
+void
+nfv_iface_event_subscribe(const char *who, nfv_iface_event_cb cb, void *arg)
+{
+	if (n_handlers == NFV_IFACE_HANDLERS_MAX)
+		rte_panic("too many interface event handlers (%s)\n", who);
+	handlers[n_handlers].who = who;
+	handlers[n_handlers].cb = cb;
+	handlers[n_handlers].arg = arg;
+	n_handlers++;
+}
+
+const char *
+nfv_iface_event_name(enum nfv_iface_event ev)
+{
+	static const char *const names[] = {
+		[NFV_IFACE_ADDED] = "added", [NFV_IFACE_REMOVED] = "removed",
+		[NFV_IFACE_UP] = "up", [NFV_IFACE_DOWN] = "down",
+		[NFV_IFACE_CHANGED] = "changed",
+	};
+
+	return (unsigned int)ev < RTE_DIM(names) ? names[ev] : "?";
+}
+
+void
+nfv_iface_event_notify(enum nfv_iface_event ev, uint16_t iface)
+{
+	NFV_LOG(DEBUG, "interface %u %s", iface, nfv_iface_event_name(ev));
+	if (ev == NFV_IFACE_REMOVED) {
+		for (unsigned int i = n_handlers; i-- > 0;)
+			handlers[i].cb(ev, iface, handlers[i].arg);
+		return;
+	}
+	for (unsigned int i = 0; i < n_handlers; i++)
+		handlers[i].cb(ev, iface, handlers[i].arg);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interface events: the module that owns an interface (infra for ports)
+ * announces it coming, going and changing; other modules react from their
+ * own handlers instead of being called across layers. Handlers run on the
+ * control thread under the control lock, in registration order for
+ * NFV_IFACE_ADDED and the reverse order for NFV_IFACE_REMOVED (a module
+ * tears down after those that built on it).
+ */
+#ifndef NFV_IFACE_EVENT_H
+#define NFV_IFACE_EVENT_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+enum nfv_iface_event {
+	NFV_IFACE_ADDED,    /* configured, not yet polled */
+	NFV_IFACE_REMOVED,  /* set down, about to go: its state goes with it */
+	NFV_IFACE_UP,
+	NFV_IFACE_DOWN,
+	NFV_IFACE_CHANGED,  /* MAC or MTU */
+};
+
+typedef void (*nfv_iface_event_cb)(enum nfv_iface_event ev, uint16_t iface, void *arg);
+
+void nfv_iface_event_subscribe(const char *who, nfv_iface_event_cb cb, void *arg);
+void nfv_iface_event_notify(enum nfv_iface_event ev, uint16_t iface);
+const char *nfv_iface_event_name(enum nfv_iface_event ev);
+
+#define NFV_IFACE_EVENT_HANDLER(fn) \
+	RTE_INIT(nfv_iface_event_subscribe_##fn) \
+	{ \
+		nfv_iface_event_subscribe(RTE_STR(fn), fn, NULL); \
+	}
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers the infra module offers to other modules' commands. */
+#ifndef NFV_INFRA_CLI_H
+#define NFV_INFRA_CLI_H
+
+#include "api/cmd.h"
+
+struct nfv_port;
+
+/* The port named, or NULL with "unknown port" in r->err. */
+struct nfv_port *nfv_port_need(const char *name, struct nfv_reply *r);
+
+#endif

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Commands of the ip module: addr, neigh, route and nexthop (add, del,
+ * load, show), for IPv4 and IPv6.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "api/cmd.h"
+#include "api/parse.h"
+#include "modules/infra/cli.h"
+#include "modules/infra/port.h"
+#include "modules/ip/ip.h"
+
+static int
+bad_prefix(const char *tok, int rc, struct nfv_reply *r)
+{
+	if (rc == -EDOM)
+		NFV_FAIL(r, -EINVAL, "bad prefix '%s': host bits set beyond the prefix length", tok);
+	if (rc == -ERANGE)
+		NFV_FAIL(r, -EINVAL, "bad prefix '%s': length out of range", tok);
+	NFV_FAIL(r, -EINVAL, "bad prefix '%s' (expected ADDR/LEN, IPv4 or IPv6)", tok);
+}
+
+static const char *
+source_name(enum nfv_route_source s)
+{
+	static const char *n[] = { "local", "connected", "static", "neighbor" };
+
+	return s < NFV_RT_SOURCE_MAX ? n[s] : "?";
+}
+
+static json_t *
+nh_json(uint32_t id)
+{
+	const struct nfv_nexthop *nh = nfv_nh_table[id];
+	char buf[64];
+	json_t *o, *via;
+
+	if (nh == NULL)
+		return json_pack("{s:s}", "type", "none");
+	switch (nh->type) {
+	case NFV_NH_LOCAL:
+		return json_pack("{s:s}", "type", "local");
+	case NFV_NH_BLACKHOLE:
+		return json_pack("{s:s}", "type", "blackhole");
+	case NFV_NH_CONNECTED:
+		return json_pack("{s:s, s:s}", "type", "connected", "dev",
+				 nfv_ports[nh->port_id].name);
+	case NFV_NH_GATEWAY:
+		return json_pack("{s:s, s:s, s:s, s:b}", "type", "gateway", "via",
+				 nfv_ip_str(&nh->gw, buf, sizeof(buf)), "dev",
+				 nfv_ports[nh->port_id].name, "resolved", nh->resolved);
+	case NFV_NH_GROUP:
+		via = json_array();
+		for (unsigned int i = 0; i < nh->n_members; i++) {
+			const struct nfv_nexthop *m = nfv_nh_table[nh->members[i]];
+
+			if (m != NULL)
+				json_array_append_new(via, json_string(nfv_ip_str(&m->gw, buf,
+										  sizeof(buf))));
+		}
+		o = json_pack("{s:s, s:o}", "type", "ecmp", "via", via);
+		return o;
+	default:
+		return json_pack("{s:s}", "type", "?");
+	}
+}
+
+static json_t *
+route_json(const struct nfv_route_info *ri)
+{
+	char buf[64];
+	json_t *nh = nh_json(ri->nh_id), *o;
+	const json_t *via = json_object_get(nh, "via"), *dev = json_object_get(nh, "dev");
+
+	o = json_pack("{s:s, s:s, s:s, s:O, s:O, s:i}", "prefix",
+		      nfv_prefix_str(&ri->prefix, buf, sizeof(buf)), "source",
+		      source_name(ri->source), "type",
+		      json_string_value(json_object_get(nh, "type")),
+		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
+		      "nexthop_id", ri->nh_id);
+	json_decref(nh);
+	return o;
+}
+
+struct route_vec {
+	struct nfv_route_info *v;
+	size_t n, cap;
+};
+
+static void
+route_cb(const struct nfv_route_info *ri, void *arg)
+{
+	struct route_vec *rv = arg;
+
+	if (rv->n == rv->cap) {
+		size_t cap = rv->cap ? rv->cap * 2 : 1024;
+		struct nfv_route_info *v = realloc(rv->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return;
+		rv->v = v;
+		rv->cap = cap;
+	}
+	rv->v[rv->n++] = *ri;
+}
+
+/* IPv4 before IPv6, then by address, then by prefix length. */
+static int
+route_cmp(const void *a, const void *b)
+{
+	const struct nfv_prefix *p = &((const struct nfv_route_info *)a)->prefix;
+	const struct nfv_prefix *q = &((const struct nfv_route_info *)b)->prefix;
+	int c;
+
+	if (p->ip.family != q->ip.family)
+		return p->ip.family == AF_INET ? -1 : 1;
+	if (p->ip.family == AF_INET) {
+		uint32_t u = rte_be_to_cpu_32(p->ip.v4), v = rte_be_to_cpu_32(q->ip.v4);
+
+		if (u != v)
+			return u < v ? -1 : 1;
+	} else {
+		c = memcmp(p->ip.v6, q->ip.v6, 16);
+		if (c != 0)
+			return c;
+	}
+	return (int)p->len - (int)q->len;
+}
+
+static json_t *
+ip_routes_json(const struct nfv_prefix *exact)
+{
+	struct route_vec rv = { 0 };
+	json_t *a = json_array();
+
+	if (exact != NULL) {
+		struct nfv_route_info ri;
+
+		if (nfv_route_lookup_exact(exact, &ri) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, route_json(&ri));
+		return json_pack("{s:o}", "routes", a);
+	}
+	nfv_route_walk(route_cb, &rv);
+	if (rv.n > 1)
+		qsort(rv.v, rv.n, sizeof(*rv.v), route_cmp);
+	for (size_t k = 0; k < rv.n; k++)
+		json_array_append_new(a, route_json(&rv.v[k]));
+	free(rv.v);
+	return json_pack("{s:o}", "routes", a);
+}
+
+static void
+addr_cb(uint16_t port_id, const struct nfv_prefix *p, void *arg)
+{
+	char buf[64];
+
+	json_array_append_new(arg, json_pack("{s:s, s:s}", "address",
+					     nfv_prefix_str(p, buf, sizeof(buf)), "dev",
+					     nfv_ports[port_id].name));
+}
+
+static json_t *
+nfv_ip_addrs_json(void)
+{
+	json_t *a = json_array();
+
+	nfv_addr_walk(addr_cb, a);
+	return json_pack("{s:o}", "addresses", a);
+}
+
+static void
+neigh_cb(const struct nfv_nexthop *nh, void *arg)
+{
+	char buf[64], mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (nh->type != NFV_NH_GATEWAY || !nh->has_neigh)
+		return;
+	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
+	json_array_append_new(arg, json_pack("{s:s, s:s, s:s}", "address",
+					     nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
+					     "dev", nfv_ports[nh->port_id].name));
+}
+
+static json_t *
+nfv_ip_neighs_json(void)
+{
+	json_t *a = json_array();
+
+	nfv_nh_walk(neigh_cb, a);
+	return json_pack("{s:o}", "neighbors", a);
+}
+
+static void
+nh_cb(const struct nfv_nexthop *nh, void *arg)
+{
+	json_t *o = nh_json(nh->id);
+
+	json_object_set_new(o, "id", json_integer(nh->id));
+	json_object_set_new(o, "refcnt", json_integer(nh->refcnt));
+	json_array_append_new(arg, o);
+}
+
+static json_t *
+nfv_ip_nexthops_json(void)
+{
+	json_t *a = json_array();
+
+	nfv_nh_walk(nh_cb, a);
+	return json_pack("{s:o}", "nexthops", a);
+}
+
+static int
+port_arg(int argc, char **argv, int i, struct nfv_port **p, struct nfv_reply *r)
+{
+	if (i + 1 >= argc || strcmp(argv[i], "dev") != 0)
+		NFV_FAIL(r, -EINVAL, "%s '%s' (expected 'dev NAME')",
+		     i < argc ? "unexpected" : "missing",
+		     i < argc ? argv[i] : "dev");
+	*p = nfv_port_need(argv[i + 1], r);
+	if (*p == NULL)
+		return -ENOENT;
+	if (i + 2 < argc)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[i + 2]);
+	return 0;
+}
+
+/* addr add|del ADDR/LEN dev NAME */
+static int
+cmd_addr(int argc, char **argv, struct nfv_reply *r)
+{
+	struct nfv_prefix p;
+	struct nfv_port *port;
+	int rc;
+
+	if (nfv_cmd_need_args(argc, 5, "addr add|del ADDR/LEN dev NAME", r) < 0)
+		return -EINVAL;
+	rc = nfv_parse_prefix(argv[2], true, &p);
+	if (rc < 0)
+		return bad_prefix(argv[2], rc, r);
+	rc = port_arg(argc, argv, 3, &port, r);
+	if (rc < 0)
+		return rc;
+	if (strcmp(argv[1], "add") == 0)
+		return nfv_addr_add(&p, port->port_id, r->err);
+	return nfv_addr_del(&p, port->port_id, r->err);
+}
+
+/* neigh add IP lladdr MAC dev NAME | neigh del IP dev NAME */
+static int
+cmd_neigh_add(int argc, char **argv, struct nfv_reply *r)
+{
+	struct rte_ether_addr mac;
+	struct nfv_port *port;
+	struct nfv_ip ip;
+	int rc;
+
+	if (nfv_cmd_need_args(argc, 7, "neigh add IP lladdr MAC dev NAME", r) < 0)
+		return -EINVAL;
+	if (nfv_parse_ip(argv[2], &ip) < 0)
+		NFV_FAIL(r, -EINVAL, "bad address '%s'", argv[2]);
+	if (strcmp(argv[3], "lladdr") != 0)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'lladdr')", argv[3]);
+	if (nfv_parse_mac(argv[4], &mac) < 0)
+		NFV_FAIL(r, -EINVAL, "bad MAC address '%s' (expected xx:xx:xx:xx:xx:xx)", argv[4]);
+	rc = port_arg(argc, argv, 5, &port, r);
+	if (rc < 0)
+		return rc;
+	return nfv_neigh_add(&ip, &mac, port->port_id, r->err);
+}
+
+static int
+cmd_neigh_del(int argc, char **argv, struct nfv_reply *r)
+{
+	struct nfv_port *port;
+	struct nfv_ip ip;
+	int rc;
+
+	if (nfv_cmd_need_args(argc, 5, "neigh del IP dev NAME", r) < 0)
+		return -EINVAL;
+	if (nfv_parse_ip(argv[2], &ip) < 0)
+		NFV_FAIL(r, -EINVAL, "bad address '%s'", argv[2]);
+	rc = port_arg(argc, argv, 3, &port, r);
+	if (rc < 0)
+		return rc;
+	return nfv_neigh_del(&ip, port->port_id, r->err);
+}
+
+/*
+ * route add PREFIX via IP [dev NAME] [via IP [dev NAME]]...
+ * route add PREFIX dev NAME
+ * route add PREFIX blackhole
+ */
+static int
+cmd_route_add(int argc, char **argv, struct nfv_reply *r)
+{
+	static const char usage[] = "route add PREFIX via IP [dev NAME] [via IP ...] | "
+				    "route add PREFIX dev NAME | route add PREFIX blackhole";
+	struct nfv_route_spec spec;
+	int rc, i;
+
+	if (nfv_cmd_need_args(argc, 4, usage, r) < 0)
+		return -EINVAL;
+	memset(&spec, 0, sizeof(spec));
+	rc = nfv_parse_prefix(argv[2], false, &spec.prefix);
+	if (rc < 0)
+		return bad_prefix(argv[2], rc, r);
+	if (strcmp(argv[3], "blackhole") == 0) {
+		if (argc > 4)
+			NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[4]);
+		spec.type = NFV_NH_BLACKHOLE;
+		return nfv_route_add(&spec, r->err);
+	}
+	if (strcmp(argv[3], "dev") == 0) {
+		struct nfv_port *port;
+
+		rc = port_arg(argc, argv, 3, &port, r);
+		if (rc < 0)
+			return rc;
+		spec.type = NFV_NH_CONNECTED;
+		spec.port_id = port->port_id;
+		return nfv_route_add(&spec, r->err);
+	}
+	spec.type = NFV_NH_GATEWAY;
+	for (i = 3; i < argc;) {
+		if (strcmp(argv[i], "via") != 0)
+			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'via', 'dev' or 'blackhole')",
+			     argv[i]);
+		if (i + 1 >= argc)
+			NFV_FAIL(r, -EINVAL, "missing gateway after 'via'");
+		if (spec.n_gw == NFV_ECMP_MAX)
+			NFV_FAIL(r, -EINVAL, "too many gateways (at most %u)", NFV_ECMP_MAX);
+		rc = nfv_parse_ip(argv[i + 1], &spec.gw[spec.n_gw]);
+		if (rc < 0)
+			NFV_FAIL(r, -EINVAL, "bad gateway '%s'", argv[i + 1]);
+		if (spec.gw[spec.n_gw].family != spec.prefix.ip.family)
+			NFV_FAIL(r, -EINVAL, "gateway '%s' is not of the family of prefix '%s'",
+			     argv[i + 1], argv[2]);
+		spec.gw_port[spec.n_gw] = -1;
+		i += 2;
+		if (i < argc && strcmp(argv[i], "dev") == 0) {
+			struct nfv_port *port;
+
+			if (i + 1 >= argc)
+				NFV_FAIL(r, -EINVAL, "missing port name after 'dev'");
+			port = nfv_port_need(argv[i + 1], r);
+			if (port == NULL)
+				return -ENOENT;
+			spec.gw_port[spec.n_gw] = port->port_id;
+			i += 2;
+		}
+		spec.n_gw++;
+	}
+	return nfv_route_add(&spec, r->err);
+}
+
+static int
+cmd_route_del(int argc, char **argv, struct nfv_reply *r)
+{
+	struct nfv_prefix p;
+	int rc;
+
+	if (nfv_cmd_need_args(argc, 3, "route del PREFIX", r) < 0)
+		return -EINVAL;
+	if (argc > 3)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	rc = nfv_parse_prefix(argv[2], false, &p);
+	if (rc < 0)
+		return bad_prefix(argv[2], rc, r);
+	return nfv_route_del(&p, r->err);
+}
+
+static int
+cmd_route_load(int argc, char **argv, struct nfv_reply *r)
+{
+	uint64_t start = rte_get_tsc_cycles();
+	uint32_t n = 0;
+	int rc;
+
+	if (nfv_cmd_need_args(argc, 3, "route load FILE", r) < 0)
+		return -EINVAL;
+	if (argc > 3)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	rc = nfv_route_load(argv[2], &n, r->err);
+	if (rc < 0)
+		return rc;
+	r->data = json_pack("{s:i, s:f}", "routes_loaded", (json_int_t)n, "seconds",
+			    (double)(rte_get_tsc_cycles() - start) / (double)rte_get_tsc_hz());
+	return 0;
+}
+
+static int
+cmd_route_show(int argc, char **argv, struct nfv_reply *r)
+{
+	struct nfv_prefix p;
+	int rc;
+
+	if (argc > 3)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	if (argc == 3) {
+		rc = nfv_parse_prefix(argv[2], true, &p);
+		if (rc < 0)
+			return bad_prefix(argv[2], rc, r);
+		nfv_prefix_mask(&p);
+		r->data = ip_routes_json(&p);
+		if (r->data == NULL)
+			NFV_FAIL(r, -ENOENT, "no route %s", argv[2]);
+		return 0;
+	}
+	r->data = ip_routes_json(NULL);
+	return 0;
+}
+
+
+static int
+no_args(int argc, char **argv, struct nfv_reply *r)
+{
+	return nfv_cmd_max_args(argc, argv, 2, r);
+}
+
+#define SHOW_CMD(fname, builder) \
+	static int fname(int argc, char **argv, struct nfv_reply *r) \
+	{ \
+		int rc = no_args(argc, argv, r); \
+		if (rc == 0) \
+			r->data = builder(); \
+		return rc; \
+	}
+
+SHOW_CMD(cmd_addr_show, nfv_ip_addrs_json)
+SHOW_CMD(cmd_neigh_show, nfv_ip_neighs_json)
+SHOW_CMD(cmd_nexthop_show, nfv_ip_nexthops_json)
+
+static const struct nfv_command ip_commands[] = {
+	{ "addr", "add", cmd_addr, "addr add ADDR/LEN dev NAME" },
+	{ "addr", "del", cmd_addr, "addr del ADDR/LEN dev NAME" },
+	{ "addr", "show", cmd_addr_show, "addr show" },
+	{ "neigh", "add", cmd_neigh_add, "neigh add IP lladdr MAC dev NAME" },
+	{ "neigh", "del", cmd_neigh_del, "neigh del IP dev NAME" },
+	{ "neigh", "show", cmd_neigh_show, "neigh show" },
+	{ "route", "add", cmd_route_add,
+	  "route add PREFIX via IP [dev NAME] [via IP ...] | PREFIX dev NAME | "
+	  "PREFIX blackhole" },
+	{ "route", "del", cmd_route_del, "route del PREFIX" },
+	{ "route", "load", cmd_route_load, "route load FILE" },
+	{ "route", "show", cmd_route_show, "route show [PREFIX]" },
+	{ "nexthop", "show", cmd_nexthop_show, "nexthop show" },
+};
+NFV_COMMANDS_REGISTER(ip_commands);

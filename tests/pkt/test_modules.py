@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+The module registry seen from outside: commands of every module reach one
+dispatcher, node names keep their short form in every view, drop reasons
+are listed under the node that counts them, and nfvd with default options
+starts and forwards in 512 MB without hugepages.
+"""
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from nfvdlib import Nfvd, drops, pcap_mac
+
+H0 = "02:00:00:00:00:01"
+R1 = "02:00:00:00:01:01"
+
+
+def two_ports(nfvd, frames):
+    nfvd.add_port("p0", rx=frames)
+    nfvd.add_port("p1")
+    nfvd.cmd("addr add 10.0.0.254/24 dev p0", "addr add 10.1.0.254/24 dev p1",
+             "neigh add 10.1.0.1 lladdr %s dev p1" % R1,
+             "neigh add 10.0.0.1 lladdr %s dev p0" % H0,
+             "route add 198.51.100.0/24 via 10.1.0.1")
+
+
+def udp(i, ttl=64):
+    return (Ether(dst=pcap_mac(0), src=H0) /
+            IP(src="10.0.0.1", dst="198.51.100.%d" % (i % 250 + 1), ttl=ttl) /
+            UDP(sport=1000 + i, dport=53) / (b"m%04d" % i))
+
+
+def test_default_options_fit_512mb_without_hugepages(tmp_path):
+    """Route tables sized to the memory: start, forward every packet byte for
+    byte, every mbuf home (stop() checks it)."""
+    frames = [udp(i) for i in range(200)]
+    nfvd = Nfvd(tmp_path, max_routes4=None, max_routes6=None, mem_mb=512)
+    two_ports(nfvd, frames)
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(frames)})
+    assert st["packets"]["forwarded"] == len(frames)
+    assert st["packets"]["dropped"] == 0
+    out = nfvd.stop()
+    want = []
+    for f in frames:
+        g = f.copy()
+        g[Ether].src, g[Ether].dst = pcap_mac(1), R1
+        g[IP].ttl -= 1
+        del g[IP].chksum
+        want.append(bytes(Ether(bytes(g))))
+    assert out["p1"] == want
+    assert "sized down" in nfvd.log
+
+
+def test_every_module_command_in_help(tmp_path):
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.start()
+    usages = [c["command"] for c in nfvd.ctl("help")["commands"]]
+    for first in ("port add", "worker set", "addr add", "neigh add", "route add",
+                  "show stats", "stats reset", "help"):
+        assert any(u.startswith(first) for u in usages), first
+    assert len(usages) == len(set(usages))
+    r = nfvd.ctl_result("route", "frobnicate")
+    assert r.rc == 1
+    assert "unknown word 'frobnicate' after 'route' (expected add, del, load, show)" in r.stderr
+    nfvd.stop()
+
+
+def test_node_names_and_drop_owners(tmp_path):
+    """Nodes are registered as nfv_<name>; every view shows <name>. A TTL 1
+    packet is counted by ip4_rewrite, a packet to nowhere by ip4_lookup."""
+    frames = [udp(1, ttl=1), Ether(dst=pcap_mac(0), src=H0) /
+              IP(src="10.0.0.1", dst="203.0.113.9") / UDP()]
+    nfvd = Nfvd(tmp_path)
+    two_ports(nfvd, frames)
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": 2})
+    assert drops(st) == {"ip4_rewrite/ttl_expired": 1, "ip4_lookup/no_route": 1}
+    names = {n["node"] for n in nfvd.ctl("show", "graph")["nodes"]}
+    assert {"port_rx", "eth_input", "ip4_input", "ip4_lookup", "ip4_rewrite",
+            "port_tx", "drop"} <= names
+    assert not any(n.startswith("nfv_") for n in names)
+    dot = nfvd.ctl("graph", "dot")["dot"]
+    assert '"ip4_lookup" -> "ip4_rewrite";' in dot
+    nfvd.stop()
