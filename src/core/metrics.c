@@ -13,10 +13,12 @@
 #include <microhttpd.h>
 #include <rte_cycles.h>
 
+#include "core/counters.h"
 #include "core/stats.h"
 #include "core/worker.h"
 
 static struct MHD_Daemon *mhd;
+static uint64_t missing_fields; /* under the control lock */
 
 static void
 help(FILE *f, const char *name, const char *type, const char *text)
@@ -65,8 +67,16 @@ port_metrics(FILE *f, const json_t *ports)
 
 			label_escape(name, sizeof(name),
 				     json_string_value(json_object_get(p, "name")));
+			const json_t *v = json_object_get(p, m[k].field);
+
+			/* A field the port view does not have is a bug: say it,
+			 * never export a 0 for it. */
+			if (!json_is_integer(v)) {
+				missing_fields++;
+				continue;
+			}
 			fprintf(f, "%s{port=\"%s\"} %" JSON_INTEGER_FORMAT "\n", m[k].metric, name,
-				json_integer_value(json_object_get(p, m[k].field)));
+				json_integer_value(v));
 		}
 	}
 }
@@ -160,10 +170,6 @@ latency_metrics(FILE *f, double sec_per_cycle)
 	fprintf(f, "nfvd_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", acc);
 	fprintf(f, "nfvd_latency_seconds_sum %.9g\n", (double)s.lat_sum * sec_per_cycle);
 	fprintf(f, "nfvd_latency_seconds_count %" PRIu64 "\n", acc);
-
-	help(f, "nfvd_icmp_errors_sent_total", "counter", "ICMP errors sent");
-	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv4\"} %" PRIu64 "\n", s.icmp_sent[0]);
-	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv6\"} %" PRIu64 "\n", s.icmp_sent[1]);
 }
 
 char *
@@ -207,21 +213,12 @@ nfv_metrics_text(void)
 		fprintf(f, "nfvd_mempool_size{pool=\"%s\"} %" JSON_INTEGER_FORMAT "\n",
 			json_string_value(json_object_get(d, "name")),
 			json_integer_value(json_object_get(d, "size")));
-	{
-		json_t *t = json_object_get(stats, "tables");
-
-		help(f, "nfvd_routes", "gauge", "Routes in the FIB");
-		fprintf(f, "nfvd_routes{family=\"ipv4\"} %" JSON_INTEGER_FORMAT "\n",
-			json_integer_value(json_object_get(t, "ipv4_routes")));
-		fprintf(f, "nfvd_routes{family=\"ipv6\"} %" JSON_INTEGER_FORMAT "\n",
-			json_integer_value(json_object_get(t, "ipv6_routes")));
-		help(f, "nfvd_nexthops", "gauge", "Next-hop objects");
-		fprintf(f, "nfvd_nexthops %" JSON_INTEGER_FORMAT "\n",
-			json_integer_value(json_object_get(t, "nexthops")));
-		help(f, "nfvd_rcu_grace_periods_total", "counter", "RCU grace periods waited");
-		fprintf(f, "nfvd_rcu_grace_periods_total %" JSON_INTEGER_FORMAT "\n",
-			json_integer_value(json_object_get(t, "rcu_grace_periods")));
-	}
+	help(f, "nfvd_rcu_grace_periods_total", "counter", "RCU grace periods waited");
+	fprintf(f, "nfvd_rcu_grace_periods_total %" PRIu64 "\n", nfv_rcu_grace_periods());
+	nfv_collectors_metrics(f);
+	help(f, "nfvd_metrics_missing_fields_total", "counter",
+	     "Values a metric was to be read from and was not there (a bug if not 0)");
+	fprintf(f, "nfvd_metrics_missing_fields_total %" PRIu64 "\n", missing_fields);
 	nfv_stats_since_start(was_since_start);
 	nfv_ctl_unlock();
 	json_decref(stats);

@@ -10,9 +10,9 @@
 
 #include "core/stats.h"
 #include "core/iface_event.h"
+#include "core/counters.h"
 #include "core/drop_reasons.h"
 #include "core/worker.h"
-#include "modules/ip/ip.h"
 #include "modules/infra/port.h"
 
 /*
@@ -210,16 +210,6 @@ nfv_stats_drops_json(void)
 	return drops_json(&s);
 }
 
-static json_t *
-icmp_json(const struct nfv_worker_stats *s, unsigned int f)
-{
-	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "errors_sent", (json_int_t)s->icmp_sent[f],
-			 "rate_limited", (json_int_t)s->icmp_rate_limited[f], "no_source_address",
-			 (json_int_t)s->icmp_no_source[f], "not_allowed",
-			 (json_int_t)s->icmp_not_allowed[f], "echo_replies",
-			 (json_int_t)s->echo_replies[f]);
-}
-
 json_t *
 nfv_stats_json(void)
 {
@@ -233,23 +223,19 @@ nfv_stats_json(void)
 	drops = drops_json(&s);
 	for (unsigned int r = 0; r < nfv_drop_reasons_count; r++)
 		total_drops += s.drops[r];
-	o = json_pack("{s:O, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:O, s:O, s:{s:I, s:I, s:I, "
-		      "s:I, s:I}}",
+	o = json_pack("{s:O, s:{s:I, s:I, s:I, s:I, s:I}, s:O, s:O, s:{s:I, s:I}}",
 		      "ports", json_object_get(ports, "ports"),
 		      "packets", "received", (json_int_t)s.rx_packets, "forwarded",
 		      (json_int_t)s.tx_packets, "dropped", (json_int_t)total_drops,
 		      "polls", (json_int_t)s.polls, "empty_polls", (json_int_t)s.empty_polls,
-		      "icmp", icmp_json(&s, 0), "icmp6", icmp_json(&s, 1),
 		      "drops", json_object_get(drops, "drops"),
 		      "pools", json_object_get(pools, "pools"),
-		      "tables", "ipv4_routes", (json_int_t)nfv_route_count(AF_INET),
-		      "ipv6_routes", (json_int_t)nfv_route_count(AF_INET6),
-		      "nexthops", (json_int_t)nfv_nh_count(),
-		      "rcu_grace_periods", (json_int_t)nfv_rcu_grace_periods(),
+		      "tables", "rcu_grace_periods", (json_int_t)nfv_rcu_grace_periods(),
 		      "mbufs_in_use", (json_int_t)nfv_pools_in_use());
 	json_decref(ports);
 	json_decref(pools);
 	json_decref(drops);
+	nfv_collectors_show_stats(o);
 	return o;
 }
 
@@ -408,6 +394,9 @@ nfv_stats_reset(void)
 		rte_node_t count;
 
 		memcpy(&base[w], (const void *)&nfv_workers[w].stats, sizeof(base[w]));
+		if (nfv_workers[w].counters != NULL)
+			memcpy(nfv_workers[w].counters_base, nfv_workers[w].counters,
+			       nfv_counters_area_size());
 		if (g == NULL)
 			continue;
 		rte_graph_foreach_node(count, off, g, node) {

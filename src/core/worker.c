@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
+#include "core/counters.h"
 #include "core/walk.h"
 #include "core/worker.h"
 #include "core/log.h"
@@ -207,6 +208,12 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 		};
 		char name[RTE_GRAPH_NAMESIZE];
 
+		w->counters = rte_zmalloc_socket("nfv_counters", nfv_counters_area_size() + 8,
+						 RTE_CACHE_LINE_SIZE, prm.socket_id);
+		w->counters_base = rte_zmalloc("nfv_counters_base",
+					       nfv_counters_area_size() + 8, 0);
+		if (w->counters == NULL || w->counters_base == NULL)
+			return -ENOMEM;
 		rte_meter_srtcm_config(&w->icmp_meter[0], &nfv_icmp_meter_profile);
 		rte_meter_srtcm_config(&w->icmp_meter[1], &nfv_icmp_meter_profile);
 		w->conf = rte_zmalloc("nfv_wconf", sizeof(*w->conf), 0);
@@ -287,6 +294,10 @@ nfv_workers_stop(void)
 		w->graph = NULL;
 		rte_free(w->conf);
 		w->conf = NULL;
+		rte_free(w->counters);
+		rte_free(w->counters_base);
+		w->counters = NULL;
+		w->counters_base = NULL;
 	}
 	rte_free(nfv_rcu);
 	nfv_rcu = NULL;

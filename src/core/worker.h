@@ -72,13 +72,6 @@ struct nfv_worker_stats {
 	uint64_t empty_polls; /* walks that received nothing */
 	uint64_t rx_packets;
 	uint64_t tx_packets;
-	/* ICMP errors, [0] IPv4 and [1] IPv6. The packet that caused one is
-	 * already counted under its drop reason. */
-	uint64_t icmp_sent[2];
-	uint64_t icmp_rate_limited[2];
-	uint64_t icmp_no_source[2];
-	uint64_t icmp_not_allowed[2];
-	uint64_t echo_replies[2];
 	/* RX-to-TX latency in TSC cycles, log-linear buckets (nfv_lat_bucket). */
 	uint64_t lat_hist[NFV_LAT_BUCKETS];
 	uint64_t lat_sum;
@@ -117,6 +110,9 @@ struct nfv_worker {
 	 * is received and sent (or dropped) within that walk. */
 	uint64_t walk_rx_tsc;
 	struct nfv_worker_stats stats;
+	/* Module counter blocks (core/counters.h) and their reset baselines. */
+	uint8_t *counters;
+	uint8_t *counters_base;
 } __rte_cache_aligned;
 
 extern struct nfv_worker nfv_workers[NFV_MAX_WORKERS];
@@ -160,6 +156,7 @@ int nfv_workers_publish(void);
 int nfv_workers_enable_polling(void);
 /* Waits until every worker has passed a quiescent state. */
 void nfv_rcu_sync(void);
+uint64_t nfv_rcu_grace_periods(void);
 /* Explicit queue map: "worker set LCORE rxq NAME:Q,..." */
 int nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int n, char *err);
 void nfv_workers_port_removed(uint16_t port_id);

@@ -179,6 +179,7 @@ def test_counters_agree_in_cli_telemetry_and_prometheus(nfvd):
     assert samples[("nfvd_latency_seconds_bucket", (("le", "+Inf"),))] == \
         st["packets"]["forwarded"]
     assert samples[("nfvd_icmp_errors_sent_total", (("family", "ipv4"),))] == 5
+    assert samples[("nfvd_metrics_missing_fields_total", ())] == 0
     in_use = {dict(k[1])["pool"]: v for k, v in samples.items() if k[0] == "nfvd_mempool_in_use"}
     assert set(in_use.values()) == {0}
     assert samples[("nfvd_routes", (("family", "ipv4"),))] == st["tables"]["ipv4_routes"]

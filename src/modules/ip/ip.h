@@ -142,6 +142,17 @@ nfv_port_l3_get(uint16_t port_id)
 	return __atomic_load_n(&nfv_port_l3[port_id], __ATOMIC_ACQUIRE);
 }
 
+/* The ip module's per-worker counters (core/counters.h). ICMP errors,
+ * [0] IPv4 and [1] IPv6: the packet that caused one is already counted
+ * under its drop reason. */
+struct nfv_ip_counters {
+	uint64_t icmp_sent[2];
+	uint64_t icmp_rate_limited[2];
+	uint64_t icmp_no_source[2];
+	uint64_t icmp_not_allowed[2];
+	uint64_t echo_replies[2];
+};
+
 /* Route sources, highest priority first. */
 enum nfv_route_source {
 	NFV_RT_LOCAL,     /* addr add: the address itself */
@@ -201,7 +212,6 @@ void nfv_route_walk(nfv_route_cb cb, void *arg);
 int nfv_route_lookup_exact(const struct nfv_prefix *p, struct nfv_route_info *ri);
 uint32_t nfv_route_count(uint8_t family);
 uint32_t nfv_nh_count(void);
-uint64_t nfv_rcu_grace_periods(void);
 
 typedef void (*nfv_addr_cb)(uint16_t port_id, const struct nfv_prefix *p, void *arg);
 void nfv_addr_walk(nfv_addr_cb cb, void *arg);

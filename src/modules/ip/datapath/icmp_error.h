@@ -14,6 +14,7 @@
 
 #include "core/node.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/ip_counters.h"
 
 /* What differs between ICMP (fam 0) and ICMPv6 (fam 1). */
 struct nfv_icmp_error_ops {
@@ -30,6 +31,7 @@ nfv_icmp_error_burst(struct rte_graph *graph, struct rte_node *node, void **objs
 {
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct nfv_worker_stats *st = &w->stats;
+	struct nfv_ip_counters *ic = nfv_ip_counters(w);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE], *dead[RTE_GRAPH_BURST_SIZE];
 	uint16_t n_out = 0, n_dead = 0;
@@ -43,23 +45,23 @@ nfv_icmp_error_burst(struct rte_graph *graph, struct rte_node *node, void **objs
 
 		st->drops[reason < NFV_DROP_MAX ? reason : NFV_DROP_NONE]++;
 		if (!ops->allowed(m)) {
-			st->icmp_not_allowed[f]++;
+			ic->icmp_not_allowed[f]++;
 			dead[n_dead++] = m;
 		} else if (l3 == NULL || !ops->has_source(l3)) {
-			st->icmp_no_source[f]++;
+			ic->icmp_no_source[f]++;
 			dead[n_dead++] = m;
 		} else if (rte_meter_srtcm_color_blind_check(&w->icmp_meter[f],
 							     &nfv_icmp_meter_profile, now, 1) !=
 			   RTE_COLOR_GREEN) {
-			st->icmp_rate_limited[f]++;
+			ic->icmp_rate_limited[f]++;
 			dead[n_dead++] = m;
 		} else if (rte_pktmbuf_headroom(m) < ops->hdrs_len ||
 			   !rte_pktmbuf_is_contiguous(m)) {
-			st->icmp_not_allowed[f]++;
+			ic->icmp_not_allowed[f]++;
 			dead[n_dead++] = m;
 		} else {
 			ops->build(m, l3);
-			st->icmp_sent[f]++;
+			ic->icmp_sent[f]++;
 			out[n_out++] = m;
 		}
 	}

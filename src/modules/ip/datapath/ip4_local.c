@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 
 #include "core/node.h"
+#include "modules/ip/ip_counters.h"
 
 enum ip4_local_next {
 	IP4_LOCAL_NEXT_LOOKUP,
@@ -61,7 +62,7 @@ ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	nfv_meta(m)->flags = NFV_META_LOCAL_ORIGIN;
 	m->ol_flags &= ~RTE_MBUF_F_RX_IP_CKSUM_MASK;
-	w->stats.echo_replies[0]++;
+	nfv_ip_counters(w)->echo_replies[0]++;
 	return IP4_LOCAL_NEXT_LOOKUP;
 }
 

@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 
 #include "core/node.h"
+#include "modules/ip/ip_counters.h"
 
 enum ip6_local_next {
 	IP6_LOCAL_NEXT_LOOKUP,
@@ -55,7 +56,7 @@ ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 	memcpy(ip->dst_addr, tmp, 16);
 	ip->hop_limits = 64;
 	nfv_meta(m)->flags = NFV_META_LOCAL_ORIGIN;
-	w->stats.echo_replies[1]++;
+	nfv_ip_counters(w)->echo_replies[1]++;
 	return IP6_LOCAL_NEXT_LOOKUP;
 }
 

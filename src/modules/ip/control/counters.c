@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ip module's counters and its part of the views: "icmp" / "icmp6" and
+ * the table sizes in "show stats", the same in Prometheus.
+ */
+#include <inttypes.h>
+
+#include "core/counters.h"
+#include "modules/ip/ip.h"
+#include "modules/ip/ip_counters.h"
+
+NFV_COUNTER_BLOCK(nfv_ip_counters_block, "ip", struct nfv_ip_counters);
+
+static json_t *
+icmp_json(const struct nfv_ip_counters *c, unsigned int f)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "errors_sent", (json_int_t)c->icmp_sent[f],
+			 "rate_limited", (json_int_t)c->icmp_rate_limited[f],
+			 "no_source_address", (json_int_t)c->icmp_no_source[f],
+			 "not_allowed", (json_int_t)c->icmp_not_allowed[f],
+			 "echo_replies", (json_int_t)c->echo_replies[f]);
+}
+
+static void
+ip_show_stats(json_t *stats)
+{
+	struct nfv_ip_counters c;
+	json_t *tables = json_object_get(stats, "tables");
+
+	nfv_counters_sum(&nfv_ip_counters_block, &c);
+	json_object_set_new(stats, "icmp", icmp_json(&c, 0));
+	json_object_set_new(stats, "icmp6", icmp_json(&c, 1));
+	if (tables != NULL) {
+		json_object_set_new(tables, "ipv4_routes",
+				    json_integer((json_int_t)nfv_route_count(AF_INET)));
+		json_object_set_new(tables, "ipv6_routes",
+				    json_integer((json_int_t)nfv_route_count(AF_INET6)));
+		json_object_set_new(tables, "nexthops", json_integer((json_int_t)nfv_nh_count()));
+	}
+}
+
+static void
+ip_metrics(FILE *f)
+{
+	struct nfv_ip_counters c;
+
+	nfv_counters_sum(&nfv_ip_counters_block, &c);
+	nfv_metrics_help(f, "nfvd_icmp_errors_sent_total", "counter", "ICMP errors sent");
+	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv4\"} %" PRIu64 "\n", c.icmp_sent[0]);
+	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv6\"} %" PRIu64 "\n", c.icmp_sent[1]);
+	nfv_metrics_help(f, "nfvd_routes", "gauge", "Routes in the FIB");
+	fprintf(f, "nfvd_routes{family=\"ipv4\"} %u\n", nfv_route_count(AF_INET));
+	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));
+	nfv_metrics_help(f, "nfvd_nexthops", "gauge", "Next-hop objects");
+	fprintf(f, "nfvd_nexthops %u\n", nfv_nh_count());
+}
+
+static const struct nfv_collector ip_collector = {
+	.name = "ip",
+	.show_stats = ip_show_stats,
+	.metrics = ip_metrics,
+};
+NFV_COLLECTOR_REGISTER(ip_collector);
