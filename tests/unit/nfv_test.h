@@ -2,13 +2,8 @@
 /*
  * Helpers shared by the cmocka suites: one cmocka test per table row (so a
  * failing row is named in the report), printable names for rows holding
- * binary junk, a seeded random generator, and the "known bug" mark.
- *
- * A row marked with a known bug is one whose expectation is the contract
- * (docs/design.md) but which the current code does not meet yet. Such a row
- * is reported as SKIPPED with the bug's description, so the suite stays green
- * while the bug is open; NFV_TEST_STRICT=1 in the environment makes it fail.
- * A marked row that passes prints a note asking to remove the mark.
+ * binary junk, and a seeded random generator. A row whose expectation the
+ * code does not meet fails; nothing is skipped.
  */
 #ifndef NFV_TEST_H
 #define NFV_TEST_H
@@ -112,34 +107,13 @@ nfv_test_run(const char *group, struct nfv_test_list *l, CMFixtureFunction setup
 	return failed == 0 ? 0 : 1;
 }
 
-static inline int
-nfv_test_strict(void)
-{
-	const char *s = getenv("NFV_TEST_STRICT");
-
-	return s != NULL && s[0] != '\0' && s[0] != '0';
-}
-
-/*
- * Ends a row check. ok: the row met its expectation; why: what differed
- * (printed when not ok); known_bug: NULL, or the description of an open bug
- * that makes this row fail.
- */
+/* Ends a row check. ok: the row met its expectation; why: what differed,
+ * the failure message when not ok. */
 static inline void
-nfv_test_verdict(int ok, const char *why, const char *known_bug)
+nfv_test_verdict(int ok, const char *why)
 {
-	if (ok) {
-		if (known_bug != NULL)
-			print_message("NOTE: row marked as known bug passes now (%s): remove the "
-				      "mark\n", known_bug);
-		return;
-	}
-	if (known_bug != NULL && !nfv_test_strict()) {
-		print_message("KNOWN BUG (skipped; NFV_TEST_STRICT=1 makes it fail): %s\n"
-			      "      got: %s\n", known_bug, why);
-		skip();
-	}
-	fail_msg("%s%s%s", why, known_bug ? "\n      known bug: " : "", known_bug ? known_bug : "");
+	if (!ok)
+		fail_msg("%s", why);
 }
 
 /* xorshift64*: reproducible from the seed printed at start
