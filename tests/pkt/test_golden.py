@@ -5,6 +5,10 @@ topology of topo.py, every case below sent once; each expected frame is
 checked byte for byte and every counter exactly (see cases.py).
 
 Columns: name, ingress port, the scapy expression of the input, verdict.
+Packets to an ECMP group leave by one of its members, exact bytes; which one
+is not predicted, but every packet of a flow (a UDP or TCP flow, the
+fragments of one datagram) must take the same, and the flows of each group
+must spread over all its members.
 """
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig,
@@ -180,25 +184,34 @@ CASES_IP4 = [
          / Raw(b"g142"),
          drop("ip4_lookup/l2_broadcast")),
 ] + [
-    Case("ECMP 100.64.0.0/16, flow %d: the member the flow hash picks" % i, "p0",
+    Case("ECMP 100.64.0.0/16, flow %d: by one member" % i, "p0",
          E / ip("100.64.%d.%d" % (i, 3 * i + 1), id=150 + i, ttl=20 + i)
          / UDP(sport=20000 + 7 * i, dport=4789) / Raw(b"g15%d" % i),
          ecmp4(ECMP4))
     for i in range(8)
+] + [
+    # What varies inside a flow (id, TTL, DF, length, payload) does not move it.
+    Case("ECMP, UDP flow %d, packet %d: by the member of the flow's other packets" % (i, k),
+         "p0",
+         E / ip("100.64.203.%d" % (i + 1), id=300 + 10 * i + k, ttl=64 - 9 * k,
+                flags="DF" if k == 1 else 0)
+         / UDP(sport=41000 + i, dport=53) / Raw(b"g3%d%d" % (i, k) + b"-" * (40 * k)),
+         ecmp4(ECMP4, flow="udp %d" % i))
+    for i in range(4) for k in range(3)
 ] + [
     Case("ECMP, TCP flow %d" % i, "p0",
          E / ip("100.64.200.%d" % i, id=160 + i) / TCP(sport=33000 + i, dport=443),
          ecmp4(ECMP4))
     for i in range(4)
 ] + [
-    Case("ECMP, first fragment %d: addresses only in the hash" % i, "p0",
+    Case("ECMP, first fragment %d" % i, "p0",
          E / ip("100.64.201.%d" % i, id=170 + i, flags="MF") / UDP(sport=5000 + i) / Raw(b"f1f1"),
-         ecmp4(ECMP4))
+         ecmp4(ECMP4, flow="datagram %d" % i))
     for i in range(3)
 ] + [
-    Case("ECMP, later fragment %d: same member as the first" % i, "p0",
+    Case("ECMP, later fragment %d: the member of the first" % i, "p0",
          E / ip("100.64.201.%d" % i, id=170 + i, frag=2, proto=17) / Raw(b"f2f2f2f2"),
-         ecmp4(ECMP4))
+         ecmp4(ECMP4, flow="datagram %d" % i))
     for i in range(3)
 ] + [
     Case("ECMP, ICMP echo %d in transit" % i, "p0",
@@ -330,6 +343,13 @@ CASES_IP6 = [
          / Raw(b"h24%d" % i),
          ecmp6(ECMP6))
     for i in range(8)
+] + [
+    Case("v6 ECMP, flow %d, packet %d: by the member of the flow's other packets" % (i, k),
+         "p0",
+         E / ip6("2001:db8:300::1:%x" % (i + 1), fl=0x5000 + i, hlim=64 - 9 * k)
+         / UDP(sport=42000 + i, dport=53) / Raw(b"h3%d%d" % (i, k) + b"-" * (40 * k)),
+         ecmp6(ECMP6, flow="v6 udp %d" % i))
+    for i in range(4) for k in range(3)
 ]
 
 
@@ -353,5 +373,6 @@ def test_golden(nfvd):
     assert sum(n["packets"] for n in graph if n["node"] == "port_tx") == st["packets"]["forwarded"]
     assert d.ctl("show latency")["packets"] == st["packets"]["forwarded"]
     outputs = d.stop()
-    problems = check_outputs(cases, outputs) + check_counters(cases, st, ["p0", "p1", "p2", "p3"])
+    problems = check_outputs(cases, outputs) + check_counters(cases, st, ["p0", "p1", "p2", "p3"],
+                                                              outputs)
     assert not problems, "\n".join(problems)

@@ -2,20 +2,17 @@
 /*
  * Helpers shared by the cmocka suites: one cmocka test per table row (so a
  * failing row is named in the report), printable names for rows holding
- * binary junk, a seeded random generator, and the "known bug" mark.
- *
- * A row marked with a known bug is one whose expectation is the contract
- * (docs/design.md) but which the current code does not meet yet. Such a row
- * is reported as SKIPPED with the bug's description, so the suite stays green
- * while the bug is open; NFV_TEST_STRICT=1 in the environment makes it fail.
- * A marked row that passes prints a note asking to remove the mark.
+ * binary junk, and a seeded random generator. A row whose expectation the
+ * code does not meet fails; nothing is skipped.
  */
 #ifndef NFV_TEST_H
 #define NFV_TEST_H
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +25,9 @@ struct nfv_test_list {
 	struct CMUnitTest *tests;
 	size_t n;
 	size_t cap;
+	/* A test that ends what the others need (the EAL: it cannot come back
+	 * up in the same process): when selected, it runs last. */
+	const char *last;
 };
 
 /* A test name from a prefix and a row's text, with bytes that a terminal
@@ -58,9 +58,12 @@ nfv_test_name(const char *prefix, const char *text)
 	return name;
 }
 
-/* Adds a test; the list keeps a copy of name. */
+/* Adds a test with its own setup and teardown (either may be NULL): cmocka
+ * runs the teardown even when the test fails. The list keeps a copy of
+ * name. */
 static inline void
-nfv_test_add(struct nfv_test_list *l, const char *name, CMUnitTestFunction fn, void *state)
+nfv_test_add_fixture(struct nfv_test_list *l, const char *name, CMUnitTestFunction fn,
+		     CMFixtureFunction setup, CMFixtureFunction teardown)
 {
 	char *copy = strdup(name);
 
@@ -75,8 +78,17 @@ nfv_test_add(struct nfv_test_list *l, const char *name, CMUnitTestFunction fn, v
 	l->tests[l->n++] = (struct CMUnitTest){
 		.name = copy,
 		.test_func = fn,
-		.initial_state = state,
+		.setup_func = setup,
+		.teardown_func = teardown,
 	};
+}
+
+/* Adds a test; state is its initial state (a table row). */
+static inline void
+nfv_test_add(struct nfv_test_list *l, const char *name, CMUnitTestFunction fn, void *state)
+{
+	nfv_test_add_fixture(l, name, fn, NULL, NULL);
+	l->tests[l->n - 1].initial_state = state;
 }
 
 /* Adds a test named after a row's text. */
@@ -98,6 +110,94 @@ nfv_test_add_row(struct nfv_test_list *l, const char *prefix, const char *text,
 					 (void *)&(rows)[_i]); \
 	} while (0)
 
+/*
+ * The tests named on the command line (argv[0] is the program), in the order
+ * named: each argument is a test name or a pattern (fnmatch: *, ?, [...])
+ * and brings the tests it matches, in list order, that no earlier argument
+ * brought. No argument: every test. --reverse runs the selection backwards;
+ * --list prints the names. l->last, when selected, stays last. Returns 0 to
+ * run, 1 when there is nothing to run (--list), 2 on a usage error.
+ */
+static inline int
+nfv_test_select(struct nfv_test_list *l, int argc, char **argv)
+{
+	struct CMUnitTest *sel = calloc(l->n ? l->n : 1, sizeof(*sel));
+	bool *taken = calloc(l->n ? l->n : 1, sizeof(*taken));
+	bool reverse = false, named = false;
+	size_t n = 0;
+
+	if (sel == NULL || taken == NULL)
+		abort();
+	for (int a = 1; a < argc; a++) {
+		size_t matched = 0;
+
+		if (strcmp(argv[a], "--reverse") == 0) {
+			reverse = true;
+			continue;
+		}
+		if (strcmp(argv[a], "--list") == 0) {
+			for (size_t i = 0; i < l->n; i++)
+				printf("%s\n", l->tests[i].name);
+			free(sel);
+			free(taken);
+			return 1;
+		}
+		if (argv[a][0] == '-') {
+			fprintf(stderr, "usage: %s [--reverse] [--list] [TEST|PATTERN]...\n",
+				argv[0]);
+			free(sel);
+			free(taken);
+			return 2;
+		}
+		named = true;
+		for (size_t i = 0; i < l->n; i++) {
+			if (fnmatch(argv[a], l->tests[i].name, 0) != 0)
+				continue;
+			matched++;
+			if (!taken[i]) {
+				taken[i] = true;
+				sel[n++] = l->tests[i];
+			}
+		}
+		if (matched == 0) {
+			fprintf(stderr, "%s: no test matches '%s' (--list shows them)\n", argv[0],
+				argv[a]);
+			free(sel);
+			free(taken);
+			return 2;
+		}
+	}
+	if (!named) {
+		memcpy(sel, l->tests, l->n * sizeof(*sel));
+		memset(taken, 1, l->n * sizeof(*taken));
+		n = l->n;
+	}
+	for (size_t i = 0; reverse && i < n / 2; i++) {
+		struct CMUnitTest t = sel[i];
+
+		sel[i] = sel[n - 1 - i];
+		sel[n - 1 - i] = t;
+	}
+	for (size_t i = 0; l->last != NULL && i + 1 < n; i++) {
+		if (strcmp(sel[i].name, l->last) == 0) {
+			struct CMUnitTest t = sel[i];
+
+			memmove(&sel[i], &sel[i + 1], (n - 1 - i) * sizeof(*sel));
+			sel[n - 1] = t;
+			break;
+		}
+	}
+	/* The list keeps the names it owns: the ones left out are freed. */
+	for (size_t i = 0; i < l->n; i++)
+		if (!taken[i])
+			free((char *)(uintptr_t)l->tests[i].name);
+	free(l->tests);
+	free(taken);
+	l->tests = sel;
+	l->n = l->cap = n;
+	return 0;
+}
+
 static inline int
 nfv_test_run(const char *group, struct nfv_test_list *l, CMFixtureFunction setup,
 	     CMFixtureFunction teardown)
@@ -112,34 +212,13 @@ nfv_test_run(const char *group, struct nfv_test_list *l, CMFixtureFunction setup
 	return failed == 0 ? 0 : 1;
 }
 
-static inline int
-nfv_test_strict(void)
-{
-	const char *s = getenv("NFV_TEST_STRICT");
-
-	return s != NULL && s[0] != '\0' && s[0] != '0';
-}
-
-/*
- * Ends a row check. ok: the row met its expectation; why: what differed
- * (printed when not ok); known_bug: NULL, or the description of an open bug
- * that makes this row fail.
- */
+/* Ends a row check. ok: the row met its expectation; why: what differed,
+ * the failure message when not ok. */
 static inline void
-nfv_test_verdict(int ok, const char *why, const char *known_bug)
+nfv_test_verdict(int ok, const char *why)
 {
-	if (ok) {
-		if (known_bug != NULL)
-			print_message("NOTE: row marked as known bug passes now (%s): remove the "
-				      "mark\n", known_bug);
-		return;
-	}
-	if (known_bug != NULL && !nfv_test_strict()) {
-		print_message("KNOWN BUG (skipped; NFV_TEST_STRICT=1 makes it fail): %s\n"
-			      "      got: %s\n", known_bug, why);
-		skip();
-	}
-	fail_msg("%s%s%s", why, known_bug ? "\n      known bug: " : "", known_bug ? known_bug : "");
+	if (!ok)
+		fail_msg("%s", why);
 }
 
 /* xorshift64*: reproducible from the seed printed at start

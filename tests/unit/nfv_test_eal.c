@@ -219,6 +219,74 @@ nfv_test_fails(const char *line, int rc_expected, const char *err_substr)
 	json_decref(before);
 }
 
+void
+nfv_test_assert_empty(const char *what)
+{
+	json_t *want = json_pack("{s:{s:[]}, s:{s:[]}, s:{s:[]}, s:{s:[]}, s:[], s:i, s:i, s:i}",
+				 "routes", "routes", "nexthops", "nexthops",
+				 "addrs", "addresses", "neighs", "neighbors", "ports",
+				 "n_routes4", (json_int_t)0, "n_routes6", (json_int_t)0,
+				 "n_nexthops", (json_int_t)0);
+
+	assert_non_null(want);
+	nfv_test_assert_unchanged(want, what);
+	json_decref(want);
+}
+
+/* Runs "VERB ARGS" for each entry of the list "show" gives under key: args
+ * builds the arguments from an entry (false: skip it). */
+static void
+for_each_shown(const char *show_line, const char *key, const char *verb,
+	       bool (*args)(const json_t *entry, char *buf, size_t len))
+{
+	json_t *data = nfv_test_ok("%s", show_line), *e;
+	char buf[256];
+	size_t i;
+
+	assert_non_null(data);
+	json_array_foreach(json_object_get(data, key), i, e)
+		if (args(e, buf, sizeof(buf)))
+			json_decref(nfv_test_ok("%s %s", verb, buf));
+	json_decref(data);
+}
+
+static bool
+static_route_args(const json_t *r, char *buf, size_t len)
+{
+	if (strcmp(json_string_value(json_object_get(r, "source")), "static") != 0)
+		return false;
+	snprintf(buf, len, "%s", json_string_value(json_object_get(r, "prefix")));
+	return true;
+}
+
+static bool
+addr_args(const json_t *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s dev %s", json_string_value(json_object_get(a, "address")),
+		 json_string_value(json_object_get(a, "dev")));
+	return true;
+}
+
+static bool
+port_args(const json_t *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", json_string_value(json_object_get(p, "name")));
+	return true;
+}
+
+void
+nfv_test_clear_tables(void)
+{
+	for_each_shown("route show", "routes", "route del", static_route_args);
+	/* A neighbor is deleted by address and port, as an address is. */
+	for_each_shown("neigh show", "neighbors", "neigh del", addr_args);
+	for_each_shown("addr show", "addresses", "addr del", addr_args);
+	/* Static routes behind a connected or local one show once it is gone. */
+	for_each_shown("route show", "routes", "route del", static_route_args);
+	for_each_shown("port show", "ports", "port del", port_args);
+	nfv_test_assert_empty("tables after deleting every route, neighbor, address and port");
+}
+
 uint32_t
 nfv_test_lookup(const char *text)
 {

@@ -39,6 +39,15 @@ json_t *nfv_test_snapshot(void);
 void nfv_test_assert_json_equal(const json_t *a, const json_t *b, const char *what);
 void nfv_test_assert_unchanged(const json_t *before, const char *what);
 
+/* Fails unless the tables are empty: no route, next hop, address, neighbor
+ * or port (what a fresh nfvd has before its startup file). */
+void nfv_test_assert_empty(const char *what);
+/* Empties the tables through the command grammar (static routes, neighbors,
+ * addresses, the static routes an address hid, ports), then checks that
+ * nothing is left, next hops included: a reference a command leaked fails
+ * here. */
+void nfv_test_clear_tables(void);
+
 /* The next-hop id the active FIB gives for an address (0: no route),
  * after checking that both tables of the FIB pair agree. */
 uint32_t nfv_test_lookup(const char *ip);

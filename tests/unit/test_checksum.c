@@ -402,19 +402,15 @@ make_segments(struct rte_mbuf *m0, struct rte_mbuf *m1, uint8_t *seg0, uint8_t *
 	m1->nb_segs = 1;
 }
 
-#define KB_DPDK_RAW_CKSUM_MBUF "DPDK 22.11 rte_raw_cksum_mbuf() truncates a segment's " \
-	"unreduced 32-bit partial sum to 16 bits before byte-swapping it when the bytes " \
-	"before that segment are odd in number ('rte_bswap16((uint16_t)tmp)' drops the " \
-	"carries): ip4_local (echo verify), ip4_icmp_error, ip6_local and ip6_icmp_error " \
-	"get a wrong sum for multi-segment packets split at an odd distance from the " \
-	"checksum start"
-
 /*
  * nfv_cksum_mbuf (nfvd's replacement for DPDK 22.11's rte_raw_cksum_mbuf,
- * see KB_DPDK_RAW_CKSUM_MBUF) over random offsets and lengths, with the data
- * split in two segments at every point, against the flat sum. odd: whether
- * the checksummed bytes in the first segment are odd in number (the partial
- * sum of the second segment is then byte-swapped).
+ * which truncates a segment's unreduced 32-bit partial sum to 16 bits before
+ * byte-swapping it when the bytes before that segment are odd in number, so
+ * multi-segment packets split at an odd distance from the checksum start got
+ * a wrong sum) over random offsets and lengths, with the data split in two
+ * segments at every point, against the flat sum. odd: whether the checksummed
+ * bytes in the first segment are odd in number (the partial sum of the second
+ * segment is then byte-swapped).
  */
 static void
 raw_cksum_mbuf_splits(bool odd)
@@ -447,7 +443,7 @@ raw_cksum_mbuf_splits(bool odd)
 		}
 	}
 	assert_true(checked > 100);
-	nfv_test_verdict(why[0] == '\0', why, NULL);
+	nfv_test_verdict(why[0] == '\0', why);
 }
 
 static void

@@ -246,89 +246,84 @@ test_ip_row(void **state)
 
 /* nfv_parse_prefix */
 
-#define KB_PREFIX_ERRNO "nfv_parse_prefix returns -ERANGE for any unparsable length " \
-	"(empty, junk, sign, hex), so the grammar says 'length out of range' for a " \
-	"syntax error; it should return nfv_parse_u32's -EINVAL"
-
 struct prefix_row {
 	const char *s;
 	bool host_bits_ok;
 	int rc;
 	const char *canonical; /* nfv_prefix_str of the result */
-	const char *known_bug;
 };
 
 static const struct prefix_row prefix_rows[] = {
-	{ "10.0.0.0/8", false, 0, "10.0.0.0/8", NULL },
-	{ "10.1.0.0/8", false, -EDOM, NULL, NULL },
-	{ "10.1.0.0/8", true, 0, "10.1.0.0/8", NULL }, /* an interface address keeps its bits */
-	{ "0.0.0.0/0", false, 0, "0.0.0.0/0", NULL },
-	{ "1.2.3.4/0", false, -EDOM, NULL, NULL },
-	{ "1.2.3.4/0", true, 0, "1.2.3.4/0", NULL },
-	{ "1.2.3.4/32", false, 0, "1.2.3.4/32", NULL },
-	{ "1.2.3.4/31", false, 0, "1.2.3.4/31", NULL },
-	{ "1.2.3.5/31", false, -EDOM, NULL, NULL },
-	{ "1.2.3.4/30", false, 0, "1.2.3.4/30", NULL },
-	{ "255.255.255.255/32", false, 0, "255.255.255.255/32", NULL },
-	{ "128.0.0.0/1", false, 0, "128.0.0.0/1", NULL },
-	{ "192.0.2.128/25", false, 0, "192.0.2.128/25", NULL },
-	{ "192.0.2.129/25", false, -EDOM, NULL, NULL },
-	{ "1.2.3.4/33", false, -ERANGE, NULL, NULL },
-	{ "1.2.3.4/33", true, -ERANGE, NULL, NULL },
-	{ "1.2.3.4/128", true, -ERANGE, NULL, NULL },
-	{ "1.2.3.4/4294967296", true, -ERANGE, NULL, NULL },
-	{ "1.2.3.4/99999999999999999999999", true, -ERANGE, NULL, NULL },
-	{ "1.2.3.4/032", false, -EINVAL, NULL, NULL },
-	{ "10.0.0.0/08", false, -EINVAL, NULL, NULL },
-	{ "0.0.0.0/00", false, -EINVAL, NULL, NULL },
-	{ "1.2.3.4", false, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/x", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/+8", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/-8", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/0x10", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/8/8", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4//8", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4/8 ", true, -EINVAL, NULL, NULL },
-	{ "/8", true, -EINVAL, NULL, NULL },
-	{ "/", true, -EINVAL, NULL, NULL },
-	{ "", true, -EINVAL, NULL, NULL },
-	{ "foo/8", true, -EINVAL, NULL, NULL },
-	{ "1.2.3/8", true, -EINVAL, NULL, NULL },
-	{ "01.2.3.4/8", true, -EINVAL, NULL, NULL },
-	{ "1.2.3.4 /8", true, -EINVAL, NULL, NULL },
-	{ NULL, true, -EINVAL, NULL, NULL },
-	{ "2001:db8::/32", false, 0, "2001:db8::/32", NULL },
-	{ "2001:DB8:0:0::/64", false, 0, "2001:db8::/64", NULL },
-	{ "2001:db8::1/32", false, -EDOM, NULL, NULL },
-	{ "2001:db8::1/32", true, 0, "2001:db8::1/32", NULL },
-	{ "2001:db8::/33", false, 0, "2001:db8::/33", NULL },
-	{ "2001:db8:8000::/33", false, 0, "2001:db8:8000::/33", NULL },
-	{ "2001:db8:8000::/32", false, -EDOM, NULL, NULL },
-	{ "2001:db8::1/127", false, -EDOM, NULL, NULL },
-	{ "2001:db8::2/127", false, 0, "2001:db8::2/127", NULL },
-	{ "fe80::/10", false, 0, "fe80::/10", NULL },
-	{ "fe80::/9", false, 0, "fe80::/9", NULL },
-	{ "fe80::/8", false, -EDOM, NULL, NULL },
-	{ "::/0", false, 0, "::/0", NULL },
-	{ "::1/0", false, -EDOM, NULL, NULL },
-	{ "::1/128", false, 0, "::1/128", NULL },
-	{ "::1/129", true, -ERANGE, NULL, NULL },
-	{ "::/0128", true, -EINVAL, NULL, NULL },
-	{ "::/064", true, -EINVAL, NULL, NULL },
-	{ "::ffff:10.0.0.0/104", false, 0, "::ffff:10.0.0.0/104", NULL },
-	{ "2001:db8::1::/64", true, -EINVAL, NULL, NULL },
-	{ "2001:db8:/32", true, -EINVAL, NULL, NULL },
-	{ "2001:db8::/", true, -EINVAL, NULL, NULL },
+	{ "10.0.0.0/8", false, 0, "10.0.0.0/8" },
+	{ "10.1.0.0/8", false, -EDOM, NULL },
+	{ "10.1.0.0/8", true, 0, "10.1.0.0/8" }, /* an interface address keeps its bits */
+	{ "0.0.0.0/0", false, 0, "0.0.0.0/0" },
+	{ "1.2.3.4/0", false, -EDOM, NULL },
+	{ "1.2.3.4/0", true, 0, "1.2.3.4/0" },
+	{ "1.2.3.4/32", false, 0, "1.2.3.4/32" },
+	{ "1.2.3.4/31", false, 0, "1.2.3.4/31" },
+	{ "1.2.3.5/31", false, -EDOM, NULL },
+	{ "1.2.3.4/30", false, 0, "1.2.3.4/30" },
+	{ "255.255.255.255/32", false, 0, "255.255.255.255/32" },
+	{ "128.0.0.0/1", false, 0, "128.0.0.0/1" },
+	{ "192.0.2.128/25", false, 0, "192.0.2.128/25" },
+	{ "192.0.2.129/25", false, -EDOM, NULL },
+	{ "1.2.3.4/33", false, -ERANGE, NULL },
+	{ "1.2.3.4/33", true, -ERANGE, NULL },
+	{ "1.2.3.4/128", true, -ERANGE, NULL },
+	{ "1.2.3.4/4294967296", true, -ERANGE, NULL },
+	{ "1.2.3.4/99999999999999999999999", true, -ERANGE, NULL },
+	{ "1.2.3.4/032", false, -EINVAL, NULL },
+	{ "10.0.0.0/08", false, -EINVAL, NULL },
+	{ "0.0.0.0/00", false, -EINVAL, NULL },
+	{ "1.2.3.4", false, -EINVAL, NULL },
+	{ "1.2.3.4/", true, -EINVAL, NULL },
+	{ "1.2.3.4/x", true, -EINVAL, NULL },
+	{ "1.2.3.4/+8", true, -EINVAL, NULL },
+	{ "1.2.3.4/-8", true, -EINVAL, NULL },
+	{ "1.2.3.4/0x10", true, -EINVAL, NULL },
+	{ "1.2.3.4/8/8", true, -EINVAL, NULL },
+	{ "1.2.3.4//8", true, -EINVAL, NULL },
+	{ "1.2.3.4/8 ", true, -EINVAL, NULL },
+	{ "/8", true, -EINVAL, NULL },
+	{ "/", true, -EINVAL, NULL },
+	{ "", true, -EINVAL, NULL },
+	{ "foo/8", true, -EINVAL, NULL },
+	{ "1.2.3/8", true, -EINVAL, NULL },
+	{ "01.2.3.4/8", true, -EINVAL, NULL },
+	{ "1.2.3.4 /8", true, -EINVAL, NULL },
+	{ NULL, true, -EINVAL, NULL },
+	{ "2001:db8::/32", false, 0, "2001:db8::/32" },
+	{ "2001:DB8:0:0::/64", false, 0, "2001:db8::/64" },
+	{ "2001:db8::1/32", false, -EDOM, NULL },
+	{ "2001:db8::1/32", true, 0, "2001:db8::1/32" },
+	{ "2001:db8::/33", false, 0, "2001:db8::/33" },
+	{ "2001:db8:8000::/33", false, 0, "2001:db8:8000::/33" },
+	{ "2001:db8:8000::/32", false, -EDOM, NULL },
+	{ "2001:db8::1/127", false, -EDOM, NULL },
+	{ "2001:db8::2/127", false, 0, "2001:db8::2/127" },
+	{ "fe80::/10", false, 0, "fe80::/10" },
+	{ "fe80::/9", false, 0, "fe80::/9" },
+	{ "fe80::/8", false, -EDOM, NULL },
+	{ "::/0", false, 0, "::/0" },
+	{ "::1/0", false, -EDOM, NULL },
+	{ "::1/128", false, 0, "::1/128" },
+	{ "::1/129", true, -ERANGE, NULL },
+	{ "::/0128", true, -EINVAL, NULL },
+	{ "::/064", true, -EINVAL, NULL },
+	{ "::ffff:10.0.0.0/104", false, 0, "::ffff:10.0.0.0/104" },
+	{ "2001:db8::1::/64", true, -EINVAL, NULL },
+	{ "2001:db8:/32", true, -EINVAL, NULL },
+	{ "2001:db8::/", true, -EINVAL, NULL },
 	/* The longest valid text (49 characters), then over-long junk. */
 	{ "0000:0000:0000:0000:0000:ffff:255.255.255.255/128", false, 0,
-	  "::ffff:255.255.255.255/128", NULL },
+	  "::ffff:255.255.255.255/128" },
 	{ "0000:0000:0000:0000:0000:0000:0000:0000/0000000000000000000000128", true, -EINVAL,
-	  NULL, NULL },
+	  NULL },
 	{ "1111:2222:3333:4444:5555:6666:7777:8888:9999:aaaa:bbbb:cccc:dddd:eeee:ffff/128",
-	  true, -EINVAL, NULL, NULL },
+	  true, -EINVAL, NULL },
 	{ "1111:2222:3333:4444:5555:6666:7777:8888/128", false, 0,
-	  "1111:2222:3333:4444:5555:6666:7777:8888/128", NULL },
+	  "1111:2222:3333:4444:5555:6666:7777:8888/128" },
 };
 
 static void
@@ -345,14 +340,13 @@ test_prefix_row(void **state)
 		snprintf(why, sizeof(why), "'%s' (host bits %s): rc %d, expected %d",
 			 row->s ? row->s : "(null)", row->host_bits_ok ? "ok" : "refused", rc,
 			 row->rc);
-		nfv_test_verdict(0, why, row->known_bug);
+		nfv_test_verdict(0, why);
 		return;
 	}
 	if (rc == 0) {
 		assert_string_equal(nfv_prefix_str(&p, buf, sizeof(buf)), row->canonical);
 		assert_in_range(p.len, 0, p.ip.family == AF_INET ? 32 : 128);
 	}
-	nfv_test_verdict(1, NULL, row->known_bug);
 }
 
 /* nfv_parse_mac */
