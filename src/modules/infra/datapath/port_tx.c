@@ -15,7 +15,9 @@
  * Edges: none (terminal).
  * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram).
  * Drops: port_tx/port_down, port_tx/queue_full.
- * Counters: TX burst sizes, RX-to-TX latency (per worker).
+ * Counters: TX burst sizes, TX groups (one per output port per call: the
+ * fewest bursts the traffic allows, for show diag), RX-to-TX latency (per
+ * worker).
  * Test hook: debug.tx_split cuts each port's packets into bursts of at most
  * that many (burst mismatch tests).
  */
@@ -71,6 +73,8 @@ port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 		return 0;
 	}
 	q = p->txq_of_worker[w->index];
+	if (likely(!w->stats_off))
+		w->stats.tx_groups++;
 	split = w->debug.tx_split;
 	if (likely(split == 0 || split >= n))
 		return port_tx_burst(w, p, q, pkts, n);
