@@ -3,7 +3,9 @@
  * "show diag": names the failure patterns of the field reports when the
  * counters show them.
  *  - burst mismatch: TX bursts much smaller than RX bursts (a feature cuts
- *    the batch; cycles per packet rise while every core shows 100 %);
+ *    the batch; cycles per packet rise while every core shows 100 %), and
+ *    than the packets a walk has for each output port (traffic spread over
+ *    k ports leaves in bursts k times smaller, as it does from l3fwd);
  *  - empty polls: a worker mostly polls nothing (RSS imbalance, too many
  *    workers for the load);
  *  - rx_nombuf / imissed growing: pool too small or mbufs not coming back,
@@ -96,20 +98,21 @@ nfv_stats_diag_json(void)
 
 	for (unsigned int w = 0; w < nfv_n_workers; w++) {
 		struct nfv_worker_stats s;
-		double rx_avg, tx_avg, empty;
+		double rx_avg, tx_avg, group_avg, empty;
 
 		nfv_stats_worker(w, &s);
 		rx_avg = s.rx_bursts ? (double)s.rx_burst_packets / (double)s.rx_bursts : 0;
 		tx_avg = s.tx_bursts ? (double)s.tx_burst_packets / (double)s.tx_bursts : 0;
+		group_avg = s.tx_groups ? (double)s.tx_burst_packets / (double)s.tx_groups : 0;
 		if (s.rx_bursts >= DIAG_MIN_BURSTS && s.tx_bursts >= DIAG_MIN_BURSTS &&
-		    tx_avg < DIAG_BURST_RATIO * rx_avg)
+		    tx_avg < DIAG_BURST_RATIO * rx_avg && tx_avg < DIAG_BURST_RATIO * group_avg)
 			finding(a, "burst_mismatch", "warning",
-				"worker %u: TX bursts average %.1f packets but RX bursts %.1f: the "
-				"batch is cut between RX and TX, "
-				"so the per-burst costs (doorbells, "
+				"worker %u: TX bursts average %.1f packets but RX bursts %.1f "
+				"(%.1f per output port and walk): the batch is cut between RX "
+				"and TX, so the per-burst costs (doorbells, "
 				"ring operations, prefetch) are paid %.1fx more often per packet; "
-				"look for a node that flushes early", w, tx_avg, rx_avg,
-				rx_avg / (tx_avg > 0 ? tx_avg : 1));
+				"look for a node that flushes early", w, tx_avg, rx_avg, group_avg,
+				RTE_MIN(rx_avg, group_avg) / (tx_avg > 0 ? tx_avg : 1));
 		empty = s.polls ? 100.0 * (double)s.empty_polls / (double)s.polls : 0;
 		if (s.rx_packets > 0 && s.polls >= 100000 && empty >= DIAG_EMPTY_POLL_PCT)
 			finding(a, "empty_polls", "info",

@@ -85,6 +85,9 @@ struct nfv_worker_stats {
 	 * so averages stay right). */
 	uint64_t rx_burst_packets;
 	uint64_t tx_burst_packets;
+	/* port_tx: one per output port per call, the fewest TX bursts the
+	 * traffic's spread over ports allows (counted with the bursts). */
+	uint64_t tx_groups;
 } __rte_cache_aligned;
 
 /* Test hooks, off unless "debug" commands set them (read once per burst). */

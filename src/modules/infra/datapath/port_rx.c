@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * port_rx: source node. Polls every RX queue the control thread gave this
- * worker (rte_eth_rx_burst, one burst per queue per walk) straight into the
- * stream of eth_input and stamps the walk's RX time (worker.walk_rx_tsc),
- * from which port_tx measures the latency of every packet it sends.
+ * port_rx: source node. Polls the RX queues the control thread gave this
+ * worker (rte_eth_rx_burst) straight into the stream of eth_input and stamps
+ * the walk's RX time (worker.walk_rx_tsc), from which port_tx measures the
+ * latency of every packet it sends.
+ *
+ * How much one walk polls (--walk-max, default: the burst): a queue is
+ * polled only while the stream has room for a full burst, so a walk takes at
+ * most walk_max packets. Queues are polled in round robin; one that returns
+ * a full burst is polled again, after the others, while there is room. The
+ * next walk starts at the queue after the last one polled, so every queue a
+ * worker owns is served under load: with walk_max equal to the burst and
+ * every queue busy, each walk takes one burst from the next queue in turn.
  *
  * Edges: eth_input.
  * Counters: polls, empty polls, packets received, RX burst sizes (per worker).
@@ -23,7 +31,7 @@ enum port_rx_next {
 
 struct port_rx_ctx {
 	struct nfv_worker *worker;
-	uint16_t next_queue; /* round-robin start when the stream fills up */
+	uint16_t next_queue; /* where the next walk starts: after the last queue polled */
 };
 
 static int
@@ -39,7 +47,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct port_rx_ctx *ctx = (struct port_rx_ctx *)node->ctx;
 	struct nfv_worker *w = ctx->worker;
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
-	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0;
+	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0;
 	struct rte_mbuf **pkts;
 
 	w->stats.polls++;
@@ -50,13 +58,13 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	pkts = (struct rte_mbuf **)rte_node_next_stream_get(graph, node, PORT_RX_NEXT_ETH_INPUT,
 							     RTE_GRAPH_BURST_SIZE);
 	/*
-	 * One burst per queue, round robin; queues that return a full burst are
-	 * polled again while the stream has room, so a busy worker moves up to
-	 * conf->walk_max packets per walk (--walk-max) and pays the per-node costs once
-	 * for all of them.
+	 * One burst per queue, round robin from where the last walk stopped;
+	 * queues that return a full burst are polled again while the stream has
+	 * room, so a busy worker moves up to conf->walk_max packets per walk
+	 * (--walk-max) and pays the per-node costs once for all of them.
 	 */
 	for (uint16_t i = 0, full = 0; total + burst <= conf->walk_max; i++) {
-		uint16_t q, got;
+		uint16_t got;
 
 		if (i == n_rxq) {
 			if (full == 0)
@@ -77,8 +85,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			full += got == burst;
 		}
 	}
-	if (n_rxq * burst > RTE_GRAPH_BURST_SIZE)
-		ctx->next_queue = (uint16_t)((ctx->next_queue + 1) % n_rxq);
+	ctx->next_queue = (uint16_t)((q + 1) % n_rxq);
 	if (total == 0) {
 		w->stats.empty_polls++;
 		return 0;

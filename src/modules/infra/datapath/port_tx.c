@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * port_tx: sends each run of packets for the same port with one
- * rte_eth_tx_burst on the TX queue this worker owns on that port (a shared
- * queue is taken under its lock). Packets the queue refuses, and packets
- * for a port that is down, are freed here and counted.
+ * port_tx: sends the packets it is given with one rte_eth_tx_burst per
+ * output port, on the TX queue this worker owns on that port (a shared
+ * queue is taken under its lock). Packets for several ports interleaved in
+ * one burst leave in one burst per port, each port's in the order they came
+ * (DESIGN 5.1; l3fwd keeps a TX buffer per port for the same reason):
+ * when the whole stream goes to one port it is sent as it is, otherwise it
+ * is grouped by port first (a counting sort on the stack, in slices of
+ * RTE_GRAPH_BURST_SIZE). The node runs once per graph walk with every packet
+ * of the walk, so nothing is held from one walk to the next. Packets the
+ * queue refuses, and packets for a port that is down, are freed here and
+ * counted.
  *
  * Edges: none (terminal).
  * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram).
  * Drops: port_tx/port_down, port_tx/queue_full.
- * Counters: TX burst sizes, RX-to-TX latency (per worker).
- * Test hook: debug.tx_split cuts runs into small bursts (burst mismatch tests).
+ * Counters: TX burst sizes, TX groups (one per output port per call: the
+ * fewest bursts the traffic allows, for show diag), RX-to-TX latency (per
+ * worker).
+ * Test hook: debug.tx_split cuts each port's packets into bursts of at most
+ * that many (burst mismatch tests).
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -25,11 +35,43 @@ NFV_DROP_REASON(drop_tx_port_down, "port_tx", "port_down",
 NFV_DROP_REASON(drop_tx_queue_full, "port_tx", "queue_full",
 	"output TX queue full");
 
-static uint16_t
-port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
+/* The packets grouped at once; a larger stream is grouped slice by slice. */
+#define PORT_TX_SLICE RTE_GRAPH_BURST_SIZE
+
+/* One rte_eth_tx_burst on the worker's queue q of port p; frees what the
+ * queue refuses. */
+static __rte_always_inline uint16_t
+port_tx_burst(struct nfv_worker *w, struct nfv_port *p, uint16_t q, struct rte_mbuf **pkts,
+	      uint16_t n)
 {
-	const struct nfv_port *p = &nfv_ports[port_id];
-	uint16_t q, sent;
+	uint16_t sent;
+
+	if (likely(!w->stats_off)) {
+		w->stats.tx_burst_hist[nfv_burst_bucket(n)]++;
+		w->stats.tx_bursts++;
+		w->stats.tx_burst_packets += n;
+	}
+	if (unlikely(p->tx_shared)) {
+		rte_spinlock_lock(&p->tx_lock[q]);
+		sent = rte_eth_tx_burst(p->port_id, q, pkts, n);
+		rte_spinlock_unlock(&p->tx_lock[q]);
+	} else {
+		sent = rte_eth_tx_burst(p->port_id, q, pkts, n);
+	}
+	if (unlikely(sent < n)) {
+		w->stats.drops[drop_tx_queue_full.id] += (uint64_t)(n - sent);
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
+	return sent;
+}
+
+/* Every packet of pkts[] goes to port_id: one burst, or chunks of
+ * debug.tx_split. Returns the packets sent. */
+static uint16_t
+port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct nfv_port *p = &nfv_ports[port_id];
+	uint16_t q, split, sent = 0;
 
 	if (unlikely(!__atomic_load_n(&p->admin_up, __ATOMIC_RELAXED))) {
 		w->stats.drops[drop_tx_port_down.id] += n;
@@ -37,21 +79,53 @@ port_tx_send(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 		return 0;
 	}
 	q = p->txq_of_worker[w->index];
-	if (likely(!w->stats_off)) {
-		w->stats.tx_burst_hist[nfv_burst_bucket(n)]++;
-		w->stats.tx_bursts++;
-		w->stats.tx_burst_packets += n;
+	if (likely(!w->stats_off))
+		w->stats.tx_groups++;
+	split = w->debug.tx_split;
+	if (likely(split == 0 || split >= n))
+		return port_tx_burst(w, p, q, pkts, n);
+	for (uint16_t i = 0; i < n; i += split)
+		sent += port_tx_burst(w, p, q, pkts + i, RTE_MIN(split, (uint16_t)(n - i)));
+	return sent;
+}
+
+/*
+ * pkts[] for more than one port, at most PORT_TX_SLICE of them, the first
+ * `same` of which go to the same port: a stable counting sort by port, then
+ * one port_tx_port() per port, in the order the ports first appear.
+ */
+static uint64_t
+port_tx_grouped(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t same)
+{
+	struct rte_mbuf *sorted[PORT_TX_SLICE];
+	uint16_t port_of[PORT_TX_SLICE];
+	uint16_t count[RTE_MAX_ETHPORTS] = { 0 }, next[RTE_MAX_ETHPORTS];
+	uint16_t ports[RTE_MAX_ETHPORTS];
+	uint16_t n_ports = 1, i, k, off;
+	uint64_t sent = 0;
+
+	ports[0] = nfv_meta(pkts[0])->tx_port;
+	count[ports[0]] = same;
+	for (i = same; i < n; i++) {
+		uint16_t port_id = nfv_meta(pkts[i])->tx_port;
+
+		port_of[i] = port_id;
+		if (count[port_id]++ == 0)
+			ports[n_ports++] = port_id;
 	}
-	if (unlikely(p->tx_shared)) {
-		rte_spinlock_lock(&nfv_ports[port_id].tx_lock[q]);
-		sent = rte_eth_tx_burst(port_id, q, pkts, n);
-		rte_spinlock_unlock(&nfv_ports[port_id].tx_lock[q]);
-	} else {
-		sent = rte_eth_tx_burst(port_id, q, pkts, n);
+	/* The first run is already in place; the others follow it. */
+	next[ports[0]] = same;
+	for (k = 1, off = count[ports[0]]; k < n_ports; k++) {
+		next[ports[k]] = off;
+		off += count[ports[k]];
 	}
-	if (unlikely(sent < n)) {
-		w->stats.drops[drop_tx_queue_full.id] += (uint64_t)(n - sent);
-		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	for (i = 0; i < same; i++)
+		sorted[i] = pkts[i];
+	for (i = same; i < n; i++)
+		sorted[next[port_of[i]]++] = pkts[i];
+	for (k = 0, off = 0; k < n_ports; k++) {
+		sent += port_tx_port(w, ports[k], sorted + off, count[ports[k]]);
+		off += count[ports[k]];
 	}
 	return sent;
 }
@@ -62,18 +136,20 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint64_t sent = 0;
-	uint16_t i = 0;
 
-	while (i < n) {
-		uint16_t start = i, port_id = nfv_meta(pkts[i])->tx_port;
+	RTE_SET_USED(graph);
+	for (uint16_t start = 0; start < n; start += PORT_TX_SLICE) {
+		struct rte_mbuf **slice = pkts + start;
+		uint16_t len = RTE_MIN((uint16_t)(n - start), (uint16_t)PORT_TX_SLICE);
+		uint16_t port_id = nfv_meta(slice[0])->tx_port, i = 1;
 
-		uint16_t split = w->debug.tx_split;
-
-		i++;
-		while (i < n && nfv_meta(pkts[i])->tx_port == port_id &&
-		       (split == 0 || i - start < split))
+		/* The common case: the whole stream goes to one port. */
+		while (i < len && nfv_meta(slice[i])->tx_port == port_id)
 			i++;
-		sent += port_tx_send(w, port_id, pkts + start, i - start);
+		if (likely(i == len))
+			sent += port_tx_port(w, port_id, slice, len);
+		else
+			sent += port_tx_grouped(w, slice, len, i);
 	}
 	w->stats.tx_packets += sent;
 	/* Every packet sent was received at walk_rx_tsc: one bucket for all
