@@ -15,10 +15,12 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_graph.h>
+#include <rte_malloc.h>
 #include <rte_graph_worker.h>
 #include <rte_mbuf.h>
 
 #include "api/cmd.h"
+#include "core/counters.h"
 #include "core/worker.h"
 #include "modules/ip/ip.h"
 #include "core/meta.h"
@@ -103,6 +105,13 @@ fuzz_init(void)
 		abort();
 	nfv_n_workers = 1;
 	nfv_workers[0].index = 0;
+	/* The modules' counter blocks, as nfv_workers_init() gives every worker. */
+	nfv_workers[0].counters = rte_zmalloc("fuzz_counters", nfv_counters_area_size() + 8,
+					      RTE_CACHE_LINE_SIZE);
+	nfv_workers[0].counters_base = rte_zmalloc("fuzz_counters",
+						   nfv_counters_area_size() + 8, 0);
+	if (nfv_workers[0].counters == NULL || nfv_workers[0].counters_base == NULL)
+		abort();
 	rte_meter_srtcm_profile_config(&nfv_icmp_meter_profile, &icmp);
 	rte_meter_srtcm_config(&nfv_workers[0].icmp_meter[0], &nfv_icmp_meter_profile);
 	rte_meter_srtcm_config(&nfv_workers[0].icmp_meter[1], &nfv_icmp_meter_profile);
