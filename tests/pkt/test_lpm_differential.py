@@ -13,8 +13,9 @@ TTL / hop limit - 1, IPv4 header checksum recomputed here), forwarded by
 one of the members of an ECMP group that have a neighbor (which one is
 nfvd's choice: the frame must be exactly what one of them would send), or
 dropped under a reason; every output frame is compared byte for byte and
-every counter exactly (a port's tx count: the frames found on it). Twice more, a third of the routes are deleted, new ones loaded,
-neighbors removed, added and replaced, default routes (one of them ECMP)
+every counter exactly (a port's tx count: the frames found on it). Twice
+more, a third of the routes are deleted, new ones loaded, neighbors
+removed, added and replaced, default routes (one of them ECMP)
 added and then deleted, and a new batch of packets is checked against the
 updated reference (delete paths, tbl8 recycling, next-hop republishing).
 
