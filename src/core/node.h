@@ -10,6 +10,7 @@
 
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
+#include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
@@ -156,29 +157,55 @@ nfv_lookup_dispatch(struct rte_graph *graph, struct rte_node *node, void **objs,
 	return nfv_node_finish(graph, node, objs, nexts, n, any, all, slow);
 }
 
+/* A 32-bit finaliser (MurmurHash3's fmix32): CRC is linear in its seed, so
+ * scores taken straight from it would rank members by a few bits only. */
+static __rte_always_inline uint32_t
+nfv_mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
 /*
- * The member of ECMP group g that carries a flow: the one its hash picks when
- * that one is resolved, else one of the resolved members by the same hash,
- * so that a member without a neighbor does not black-hole its share of the
- * flows. With no resolved member, the hashed one (NULL if gone): the caller
- * names the drop.
+ * The member of ECMP group g that carries a flow, by rendezvous (highest
+ * random weight) hashing: each member scores the flow hash mixed with what
+ * names it, its gateway address and port, and the highest score wins. A
+ * member added or removed (the route replaced with one "via" more or less)
+ * moves only its own share of the flows, whatever the order of the "via"s
+ * or the next-hop ids. A member without a neighbor does not black-hole its
+ * share: the best resolved member takes it, the others' flows stay. With no
+ * resolved member, the best one (the caller names the drop); NULL if none.
  */
 static inline const struct nfv_nexthop *
 nfv_nh_group_pick(const struct nfv_nexthop *g, uint32_t hash)
 {
-	const struct nfv_nexthop *nh = nfv_nh_get(g->members[hash % g->n_members]);
-	const struct nfv_nexthop *live[NFV_ECMP_MAX];
-	unsigned int n = 0;
+	const struct nfv_nexthop *best = NULL, *best_live = NULL;
+	uint32_t best_score = 0, live_score = 0;
 
-	if (likely(nh != NULL && nh->resolved))
-		return nh;
 	for (unsigned int i = 0; i < g->n_members; i++) {
 		const struct nfv_nexthop *m = nfv_nh_get(g->members[i]);
+		uint32_t score;
 
-		if (m != NULL && m->resolved)
-			live[n++] = m;
+		if (m == NULL)
+			continue;
+		score = m->gw.family == AF_INET6 ?
+			rte_hash_crc(m->gw.v6, sizeof(m->gw.v6), hash ^ m->port_id) :
+			rte_hash_crc_4byte(m->gw.v4, hash ^ m->port_id);
+		score = nfv_mix32(score);
+		if (best == NULL || score > best_score) {
+			best = m;
+			best_score = score;
+		}
+		if (m->resolved && (best_live == NULL || score > live_score)) {
+			best_live = m;
+			live_score = score;
+		}
 	}
-	return n > 0 ? live[hash % n] : nh;
+	return best_live != NULL ? best_live : best;
 }
 
 /* The rewrite's last step: the next hop's Ethernet header and output port. */
