@@ -11,6 +11,8 @@
 
 #include "api/cmd.h"
 #include "api/parse.h"
+#include "core/arc.h"
+#include "core/iface_event.h"
 #include "core/stats.h"
 #include "core/worker.h"
 
@@ -95,6 +97,40 @@ cmd_stats_switch(int argc, char **argv, struct nfv_reply *r)
 }
 
 
+/* show arcs: every arc, its features in run order, and the interfaces each
+ * feature is enabled on. */
+static int
+cmd_show_arcs(int argc, char **argv, struct nfv_reply *r)
+{
+	json_t *a;
+	int rc = nfv_cmd_max_args(argc, argv, 2, r);
+
+	if (rc < 0)
+		return rc;
+	a = json_array();
+	for (unsigned int k = 0; k < nfv_arcs_count(); k++) {
+		const struct nfv_arc *arc = nfv_arc_at(k);
+		json_t *feats = json_array();
+
+		for (unsigned int i = 0; i < arc->n_features; i++) {
+			json_t *on = json_array();
+
+			for (uint16_t iface = 0; iface < NFV_ARC_IFACES; iface++)
+				if (arc->enabled[iface] & (1u << i))
+					json_array_append_new(on, json_string(nfv_iface_name(iface)));
+			json_array_append_new(feats, json_pack(
+				"{s:s, s:o}", "feature",
+				nfv_node_display_name(arc->features[i]->node), "ifaces", on));
+		}
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o}", "arc", arc->name,
+						   "from", nfv_node_display_name(arc->start_node),
+						   "to", nfv_node_display_name(arc->end_node),
+						   "features", feats));
+	}
+	r->data = json_pack("{s:o}", "arcs", a);
+	return 0;
+}
+
 static const struct nfv_command core_commands[] = {
 	{ "show", "stats", cmd_show_stats, "show stats" },
 	{ "show", "graph", cmd_show_graph, "show graph" },
@@ -103,6 +139,7 @@ static const struct nfv_command core_commands[] = {
 	{ "show", "drops", cmd_show_drops, "show drops" },
 	{ "show", "pools", cmd_show_pools, "show pools" },
 	{ "show", "diag", cmd_show_diag, "show diag" },
+	{ "show", "arcs", cmd_show_arcs, "show arcs" },
 	{ "graph", "dot", cmd_graph_dot, "graph dot" },
 	{ "debug", "tx-split", cmd_debug, "debug tx-split N" },
 	{ "debug", "rx-delay-us", cmd_debug, "debug rx-delay-us N" },

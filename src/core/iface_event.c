@@ -48,3 +48,19 @@ nfv_iface_event_notify(enum nfv_iface_event ev, uint16_t iface)
 	for (unsigned int i = 0; i < n_handlers; i++)
 		handlers[i].cb(ev, iface, handlers[i].arg);
 }
+
+static nfv_iface_name_fn namer;
+
+void
+nfv_iface_namer_register(nfv_iface_name_fn fn)
+{
+	namer = fn;
+}
+
+const char *
+nfv_iface_name(uint16_t iface)
+{
+	const char *n = namer != NULL ? namer(iface) : NULL;
+
+	return n != NULL ? n : "?";
+}

@@ -28,6 +28,12 @@ void nfv_iface_event_subscribe(const char *who, nfv_iface_event_cb cb, void *arg
 void nfv_iface_event_notify(enum nfv_iface_event ev, uint16_t iface);
 const char *nfv_iface_event_name(enum nfv_iface_event ev);
 
+/* The name of an interface, from the module that owns interfaces (infra),
+ * for the core's views; "?" when unknown. */
+typedef const char *(*nfv_iface_name_fn)(uint16_t iface);
+void nfv_iface_namer_register(nfv_iface_name_fn fn);
+const char *nfv_iface_name(uint16_t iface);
+
 #define NFV_IFACE_EVENT_HANDLER(fn) \
 	RTE_INIT(nfv_iface_event_subscribe_##fn) \
 	{ \

@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
+#include "core/arc.h"
 #include "core/counters.h"
 #include "core/walk.h"
 #include "core/worker.h"
@@ -196,6 +197,8 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 	/* ICMP error rate limit: 1000 per second per worker, bursts of 100
 	 * (one "byte" of the meter is one packet). */
 	if (rte_meter_srtcm_profile_config(&nfv_icmp_meter_profile, &icmp) != 0)
+		return -EINVAL;
+	if (nfv_arcs_init() < 0)
 		return -EINVAL;
 	if (graph_nodes_collect() < 0)
 		return -ENOMEM;

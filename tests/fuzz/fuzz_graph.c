@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "api/cmd.h"
+#include "core/arc.h"
 #include "core/counters.h"
 #include "core/worker.h"
 #include "modules/ip/ip.h"
@@ -126,6 +127,8 @@ fuzz_init(void)
 	}
 	in_port = nfv_port_by_name("in")->port_id;
 	pool = nfv_port_by_name("in")->pool;
+	if (nfv_arcs_init() < 0)
+		abort();
 	nfv_worker_being_built = &nfv_workers[0];
 	id = rte_graph_create("fuzz", &prm);
 	nfv_worker_being_built = NULL;

@@ -83,3 +83,23 @@ def test_node_names_and_drop_owners(tmp_path):
     dot = nfvd.ctl("graph", "dot")["dot"]
     assert '"ip4_lookup" -> "ip4_rewrite";' in dot
     nfvd.stop()
+
+
+def test_show_arcs(tmp_path):
+    """The IP arcs exist with nothing on them: input goes straight to the
+    lookup, the rewrite straight to port_tx."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.start()
+    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
+    assert arcs == {
+        "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
+                        "features": []},
+        "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
+                       "features": []},
+        "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
+                        "features": []},
+        "ip6_egress": {"arc": "ip6_egress", "from": "ip6_rewrite", "to": "port_tx",
+                       "features": []},
+    }
+    nfvd.stop()

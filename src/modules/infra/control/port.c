@@ -529,7 +529,21 @@ nfv_pools_in_use(void)
 	return n;
 }
 
+static const char *
+port_name(uint16_t iface)
+{
+	return iface < RTE_MAX_ETHPORTS && nfv_ports[iface].used ? nfv_ports[iface].name : NULL;
+}
+
+static int
+infra_init(void)
+{
+	nfv_iface_namer_register(port_name);
+	return 0;
+}
+
 static struct nfv_module infra_module = {
 	.name = "infra",
+	.init = infra_init,
 };
 NFV_MODULE_REGISTER(infra_module);

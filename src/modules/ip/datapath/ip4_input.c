@@ -18,6 +18,7 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 
+#include "core/arc.h"
 #include "core/node.h"
 
 enum ip4_input_next {
@@ -25,6 +26,15 @@ enum ip4_input_next {
 	IP4_INPUT_NEXT_DROP,
 	IP4_INPUT_NEXT_MAX,
 };
+
+/* The IPv4 ingress arc: features enabled on the receiving interface run
+ * between input and lookup (core/arc.h). */
+struct nfv_arc nfv_ip4_ingress_arc = {
+	.name = "ip4_ingress",
+	.start_node = "nfv_ip4_input",
+	.end_node = "nfv_ip4_lookup",
+};
+NFV_ARC_REGISTER(nfv_ip4_ingress_arc);
 
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip4_too_short, "ip4_input", "too_short",
@@ -109,7 +119,7 @@ ip4_input_slow(struct rte_mbuf *m)
 	}
 	if (unlikely((src >> 16) == 0xa9fe || (dst >> 16) == 0xa9fe))
 		return nfv_mark_drop(m, drop_ip4_link_local.id, IP4_INPUT_NEXT_DROP);
-	return IP4_INPUT_NEXT_LOOKUP;
+	return nfv_arc_start_edge(&nfv_ip4_ingress_arc, m->port);
 }
 
 /*
@@ -140,7 +150,7 @@ ip4_input_fast(struct rte_mbuf *m)
 	     ((w0 & RTE_BE32(0xff00ffff)) == head) &
 	     (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
 	     !(ip4_special_first_octet[ip[12]] | ip4_special_first_octet[ip[16]]);
-	return likely(ok) ? IP4_INPUT_NEXT_LOOKUP : NFV_NEXT_SLOW;
+	return likely(ok) ? nfv_arc_start_edge(&nfv_ip4_ingress_arc, m->port) : NFV_NEXT_SLOW;
 }
 
 static uint16_t

@@ -18,6 +18,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "core/arc.h"
 #include "core/node.h"
 #include "modules/ip/ip.h"
 
@@ -27,6 +28,15 @@ enum ip4_rewrite_next {
 	IP4_REWRITE_NEXT_DROP,
 	IP4_REWRITE_NEXT_MAX,
 };
+
+/* The IPv4 egress arc: features enabled on the output interface run
+ * between the rewrite and port_tx (core/arc.h). */
+struct nfv_arc nfv_ip4_egress_arc = {
+	.name = "ip4_egress",
+	.start_node = "nfv_ip4_rewrite",
+	.end_node = "nfv_port_tx",
+};
+NFV_ARC_REGISTER(nfv_ip4_egress_arc);
 
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip4_no_route, "ip4_rewrite", "no_route",
@@ -74,7 +84,7 @@ ip4_rewrite_forward(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, const struct nf
 		memcpy(&ip->time_to_live, &w, sizeof(w));
 	}
 	nfv_rewrite_l2(m, nh);
-	return IP4_REWRITE_NEXT_TX;
+	return nfv_arc_start_edge(&nfv_ip4_egress_arc, nh->port_id);
 }
 
 /* Everything but the common case: names the reason, or sends the error. */

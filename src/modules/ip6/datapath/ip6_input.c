@@ -15,6 +15,7 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 
+#include "core/arc.h"
 #include "core/node.h"
 
 enum ip6_input_next {
@@ -22,6 +23,15 @@ enum ip6_input_next {
 	IP6_INPUT_NEXT_DROP,
 	IP6_INPUT_NEXT_MAX,
 };
+
+/* The IPv6 ingress arc: features enabled on the receiving interface run
+ * between input and lookup (core/arc.h). */
+struct nfv_arc nfv_ip6_ingress_arc = {
+	.name = "ip6_ingress",
+	.start_node = "nfv_ip6_input",
+	.end_node = "nfv_ip6_lookup",
+};
+NFV_ARC_REGISTER(nfv_ip6_ingress_arc);
 
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip6_too_short, "ip6_input", "too_short",
@@ -101,7 +111,7 @@ ip6_input_slow(struct rte_mbuf *m)
 		return nfv_mark_drop(m, drop_ip6_martian_dest.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_link_local(ip->src_addr) || ip6_is_link_local(ip->dst_addr)))
 		return nfv_mark_drop(m, drop_ip6_link_local.id, IP6_INPUT_NEXT_DROP);
-	return IP6_INPUT_NEXT_LOOKUP;
+	return nfv_arc_start_edge(&nfv_ip6_ingress_arc, m->port);
 }
 
 /*
@@ -138,7 +148,7 @@ ip6_input_fast(struct rte_mbuf *m)
 	     (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
 	     !(ip6_special_first_byte[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
 	       ip6_special_first_byte[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
-	return likely(ok) ? IP6_INPUT_NEXT_LOOKUP : NFV_NEXT_SLOW;
+	return likely(ok) ? nfv_arc_start_edge(&nfv_ip6_ingress_arc, m->port) : NFV_NEXT_SLOW;
 }
 
 static uint16_t

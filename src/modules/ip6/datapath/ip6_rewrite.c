@@ -16,6 +16,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "core/arc.h"
 #include "core/node.h"
 #include "modules/ip/ip.h"
 
@@ -25,6 +26,15 @@ enum ip6_rewrite_next {
 	IP6_REWRITE_NEXT_DROP,
 	IP6_REWRITE_NEXT_MAX,
 };
+
+/* The IPv6 egress arc: features enabled on the output interface run
+ * between the rewrite and port_tx (core/arc.h). */
+struct nfv_arc nfv_ip6_egress_arc = {
+	.name = "ip6_egress",
+	.start_node = "nfv_ip6_rewrite",
+	.end_node = "nfv_port_tx",
+};
+NFV_ARC_REGISTER(nfv_ip6_egress_arc);
 
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip6_no_route, "ip6_rewrite", "no_route",
@@ -88,7 +98,7 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	if (likely(!(meta->flags & NFV_META_LOCAL_ORIGIN)))
 		ip->hop_limits--;
 	nfv_rewrite_l2(m, nh);
-	return IP6_REWRITE_NEXT_TX;
+	return nfv_arc_start_edge(&nfv_ip6_egress_arc, nh->port_id);
 }
 
 /* The common case with one test; anything else takes ip6_rewrite_slow. */
@@ -104,7 +114,7 @@ ip6_rewrite_fast(struct rte_mbuf *m)
 		return NFV_NEXT_SLOW;
 	ip->hop_limits--;
 	nfv_rewrite_l2(m, nh);
-	return IP6_REWRITE_NEXT_TX;
+	return nfv_arc_start_edge(&nfv_ip6_egress_arc, nh->port_id);
 }
 
 static uint16_t

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Feature arcs (VPP's feature arcs, per interface). An arc is a point of
+ * the graph where features may run between a start node and an end node,
+ * e.g. "ip4_ingress" between ip4_input and ip4_lookup. A module declares
+ * the arcs its nodes start (NFV_ARC_REGISTER); a feature module declares
+ * its node as a feature of an arc, with "runs before/after" another
+ * feature (NFV_ARC_FEATURE_REGISTER), and enables it per interface
+ * (nfv_arc_feature_set). The start node sends each packet to
+ * nfv_arc_start_edge(arc, iface): the first feature enabled on that
+ * interface, or straight to the end node, so a feature enabled on one
+ * interface costs the others nothing but that one table load. A feature
+ * node sends the packets it keeps to nfv_arc_next_edge(feature, iface).
+ *
+ * Edges are added to the nodes by nfv_arcs_init(), before any graph is
+ * created; the per-interface tables are written by control (one 16-bit
+ * store per entry) and read by workers.
+ */
+#ifndef NFV_ARC_H
+#define NFV_ARC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_config.h>
+
+#define NFV_ARC_FEATURES_MAX 16
+#define NFV_ARC_IFACES RTE_MAX_ETHPORTS
+
+struct nfv_arc_feature;
+
+struct nfv_arc {
+	const char *name;
+	const char *start_node; /* registered node names */
+	const char *end_node;
+	/* Set by nfv_arcs_init(). */
+	uint16_t n_features;
+	uint16_t end_edge;      /* from the start node to the end node */
+	struct nfv_arc_feature *features[NFV_ARC_FEATURES_MAX]; /* in run order */
+	uint32_t enabled[NFV_ARC_IFACES];   /* control: bit i for features[i] */
+	uint16_t start_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */
+};
+
+struct nfv_arc_feature {
+	const char *arc_name;
+	const char *node;
+	const char *runs_before; /* a feature node of the same arc, or NULL */
+	const char *runs_after;
+	/* Set by nfv_arcs_init(). */
+	struct nfv_arc *arc;
+	uint16_t index;                               /* in arc->features */
+	uint16_t edge_from_start;
+	uint16_t edge_to[NFV_ARC_FEATURES_MAX + 1];   /* to later features, [n] the end */
+	uint16_t next_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */
+};
+
+void nfv_arc_register(struct nfv_arc *a);
+void nfv_arc_feature_register(struct nfv_arc_feature *f);
+
+#define NFV_ARC_REGISTER(a) \
+	RTE_INIT(nfv_arc_register_##a) \
+	{ \
+		nfv_arc_register(&(a)); \
+	}
+
+#define NFV_ARC_FEATURE_REGISTER(f) \
+	RTE_INIT(nfv_arc_feature_register_##f) \
+	{ \
+		nfv_arc_feature_register(&(f)); \
+	}
+
+/* Resolves names, orders each arc's features, adds the edges. Once, before
+ * the workers' graphs are created; 0 or -errno (logged). */
+int nfv_arcs_init(void);
+/* Enables or disables a feature on an interface; 0 or -errno with err. */
+int nfv_arc_feature_set(const char *arc, const char *feature_node, uint16_t iface, bool on,
+			char *err);
+/* Every feature off on an interface (it is going away). */
+void nfv_arcs_iface_clear(uint16_t iface);
+struct nfv_arc *nfv_arc_by_name(const char *name);
+unsigned int nfv_arcs_count(void);
+struct nfv_arc *nfv_arc_at(unsigned int i);
+
+static __rte_always_inline uint16_t
+nfv_arc_start_edge(const struct nfv_arc *a, uint16_t iface)
+{
+	return a->start_edge[iface];
+}
+
+static __rte_always_inline uint16_t
+nfv_arc_next_edge(const struct nfv_arc_feature *f, uint16_t iface)
+{
+	return f->next_edge[iface];
+}
+
+#endif
