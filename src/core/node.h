@@ -192,9 +192,15 @@ nfv_nh_group_pick(const struct nfv_nexthop *g, uint32_t hash)
 
 		if (m == NULL)
 			continue;
-		score = m->gw.family == AF_INET6 ?
-			rte_hash_crc(m->gw.v6, sizeof(m->gw.v6), hash ^ m->port_id) :
-			rte_hash_crc_4byte(m->gw.v4, hash ^ m->port_id);
+		if (m->gw.family == AF_INET6) {
+			uint64_t w[2]; /* the address is only 4-byte aligned */
+
+			memcpy(w, m->gw.v6, sizeof(w));
+			score = rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0],
+									   hash ^ m->port_id));
+		} else {
+			score = rte_hash_crc_4byte(m->gw.v4, hash ^ m->port_id);
+		}
 		score = nfv_mix32(score);
 		if (best == NULL || score > best_score) {
 			best = m;
