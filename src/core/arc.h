@@ -25,8 +25,10 @@
 #include <rte_common.h>
 #include <rte_config.h>
 
+#include "core/common.h"
+
 #define NFV_ARC_FEATURES_MAX 16
-#define NFV_ARC_IFACES RTE_MAX_ETHPORTS
+#define NFV_ARC_IFACES NFV_IFACE_MAX
 
 struct nfv_arc_feature;
 

@@ -7,4 +7,9 @@
  * (NFV_ERR_LEN bytes) with a sentence naming the bad input. */
 #define NFV_ERR_LEN 256
 
+/* Interfaces (ports, VLANs, later bridges and tunnels) have ids below this;
+ * a port's id is its DPDK port id, so ids below RTE_MAX_ETHPORTS are ports.
+ * A packet's interface travels in mbuf->port. */
+#define NFV_IFACE_MAX 256
+
 #endif

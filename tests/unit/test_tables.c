@@ -833,7 +833,7 @@ test_route_load(void **state)
 		  -EINVAL, ":3: bad prefix '10.22.0.1/16'" },
 		{ "10.20.0.0/16 via 2001:db8:1::2\n", -EINVAL,
 		  ":1: gateway not of the prefix's family: '2001:db8:1::2'" },
-		{ "10.20.0.0/16 via 192.168.1.2 dev nope\n", -EINVAL, ":1: unknown port 'nope'" },
+		{ "10.20.0.0/16 via 192.168.1.2 dev nope\n", -EINVAL, ":1: unknown interface 'nope'" },
 		{ "10.20.0.0/16 through 192.168.1.2\n", -EINVAL,
 		  ":1: expected 'PREFIX via IP [dev NAME]' or 'PREFIX blackhole', got 'through'" },
 		{ "10.20.0.0/16\n", -EINVAL, ":1: expected" },
@@ -1219,7 +1219,7 @@ test_port_del(void **state)
 	data = nfv_test_ok("neigh show");
 	assert_int_equal(json_array_size(json_object_get(data, "neighbors")), 2);
 	json_decref(data);
-	nfv_test_fails("route add 10.76.0.0/16 dev b", -ENOENT, "unknown port 'b'");
+	nfv_test_fails("route add 10.76.0.0/16 dev b", -ENOENT, "unknown interface 'b'");
 	nfv_test_fails("port del b", -ENOENT, "no port named b");
 
 	/* The device can come back under the same name. */

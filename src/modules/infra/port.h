@@ -13,6 +13,7 @@
 #include <rte_spinlock.h>
 
 #include "core/worker.h"
+#include "modules/infra/iface.h"
 
 #define NFV_PORT_NAME_LEN 32
 #define NFV_DEVARGS_LEN 1024
@@ -48,9 +49,6 @@ struct nfv_port {
 } __rte_cache_aligned;
 
 extern struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
-/* Each port's MAC as its 6 bytes in an 8-byte word (the last 2 zero), for
- * eth_input's one-compare check against an 8-byte load of a frame's start. */
-extern uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
 
 /* True when the first 6 of the 8 bytes loaded from a frame are not key's. */
 static inline bool

@@ -134,7 +134,7 @@ struct nfv_port_l3 {
 	rte_be32_t src4;
 	uint8_t src6[16];
 };
-extern struct nfv_port_l3 *nfv_port_l3[RTE_MAX_ETHPORTS];
+extern struct nfv_port_l3 *nfv_port_l3[NFV_IFACE_MAX];
 
 static inline const struct nfv_port_l3 *
 nfv_port_l3_get(uint16_t port_id)

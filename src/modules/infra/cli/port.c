@@ -24,6 +24,16 @@ nfv_port_need(const char *name, struct nfv_reply *r)
 	return p;
 }
 
+struct nfv_iface *
+nfv_iface_need(const char *name, struct nfv_reply *r)
+{
+	struct nfv_iface *i = nfv_iface_by_name(name);
+
+	if (i == NULL)
+		snprintf(r->err, NFV_ERR_LEN, "unknown interface '%s'", name);
+	return i;
+}
+
 /* port add NAME dev DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N] */
 static int
 cmd_port_add(int argc, char **argv, struct nfv_reply *r)

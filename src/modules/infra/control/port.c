@@ -26,7 +26,6 @@
 #include "core/iface_event.h"
 
 struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
-uint64_t nfv_port_mac_key[RTE_MAX_ETHPORTS];
 
 /* Pools whose port is gone but whose mbufs may still sit in TX rings. */
 #define NFV_GRAVEYARD_MAX 64
@@ -195,7 +194,6 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	uint16_t n_txq, rxd = c->rxd, txd = c->txd;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t data_room;
-	uint64_t key;
 	int socket, rc;
 
 	rc = rte_eth_dev_info_get(pid, &info);
@@ -350,9 +348,6 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	if (rc < 0 && rc != -ENOTSUP)
 		NFV_LOG(WARNING, "port %s: promiscuous mode: %s", p->name, rte_strerror(-rc));
 	rte_eth_macaddr_get(pid, &p->mac);
-	key = 0;
-	memcpy(&key, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
-	nfv_port_mac_key[pid] = key;
 	return 0;
 }
 
@@ -367,6 +362,10 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 
 	if (nfv_port_by_name(name) != NULL) {
 		snprintf(err, NFV_ERR_LEN, "port %s already exists", name);
+		return -EEXIST;
+	}
+	if (nfv_iface_by_name(name) != NULL) {
+		snprintf(err, NFV_ERR_LEN, "interface %s already exists", name);
 		return -EEXIST;
 	}
 	if (strlen(devargs) >= NFV_DEVARGS_LEN) {
@@ -414,11 +413,19 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 	}
 	p->used = true;
 	p->admin_up = true;
-	nfv_iface_event_notify(NFV_IFACE_ADDED, pid);
+	{
+		struct nfv_iface ifc = {
+			.kind = NFV_IFACE_KIND_PORT, .id = pid, .parent = pid,
+			.mtu = p->mtu, .admin_up = true, .mac = p->mac,
+		};
+
+		snprintf(ifc.name, sizeof(ifc.name), "%s", name);
+		nfv_iface_publish(&ifc);
+	}
 	rc = nfv_workers_publish();
 	if (rc < 0) {
 		snprintf(err, NFV_ERR_LEN, "port %s: cannot give its queues to workers", name);
-		nfv_iface_event_notify(NFV_IFACE_REMOVED, pid);
+		nfv_iface_remove(pid);
 		p->used = false;
 		port_teardown(pid, true);
 		return rc;
@@ -443,7 +450,7 @@ nfv_port_del(const char *name, char *err)
 	pid = p->port_id;
 	p->removing = true;
 	__atomic_store_n(&p->admin_up, false, __ATOMIC_RELEASE);
-	nfv_iface_event_notify(NFV_IFACE_REMOVED, pid);
+	nfv_iface_remove(pid);
 	nfv_workers_port_removed(pid);
 	nfv_workers_publish(); /* waits until no worker polls or sends on it */
 	p->used = false;
@@ -471,6 +478,7 @@ nfv_port_set_admin(const char *name, bool up, char *err)
 		return rc;
 	}
 	__atomic_store_n(&p->admin_up, up, __ATOMIC_RELEASE);
+	nfv_ifaces[p->port_id].admin_up = up;
 	nfv_iface_event_notify(up ? NFV_IFACE_UP : NFV_IFACE_DOWN, p->port_id);
 	return nfv_workers_publish();
 }

@@ -54,7 +54,7 @@ eth_input_slow(struct rte_mbuf *m)
 
 		/* An 8-byte load: the frame has 14 bytes, 6 are compared. */
 		memcpy(&dst, eth, sizeof(dst));
-		if (unlikely(nfv_mac_key_differs(dst, nfv_port_mac_key[m->port])))
+		if (unlikely(nfv_mac_key_differs(dst, nfv_iface_mac_key[m->port])))
 			return nfv_mark_drop(m, drop_eth_other_host.id, ETH_INPUT_NEXT_DROP);
 		nfv_meta(m)->flags = 0;
 	} else {
@@ -91,7 +91,7 @@ eth_input_fast(struct rte_mbuf *m)
 
 	memcpy(&dst, eth, sizeof(dst));
 	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
-	if (unlikely(nfv_mac_key_differs(dst, nfv_port_mac_key[m->port]) |
+	if (unlikely(nfv_mac_key_differs(dst, nfv_iface_mac_key[m->port]) |
 		     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
 		return NFV_NEXT_SLOW;
 	nfv_meta(m)->flags = 0;

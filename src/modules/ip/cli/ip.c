@@ -50,11 +50,11 @@ nh_json(uint32_t id)
 		return json_pack("{s:s}", "type", "blackhole");
 	case NFV_NH_CONNECTED:
 		return json_pack("{s:s, s:s}", "type", "connected", "dev",
-				 nfv_ports[nh->port_id].name);
+				 nfv_iface_name_of(nh->port_id));
 	case NFV_NH_GATEWAY:
 		return json_pack("{s:s, s:s, s:s, s:b}", "type", "gateway", "via",
 				 nfv_ip_str(&nh->gw, buf, sizeof(buf)), "dev",
-				 nfv_ports[nh->port_id].name, "resolved", nh->resolved);
+				 nfv_iface_name_of(nh->port_id), "resolved", nh->resolved);
 	case NFV_NH_GROUP:
 		via = json_array();
 		for (unsigned int i = 0; i < nh->n_members; i++) {
@@ -165,7 +165,7 @@ addr_cb(uint16_t port_id, const struct nfv_prefix *p, void *arg)
 
 	json_array_append_new(arg, json_pack("{s:s, s:s}", "address",
 					     nfv_prefix_str(p, buf, sizeof(buf)), "dev",
-					     nfv_ports[port_id].name));
+					     nfv_iface_name_of(port_id)));
 }
 
 static json_t *
@@ -187,7 +187,7 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
 	json_array_append_new(arg, json_pack("{s:s, s:s, s:s}", "address",
 					     nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
-					     "dev", nfv_ports[nh->port_id].name));
+					     "dev", nfv_iface_name_of(nh->port_id)));
 }
 
 static json_t *
@@ -219,13 +219,13 @@ nfv_ip_nexthops_json(void)
 }
 
 static int
-port_arg(int argc, char **argv, int i, struct nfv_port **p, struct nfv_reply *r)
+port_arg(int argc, char **argv, int i, struct nfv_iface **p, struct nfv_reply *r)
 {
 	if (i + 1 >= argc || strcmp(argv[i], "dev") != 0)
 		NFV_FAIL(r, -EINVAL, "%s '%s' (expected 'dev NAME')",
 		     i < argc ? "unexpected" : "missing",
 		     i < argc ? argv[i] : "dev");
-	*p = nfv_port_need(argv[i + 1], r);
+	*p = nfv_iface_need(argv[i + 1], r);
 	if (*p == NULL)
 		return -ENOENT;
 	if (i + 2 < argc)
@@ -238,7 +238,7 @@ static int
 cmd_addr(int argc, char **argv, struct nfv_reply *r)
 {
 	struct nfv_prefix p;
-	struct nfv_port *port;
+	struct nfv_iface *port;
 	int rc;
 
 	if (nfv_cmd_need_args(argc, 5, "addr add|del ADDR/LEN dev NAME", r) < 0)
@@ -250,8 +250,8 @@ cmd_addr(int argc, char **argv, struct nfv_reply *r)
 	if (rc < 0)
 		return rc;
 	if (strcmp(argv[1], "add") == 0)
-		return nfv_addr_add(&p, port->port_id, r->err);
-	return nfv_addr_del(&p, port->port_id, r->err);
+		return nfv_addr_add(&p, port->id, r->err);
+	return nfv_addr_del(&p, port->id, r->err);
 }
 
 /* neigh add IP lladdr MAC dev NAME | neigh del IP dev NAME */
@@ -259,7 +259,7 @@ static int
 cmd_neigh_add(int argc, char **argv, struct nfv_reply *r)
 {
 	struct rte_ether_addr mac;
-	struct nfv_port *port;
+	struct nfv_iface *port;
 	struct nfv_ip ip;
 	int rc;
 
@@ -274,13 +274,13 @@ cmd_neigh_add(int argc, char **argv, struct nfv_reply *r)
 	rc = port_arg(argc, argv, 5, &port, r);
 	if (rc < 0)
 		return rc;
-	return nfv_neigh_add(&ip, &mac, port->port_id, r->err);
+	return nfv_neigh_add(&ip, &mac, port->id, r->err);
 }
 
 static int
 cmd_neigh_del(int argc, char **argv, struct nfv_reply *r)
 {
-	struct nfv_port *port;
+	struct nfv_iface *port;
 	struct nfv_ip ip;
 	int rc;
 
@@ -291,7 +291,7 @@ cmd_neigh_del(int argc, char **argv, struct nfv_reply *r)
 	rc = port_arg(argc, argv, 3, &port, r);
 	if (rc < 0)
 		return rc;
-	return nfv_neigh_del(&ip, port->port_id, r->err);
+	return nfv_neigh_del(&ip, port->id, r->err);
 }
 
 /*
@@ -320,13 +320,13 @@ cmd_route_add(int argc, char **argv, struct nfv_reply *r)
 		return nfv_route_add(&spec, r->err);
 	}
 	if (strcmp(argv[3], "dev") == 0) {
-		struct nfv_port *port;
+		struct nfv_iface *port;
 
 		rc = port_arg(argc, argv, 3, &port, r);
 		if (rc < 0)
 			return rc;
 		spec.type = NFV_NH_CONNECTED;
-		spec.port_id = port->port_id;
+		spec.port_id = port->id;
 		return nfv_route_add(&spec, r->err);
 	}
 	spec.type = NFV_NH_GATEWAY;
@@ -347,14 +347,14 @@ cmd_route_add(int argc, char **argv, struct nfv_reply *r)
 		spec.gw_port[spec.n_gw] = -1;
 		i += 2;
 		if (i < argc && strcmp(argv[i], "dev") == 0) {
-			struct nfv_port *port;
+			struct nfv_iface *port;
 
 			if (i + 1 >= argc)
 				NFV_FAIL(r, -EINVAL, "missing port name after 'dev'");
-			port = nfv_port_need(argv[i + 1], r);
+			port = nfv_iface_need(argv[i + 1], r);
 			if (port == NULL)
 				return -ENOENT;
-			spec.gw_port[spec.n_gw] = port->port_id;
+			spec.gw_port[spec.n_gw] = port->id;
 			i += 2;
 		}
 		spec.n_gw++;

@@ -22,8 +22,8 @@ struct port_addrs {
 	struct nfv_prefix a[NFV_ADDR_PER_PORT_MAX];
 };
 
-static struct port_addrs addrs[RTE_MAX_ETHPORTS];
-struct nfv_port_l3 *nfv_port_l3[RTE_MAX_ETHPORTS];
+static struct port_addrs addrs[NFV_IFACE_MAX];
+struct nfv_port_l3 *nfv_port_l3[NFV_IFACE_MAX];
 
 static struct nfv_prefix
 host_prefix(const struct nfv_ip *ip)
@@ -112,17 +112,17 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 	}
 	if (pa->n == NFV_ADDR_PER_PORT_MAX) {
 		snprintf(err, NFV_ERR_LEN, "port %s already has %u addresses",
-			 nfv_ports[port_id].name,
+			 nfv_iface_name_of(port_id),
 			 NFV_ADDR_PER_PORT_MAX);
 		return -ENOSPC;
 	}
 	if (!host_is_subnet) {
-		for (uint16_t o = 0; o < RTE_MAX_ETHPORTS; o++) {
+		for (uint16_t o = 0; o < NFV_IFACE_MAX; o++) {
 			if (o != port_id && subnet_in_use(o, &subnet, -1)) {
 				snprintf(err, NFV_ERR_LEN,
 					 "subnet %s is already connected on port %s",
 					 nfv_prefix_str(&subnet, buf, sizeof(buf)),
-					 nfv_ports[o].name);
+					 nfv_iface_name_of(o));
 				return -EEXIST;
 			}
 		}
@@ -185,7 +185,7 @@ nfv_addr_del(const struct nfv_prefix *p, uint16_t port_id, char *err)
 
 	if (idx < 0) {
 		snprintf(err, NFV_ERR_LEN, "address %s is not configured on port %s",
-			 nfv_prefix_str(p, buf, sizeof(buf)), nfv_ports[port_id].name);
+			 nfv_prefix_str(p, buf, sizeof(buf)), nfv_iface_name_of(port_id));
 		return -ENOENT;
 	}
 	addr_remove_at(port_id, idx);
@@ -213,7 +213,7 @@ nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id)
 {
 	int best_len = -1;
 
-	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++) {
 		const struct port_addrs *pa = &addrs[pid];
 
 		for (unsigned int i = 0; i < pa->n; i++) {
@@ -229,7 +229,7 @@ nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id)
 bool
 nfv_addr_is_local(const struct nfv_ip *ip)
 {
-	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++)
+	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++)
 		for (unsigned int i = 0; i < addrs[pid].n; i++)
 			if (nfv_ip_equal(&addrs[pid].a[i].ip, ip))
 				return true;
@@ -239,7 +239,7 @@ nfv_addr_is_local(const struct nfv_ip *ip)
 void
 nfv_addr_walk(nfv_addr_cb cb, void *arg)
 {
-	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++)
+	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++)
 		for (unsigned int i = 0; i < addrs[pid].n; i++)
 			cb(pid, &addrs[pid].a[i], arg);
 }
@@ -247,7 +247,7 @@ nfv_addr_walk(nfv_addr_cb cb, void *arg)
 void
 nfv_addr_fini(void)
 {
-	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++) {
 		rte_free(nfv_port_l3[pid]);
 		nfv_port_l3[pid] = NULL;
 		addrs[pid].n = 0;

@@ -262,7 +262,7 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 				break;
 			}
 			if (n == 5) {
-				struct nfv_port *port;
+				struct nfv_iface *port;
 
 				if (strcmp(tok[3], "dev") != 0) {
 					snprintf(err, NFV_ERR_LEN, "%s:%u: unexpected '%s' "
@@ -272,14 +272,14 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 					rc = -EINVAL;
 					break;
 				}
-				port = nfv_port_by_name(tok[4]);
+				port = nfv_iface_by_name(tok[4]);
 				if (port == NULL) {
-					snprintf(err, NFV_ERR_LEN, "%s:%u: unknown port '%s'", path,
+					snprintf(err, NFV_ERR_LEN, "%s:%u: unknown interface '%s'", path,
 						 lineno, tok[4]);
 					rc = -EINVAL;
 					break;
 				}
-				gw_port = port->port_id;
+				gw_port = port->id;
 			}
 			if (gw_port < 0 && last_nh != 0 && nfv_ip_equal(&gw, &last_gw)) {
 				nh = last_nh;
@@ -395,7 +395,7 @@ ip_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 	case NFV_IFACE_REMOVED: {
 		unsigned int n = nfv_ip_port_removed(iface);
 
-		NFV_LOG(INFO, "port %s: %u routes through it removed", nfv_ports[iface].name, n);
+		NFV_LOG(INFO, "port %s: %u routes through it removed", nfv_iface_name_of(iface), n);
 		break;
 	}
 	default:

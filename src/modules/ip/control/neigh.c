@@ -55,7 +55,7 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 	if (other != 0 && nfv_nh_ctl(other)->port_id != port_id) {
 		snprintf(err, NFV_ERR_LEN, "neighbor %s is already on port %s (delete it first)",
 			 nfv_ip_str(ip, buf, sizeof(buf)),
-			 nfv_ports[nfv_nh_ctl(other)->port_id].name);
+			 nfv_iface_name_of(nfv_nh_ctl(other)->port_id));
 		return -EEXIST;
 	}
 	if (!link_local && !nfv_route_has_room(ip->family, 1) &&
@@ -95,7 +95,7 @@ nfv_neigh_del(const struct nfv_ip *ip, uint16_t port_id, char *err)
 
 	if (id == 0 || !nfv_nh_ctl(id)->has_neigh) {
 		snprintf(err, NFV_ERR_LEN, "no neighbor %s on port %s",
-			 nfv_ip_str(ip, buf, sizeof(buf)), nfv_ports[port_id].name);
+			 nfv_ip_str(ip, buf, sizeof(buf)), nfv_iface_name_of(port_id));
 		return -ENOENT;
 	}
 	if (nfv_route_source_nh(&host, NFV_RT_NEIGH) == id)

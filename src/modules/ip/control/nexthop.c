@@ -34,7 +34,7 @@ static uint32_t free_ids[NFV_NH_MAX];
 static uint32_t n_free;
 static uint32_t n_used;
 /* Shared singletons: connected (per port and family), local, blackhole. */
-static uint32_t connected_nh[RTE_MAX_ETHPORTS][2];
+static uint32_t connected_nh[NFV_IFACE_MAX][2];
 static uint32_t local_nh[2];
 static uint32_t blackhole_nh[2];
 
@@ -97,7 +97,7 @@ gw_key_of(struct gw_key *k, const struct nfv_ip *gw, uint16_t port_id)
 static void
 nh_fill_l2(struct nfv_nexthop *nh)
 {
-	const struct nfv_port *p = &nfv_ports[nh->port_id];
+	const struct nfv_iface *p = &nfv_ifaces[nh->port_id];
 	uint16_t et = rte_cpu_to_be_16(nh->family == AF_INET ? RTE_ETHER_TYPE_IPV4 :
 				       RTE_ETHER_TYPE_IPV6);
 

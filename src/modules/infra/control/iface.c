@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The interface table. Ports take the ids of their DPDK ports; other kinds
+ * take ids from RTE_MAX_ETHPORTS up. Names are unique across kinds.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "core/iface_event.h"
+#include "modules/infra/iface.h"
+
+struct nfv_iface nfv_ifaces[NFV_IFACE_MAX];
+uint64_t nfv_iface_mac_key[NFV_IFACE_MAX];
+
+
+struct nfv_iface *
+nfv_iface_by_name(const char *name)
+{
+	for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
+		if (nfv_ifaces[i].used && strcmp(nfv_ifaces[i].name, name) == 0)
+			return &nfv_ifaces[i];
+	return NULL;
+}
+
+int
+nfv_iface_alloc_id(void)
+{
+	for (unsigned int i = RTE_MAX_ETHPORTS; i < NFV_IFACE_MAX; i++)
+		if (!nfv_ifaces[i].used)
+			return (int)i;
+	return -ENOSPC;
+}
+
+void
+nfv_iface_publish(const struct nfv_iface *ifc)
+{
+	uint64_t key = 0;
+
+	nfv_ifaces[ifc->id] = *ifc;
+	nfv_ifaces[ifc->id].used = true;
+	memcpy(&key, ifc->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	__atomic_store_n(&nfv_iface_mac_key[ifc->id], key, __ATOMIC_RELEASE);
+	nfv_iface_event_notify(NFV_IFACE_ADDED, ifc->id);
+}
+
+void
+nfv_iface_remove(uint16_t id)
+{
+	/* The MAC key stays: packets received before the interface went are
+	 * still in flight (the next interface with this id sets its own). */
+	nfv_iface_event_notify(NFV_IFACE_REMOVED, id);
+	memset(&nfv_ifaces[id], 0, sizeof(nfv_ifaces[id]));
+}
