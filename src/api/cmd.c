@@ -186,6 +186,10 @@ nfv_cmd_exec(const char *line, struct nfv_reply *r)
 static void
 render_value(FILE *f, const json_t *v)
 {
+	if (v == NULL) { /* a row without this column (rows of several kinds) */
+		fputs("-", f);
+		return;
+	}
 	switch (json_typeof(v)) {
 	case JSON_STRING:
 		fputs(json_string_value(v), f);

@@ -59,8 +59,8 @@ nfv_arc_at(unsigned int i)
 }
 
 /* The index of node `from`'s edge to `to`, added at the end if missing. */
-static int
-edge_index(const char *from, const char *to)
+int
+nfv_node_edge_index(const char *from, const char *to)
 {
 	rte_node_t id = rte_node_from_name(from);
 	rte_edge_t n;
@@ -185,7 +185,7 @@ nfv_arcs_init(void)
 		rc = arc_order(a);
 		if (rc < 0)
 			return rc;
-		rc = edge_index(a->start_node, a->end_node);
+		rc = nfv_node_edge_index(a->start_node, a->end_node);
 		if (rc < 0)
 			return rc;
 		a->end_edge = (uint16_t)rc;
@@ -193,12 +193,12 @@ nfv_arcs_init(void)
 			struct nfv_arc_feature *f = a->features[i];
 
 			f->index = (uint16_t)i;
-			rc = edge_index(a->start_node, f->node);
+			rc = nfv_node_edge_index(a->start_node, f->node);
 			if (rc < 0)
 				return rc;
 			f->edge_from_start = (uint16_t)rc;
 			for (unsigned int j = i + 1; j <= a->n_features; j++) {
-				rc = edge_index(f->node, j < a->n_features ?
+				rc = nfv_node_edge_index(f->node, j < a->n_features ?
 						a->features[j]->node : a->end_node);
 				if (rc < 0)
 					return rc;

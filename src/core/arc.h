@@ -72,6 +72,10 @@ void nfv_arc_feature_register(struct nfv_arc_feature *f);
 		nfv_arc_feature_register(&(f)); \
 	}
 
+/* The index of node from's edge to node to (registered names), added at the
+ * end of its edges if it has none; -errno. Only before the graphs exist. */
+int nfv_node_edge_index(const char *from, const char *to);
+
 /* Resolves names, orders each arc's features, adds the edges. Once, before
  * the workers' graphs are created; 0 or -errno (logged). */
 int nfv_arcs_init(void);

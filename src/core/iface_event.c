@@ -64,3 +64,22 @@ nfv_iface_name(uint16_t iface)
 
 	return n != NULL ? n : "?";
 }
+
+#define NFV_IFACE_ROWS_MAX 16
+static nfv_iface_rows_fn row_fns[NFV_IFACE_ROWS_MAX];
+static unsigned int n_row_fns;
+
+void
+nfv_iface_rows_register(nfv_iface_rows_fn fn)
+{
+	if (n_row_fns == NFV_IFACE_ROWS_MAX)
+		rte_panic("too many interface row writers\n");
+	row_fns[n_row_fns++] = fn;
+}
+
+void
+nfv_iface_rows(void *rows, const char *name)
+{
+	for (unsigned int i = 0; i < n_row_fns; i++)
+		row_fns[i](rows, name);
+}

@@ -106,9 +106,9 @@ port_json(const struct nfv_port *p)
 	memset(&link, 0, sizeof(link));
 	rte_eth_link_get_nowait(p->port_id, &link);
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
-	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:b, s:b, s:i, s:i, s:i, s:i, s:i, s:i, "
-			 "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			 "name", p->name, "port_id", p->port_id, "dev", p->dev_name,
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:b, s:b, s:i, s:i, s:i, s:i, s:i, "
+			 "s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "name", p->name, "kind", "port", "vrf", "default", "port_id", p->port_id, "dev", p->dev_name,
 			 "driver", p->driver, "mac", mac, "admin_up", p->admin_up,
 			 "link_up", link.link_status == RTE_ETH_LINK_UP, "mtu", p->mtu,
 			 "rxq", p->n_rxq, "txq", p->n_txq, "rxd", p->rxd, "txd", p->txd,
@@ -161,6 +161,7 @@ nfv_stats_ports_json(const char *name)
 			json_object_set_new(o, "xstats", xstats_json(pid));
 		json_array_append_new(a, o);
 	}
+	nfv_iface_rows(a, name);
 	return json_pack("{s:o}", "ports", a);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_debug.h>
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_launch.h>
@@ -132,6 +133,35 @@ graph_nodes_collect(void)
 	return 0;
 }
 
+#define NFV_GRAPH_SETUP_MAX 16
+static int (*graph_setup_fns[NFV_GRAPH_SETUP_MAX])(void);
+static unsigned int n_graph_setup_fns;
+
+void
+nfv_graph_setup_register(int (*fn)(void))
+{
+	if (n_graph_setup_fns == NFV_GRAPH_SETUP_MAX)
+		rte_panic("too many graph setup functions\n");
+	graph_setup_fns[n_graph_setup_fns++] = fn;
+}
+
+int
+nfv_graph_setup(void)
+{
+	static bool done;
+	int rc = nfv_arcs_init();
+
+	if (rc < 0 || done)
+		return rc;
+	for (unsigned int i = 0; i < n_graph_setup_fns; i++) {
+		rc = graph_setup_fns[i]();
+		if (rc < 0)
+			return rc;
+	}
+	done = true;
+	return 0;
+}
+
 int
 nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node)
 {
@@ -198,7 +228,7 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 	 * (one "byte" of the meter is one packet). */
 	if (rte_meter_srtcm_profile_config(&nfv_icmp_meter_profile, &icmp) != 0)
 		return -EINVAL;
-	if (nfv_arcs_init() < 0)
+	if (nfv_graph_setup() < 0)
 		return -EINVAL;
 	if (graph_nodes_collect() < 0)
 		return -ENOMEM;
@@ -211,6 +241,7 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 		};
 		char name[RTE_GRAPH_NAMESIZE];
 
+		/* Kept until exit: the exit summary reads them after the workers stop. */
 		w->counters = rte_zmalloc_socket("nfv_counters", nfv_counters_area_size() + 8,
 						 RTE_CACHE_LINE_SIZE, prm.socket_id);
 		w->counters_base = rte_zmalloc("nfv_counters_base",
@@ -297,10 +328,6 @@ nfv_workers_stop(void)
 		w->graph = NULL;
 		rte_free(w->conf);
 		w->conf = NULL;
-		rte_free(w->counters);
-		rte_free(w->counters_base);
-		w->counters = NULL;
-		w->counters_base = NULL;
 	}
 	rte_free(nfv_rcu);
 	nfv_rcu = NULL;

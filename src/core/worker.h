@@ -150,6 +150,17 @@ extern struct nfv_worker *nfv_worker_being_built;
 
 int nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node);
 
+/* Work a module must do on the nodes before any graph exists (adding
+ * edges): run once by nfv_workers_init(), after the arcs are set up. */
+void nfv_graph_setup_register(int (*fn)(void));
+#define NFV_GRAPH_SETUP(fn) \
+	RTE_INIT(nfv_graph_setup_register_##fn) \
+	{ \
+		nfv_graph_setup_register(fn); \
+	}
+/* The arcs, then every graph setup function; once. */
+int nfv_graph_setup(void);
+
 int nfv_workers_init(unsigned int burst, unsigned int walk_max);
 int nfv_workers_start(void);
 void nfv_workers_stop(void);

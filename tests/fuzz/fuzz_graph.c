@@ -127,7 +127,7 @@ fuzz_init(void)
 	}
 	in_port = nfv_port_by_name("in")->port_id;
 	pool = nfv_port_by_name("in")->pool;
-	if (nfv_arcs_init() < 0)
+	if (nfv_graph_setup() < 0)
 		abort();
 	nfv_worker_being_built = &nfv_workers[0];
 	id = rte_graph_create("fuzz", &prm);

@@ -54,6 +54,8 @@ nfv_iface_name_of(uint16_t id)
 int nfv_iface_alloc_id(void);
 /* Publishes an interface (its MAC key too) and announces it added. */
 void nfv_iface_publish(const struct nfv_iface *ifc);
+/* Admin state of an interface that is not a port (ports: nfv_port_set_admin). */
+void nfv_iface_set_admin(uint16_t id, bool up);
 /* Announces it removed and frees its id. */
 void nfv_iface_remove(uint16_t id);
 

@@ -104,8 +104,15 @@ cmd_port_set(int argc, char **argv, struct nfv_reply *r)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[4]);
 	if (strcmp(argv[3], "up") != 0 && strcmp(argv[3], "down") != 0)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected up or down)", argv[3]);
-	if (nfv_port_need(argv[2], r) == NULL)
-		return -ENOENT;
+	if (nfv_port_by_name(argv[2]) == NULL) {
+		/* Any other kind of interface: its admin state. */
+		struct nfv_iface *i = nfv_iface_by_name(argv[2]);
+
+		if (i == NULL)
+			NFV_FAIL(r, -ENOENT, "unknown port '%s'", argv[2]);
+		nfv_iface_set_admin(i->id, strcmp(argv[3], "up") == 0);
+		return 0;
+	}
 	return nfv_port_set_admin(argv[2], strcmp(argv[3], "up") == 0, r->err);
 }
 
@@ -114,8 +121,8 @@ cmd_port_show(int argc, char **argv, struct nfv_reply *r)
 {
 	if (argc > 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
-	if (argc == 3 && nfv_port_need(argv[2], r) == NULL)
-		return -ENOENT;
+	if (argc == 3 && nfv_iface_by_name(argv[2]) == NULL)
+		NFV_FAIL(r, -ENOENT, "unknown port '%s'", argv[2]);
 	r->data = nfv_stats_ports_json(argc == 3 ? argv[2] : NULL);
 	return 0;
 }

@@ -53,3 +53,12 @@ nfv_iface_remove(uint16_t id)
 	nfv_iface_event_notify(NFV_IFACE_REMOVED, id);
 	memset(&nfv_ifaces[id], 0, sizeof(nfv_ifaces[id]));
 }
+
+void
+nfv_iface_set_admin(uint16_t id, bool up)
+{
+	if (nfv_ifaces[id].admin_up == up)
+		return;
+	__atomic_store_n(&nfv_ifaces[id].admin_up, up, __ATOMIC_RELEASE);
+	nfv_iface_event_notify(up ? NFV_IFACE_UP : NFV_IFACE_DOWN, id);
+}

@@ -21,6 +21,7 @@
 #include "modules/infra/port.h"
 #include "core/log.h"
 #include "core/meta.h"
+#include "modules/infra/eth.h"
 #include "core/module.h"
 #include "core/common.h"
 #include "core/iface_event.h"
@@ -538,15 +539,15 @@ nfv_pools_in_use(void)
 }
 
 static const char *
-port_name(uint16_t iface)
+iface_name(uint16_t iface)
 {
-	return iface < RTE_MAX_ETHPORTS && nfv_ports[iface].used ? nfv_ports[iface].name : NULL;
+	return iface < NFV_IFACE_MAX && nfv_ifaces[iface].used ? nfv_ifaces[iface].name : NULL;
 }
 
 static int
 infra_init(void)
 {
-	nfv_iface_namer_register(port_name);
+	nfv_iface_namer_register(iface_name);
 	return 0;
 }
 

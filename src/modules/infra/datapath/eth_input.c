@@ -14,7 +14,9 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 
+#include "core/arc.h"
 #include "core/node.h"
+#include "modules/infra/eth.h"
 #include "modules/infra/port.h"
 
 enum eth_input_next {
@@ -34,7 +36,7 @@ NFV_DROP_REASON(drop_eth_other_host, "eth_input", "other_host",
 NFV_DROP_REASON(drop_eth_arp, "eth_input", "arp",
 	"ARP (static neighbors only; not answered)");
 NFV_DROP_REASON(drop_eth_vlan, "eth_input", "vlan",
-	"802.1Q/802.1ad tagged frame (no VLAN sub-ports)");
+	"802.1Q/802.1ad tagged frame and no module takes VLANs");
 NFV_DROP_REASON(drop_eth_unknown_type, "eth_input", "unknown_ethertype",
 	"ethertype not handled");
 
@@ -65,6 +67,17 @@ eth_input_slow(struct rte_mbuf *m)
 		return ETH_INPUT_NEXT_IP4;
 	case RTE_BE16(RTE_ETHER_TYPE_IPV6):
 		return ETH_INPUT_NEXT_IP6;
+	default:
+		break;
+	}
+	{
+		/* An ethertype a module registered (nfv_eth_type_register). */
+		int edge = nfv_eth_type_edge(eth->ether_type);
+
+		if (edge >= 0)
+			return (uint16_t)edge;
+	}
+	switch (eth->ether_type) {
 	case RTE_BE16(RTE_ETHER_TYPE_ARP):
 		return nfv_mark_drop(m, drop_eth_arp.id, ETH_INPUT_NEXT_DROP);
 	case RTE_BE16(RTE_ETHER_TYPE_VLAN):
@@ -121,3 +134,47 @@ static struct rte_node_register eth_input_node = {
 };
 
 RTE_NODE_REGISTER(eth_input_node);
+
+/* Ethertypes registered by other modules, and eth_input's edge to each. */
+#define ETH_TYPES_MAX 16
+
+static struct {
+	uint16_t type_be;
+	int16_t edge;
+	const char *node;
+} eth_types[ETH_TYPES_MAX];
+static unsigned int n_eth_types;
+
+void
+nfv_eth_type_register(uint16_t ethertype, const char *node)
+{
+	if (n_eth_types == ETH_TYPES_MAX)
+		rte_panic("too many ethertypes registered (%s)\n", node);
+	eth_types[n_eth_types].type_be = rte_cpu_to_be_16(ethertype);
+	eth_types[n_eth_types].edge = -1;
+	eth_types[n_eth_types].node = node;
+	n_eth_types++;
+}
+
+int
+nfv_eth_type_edge(uint16_t ethertype_be)
+{
+	for (unsigned int i = 0; i < n_eth_types; i++)
+		if (eth_types[i].type_be == ethertype_be)
+			return eth_types[i].edge;
+	return -1;
+}
+
+static int
+eth_types_setup(void)
+{
+	for (unsigned int i = 0; i < n_eth_types; i++) {
+		int e = nfv_node_edge_index("nfv_eth_input", eth_types[i].node);
+
+		if (e < 0)
+			return e;
+		eth_types[i].edge = (int16_t)e;
+	}
+	return 0;
+}
+NFV_GRAPH_SETUP(eth_types_setup);

@@ -70,10 +70,13 @@ port_tx_burst(struct nfv_worker *w, struct nfv_port *p, uint16_t q, struct rte_m
 static uint16_t
 port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct nfv_port *p = &nfv_ports[port_id];
+	struct nfv_port *p = &nfv_ports[port_id < RTE_MAX_ETHPORTS ? port_id : 0];
 	uint16_t q, split, sent = 0;
 
-	if (unlikely(!__atomic_load_n(&p->admin_up, __ATOMIC_RELAXED))) {
+	/* Not a port: an interface removed while its packets were in flight
+	 * past the feature that maps it to its port (vlan_output). */
+	if (unlikely(port_id >= RTE_MAX_ETHPORTS ||
+		     !__atomic_load_n(&p->admin_up, __ATOMIC_RELAXED))) {
 		w->stats.drops[drop_tx_port_down.id] += n;
 		rte_pktmbuf_free_bulk(pkts, n);
 		return 0;
@@ -99,15 +102,15 @@ port_tx_grouped(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16
 {
 	struct rte_mbuf *sorted[PORT_TX_SLICE];
 	uint16_t port_of[PORT_TX_SLICE];
-	uint16_t count[RTE_MAX_ETHPORTS] = { 0 }, next[RTE_MAX_ETHPORTS];
-	uint16_t ports[RTE_MAX_ETHPORTS];
+	uint16_t count[NFV_IFACE_MAX] = { 0 }, next[NFV_IFACE_MAX];
+	uint16_t ports[PORT_TX_SLICE];
 	uint16_t n_ports = 1, i, k, off;
 	uint64_t sent = 0;
 
-	ports[0] = nfv_meta(pkts[0])->tx_port;
+	ports[0] = nfv_meta(pkts[0])->tx_port & (NFV_IFACE_MAX - 1);
 	count[ports[0]] = same;
 	for (i = same; i < n; i++) {
-		uint16_t port_id = nfv_meta(pkts[i])->tx_port;
+		uint16_t port_id = nfv_meta(pkts[i])->tx_port & (NFV_IFACE_MAX - 1);
 
 		port_of[i] = port_id;
 		if (count[port_id]++ == 0)
