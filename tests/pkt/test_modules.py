@@ -63,6 +63,10 @@ def test_every_module_command_in_help(tmp_path):
     r = nfvd.ctl_result("route", "frobnicate")
     assert r.rc == 1
     assert "unknown word 'frobnicate' after 'route' (expected add, del, load, show)" in r.stderr
+    nfvd.ctl("vlan add v7 dev p0 id 7")
+    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
+    assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == []
     nfvd.stop()
 
 
@@ -82,12 +86,16 @@ def test_node_names_and_drop_owners(tmp_path):
     assert not any(n.startswith("nfv_") for n in names)
     dot = nfvd.ctl("graph", "dot")["dot"]
     assert '"ip4_lookup" -> "ip4_rewrite";' in dot
+    nfvd.ctl("vlan add v7 dev p0 id 7")
+    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
+    assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == []
     nfvd.stop()
 
 
 def test_show_arcs(tmp_path):
-    """The IP arcs exist with nothing on them: input goes straight to the
-    lookup, the rewrite straight to port_tx."""
+    """The IP arcs: nothing on ingress; on egress the VLAN module's output
+    feature, enabled on no interface while there is no VLAN."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -96,10 +104,14 @@ def test_show_arcs(tmp_path):
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": []},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
-                       "features": []},
+                       "features": [{"feature": "vlan_output4", "ifaces": []}]},
         "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
                         "features": []},
         "ip6_egress": {"arc": "ip6_egress", "from": "ip6_rewrite", "to": "port_tx",
-                       "features": []},
+                       "features": [{"feature": "vlan_output6", "ifaces": []}]},
     }
+    nfvd.ctl("vlan add v7 dev p0 id 7")
+    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
+    assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == []
     nfvd.stop()

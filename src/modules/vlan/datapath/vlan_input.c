@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vlan_input: 802.1Q frames (ethertype 0x8100) from eth_input. The port
+ * and the VLAN id name the sub-interface; the tag is removed and the frame
+ * goes back to eth_input as the sub-interface's (mbuf->port), which checks
+ * its MAC and dispatches it on the inner ethertype. Priority and DEI bits
+ * are ignored; a second tag (QinQ) has no sub-interface and is dropped.
+ *
+ * Edges: eth_input, drop.
+ * Writes: mbuf->port (the sub-interface), meta.drop_reason.
+ * Drops: vlan_input/too_short, unknown_vlan, interface_down.
+ * Counters: packets and bytes received per VLAN interface (per worker).
+ */
+#include <rte_ether.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/node.h"
+#include "modules/infra/eth.h"
+#include "modules/infra/iface.h"
+#include "modules/vlan/vlan.h"
+
+enum vlan_input_next {
+	VLAN_INPUT_NEXT_ETH,
+	VLAN_INPUT_NEXT_DROP,
+	VLAN_INPUT_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_vlan_too_short, "vlan_input", "too_short",
+	"tagged frame shorter than its Ethernet and 802.1Q headers");
+NFV_DROP_REASON(drop_vlan_unknown, "vlan_input", "unknown_vlan",
+	"no VLAN interface for this port and VLAN id (or a second tag)");
+NFV_DROP_REASON(drop_vlan_down, "vlan_input", "interface_down",
+	"the VLAN interface is down");
+
+NFV_ETH_TYPE_REGISTER(vlan, RTE_ETHER_TYPE_VLAN, "nfv_vlan_input");
+
+#define VLAN_HDRS_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+
+static __rte_always_inline uint16_t
+vlan_input_one(struct rte_mbuf *m, struct nfv_vlan_counters *c)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	rte_be16_t tci;
+	uint16_t id;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < VLAN_HDRS_LEN))
+		return nfv_mark_drop(m, drop_vlan_too_short.id, VLAN_INPUT_NEXT_DROP);
+	if (unlikely(m->port >= RTE_MAX_ETHPORTS)) /* tagged inside a VLAN */
+		return nfv_mark_drop(m, drop_vlan_unknown.id, VLAN_INPUT_NEXT_DROP);
+	memcpy(&tci, eth + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(tci));
+	id = __atomic_load_n(&nfv_vlan_iface[m->port][rte_be_to_cpu_16(tci) & 0xfff],
+			     __ATOMIC_RELAXED);
+	if (unlikely(id == NFV_VLAN_NONE))
+		return nfv_mark_drop(m, drop_vlan_unknown.id, VLAN_INPUT_NEXT_DROP);
+	if (unlikely(!__atomic_load_n(&nfv_ifaces[id].admin_up, __ATOMIC_RELAXED)))
+		return nfv_mark_drop(m, drop_vlan_down.id, VLAN_INPUT_NEXT_DROP);
+	/* The addresses move up over the tag, which goes with the adj. */
+	memmove(eth + sizeof(struct rte_vlan_hdr), eth, 2 * RTE_ETHER_ADDR_LEN);
+	rte_pktmbuf_adj(m, sizeof(struct rte_vlan_hdr));
+	m->port = id;
+	c->rx_packets[id]++;
+	c->rx_bytes[id] += rte_pktmbuf_pkt_len(m);
+	return VLAN_INPUT_NEXT_ETH;
+}
+
+static uint16_t
+vlan_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_vlan_counters *c = nfv_vlan_counters(nfv_node_worker(node));
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = vlan_input_one(objs[i], c);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register vlan_input_node = {
+	.name = "nfv_vlan_input",
+	.process = vlan_input_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = VLAN_INPUT_NEXT_MAX,
+	.next_nodes = {
+		[VLAN_INPUT_NEXT_ETH] = "nfv_eth_input",
+		[VLAN_INPUT_NEXT_DROP] = "nfv_drop",
+	},
+};
+
+RTE_NODE_REGISTER(vlan_input_node);

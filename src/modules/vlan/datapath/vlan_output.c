@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vlan_output4 / vlan_output6: the last feature of the IPv4 and IPv6 egress
+ * arcs on every VLAN interface. Inserts the 802.1Q tag (TPID 0x8100, the
+ * interface's VLAN id, priority 0) after the MAC addresses the rewrite
+ * wrote, and hands the packet to the parent port.
+ *
+ * Edges: drop, then the arc's (later features, port_tx).
+ * Reads: meta.tx_port (the VLAN interface). Writes: meta.tx_port (its port).
+ * Drops: vlan_output/interface_down, no_headroom.
+ * Counters: packets and bytes sent per VLAN interface (per worker).
+ */
+#include <rte_ether.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/arc.h"
+#include "core/node.h"
+#include "modules/infra/iface.h"
+#include "modules/vlan/vlan.h"
+
+enum vlan_output_next {
+	VLAN_OUTPUT_NEXT_DROP,
+	VLAN_OUTPUT_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_vlan_out_down, "vlan_output", "interface_down",
+	"the VLAN interface is down");
+NFV_DROP_REASON(drop_vlan_no_headroom, "vlan_output", "no_headroom",
+	"no room in front of the packet for the 802.1Q tag");
+
+static struct nfv_arc_feature vlan_output4_feature = {
+	.arc_name = "ip4_egress", .node = "nfv_vlan_output4",
+};
+static struct nfv_arc_feature vlan_output6_feature = {
+	.arc_name = "ip6_egress", .node = "nfv_vlan_output6",
+};
+NFV_ARC_FEATURE_REGISTER(vlan_output4_feature);
+NFV_ARC_FEATURE_REGISTER(vlan_output6_feature);
+
+static __rte_always_inline uint16_t
+vlan_output_one(struct rte_mbuf *m, const struct nfv_arc_feature *f,
+		struct nfv_vlan_counters *c)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	uint16_t id = meta->tx_port;
+	const struct nfv_iface *v = &nfv_ifaces[id];
+	uint16_t next = nfv_arc_next_edge(f, id);
+	rte_be16_t tag[2];
+	uint8_t *eth;
+
+	if (unlikely(!__atomic_load_n(&v->admin_up, __ATOMIC_RELAXED)))
+		return nfv_mark_drop(m, drop_vlan_out_down.id, VLAN_OUTPUT_NEXT_DROP);
+	eth = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(struct rte_vlan_hdr));
+	if (unlikely(eth == NULL))
+		return nfv_mark_drop(m, drop_vlan_no_headroom.id, VLAN_OUTPUT_NEXT_DROP);
+	memmove(eth, eth + sizeof(struct rte_vlan_hdr), 2 * RTE_ETHER_ADDR_LEN);
+	tag[0] = RTE_BE16(RTE_ETHER_TYPE_VLAN);
+	tag[1] = rte_cpu_to_be_16(v->vlan_id);
+	memcpy(eth + 2 * RTE_ETHER_ADDR_LEN, tag, sizeof(tag));
+	meta->tx_port = v->parent;
+	c->tx_packets[id]++;
+	c->tx_bytes[id] += rte_pktmbuf_pkt_len(m) - sizeof(struct rte_vlan_hdr);
+	return next;
+}
+
+static __rte_always_inline uint16_t
+vlan_output_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		const struct nfv_arc_feature *f)
+{
+	struct nfv_vlan_counters *c = nfv_vlan_counters(nfv_node_worker(node));
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = vlan_output_one(objs[i], f, c);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static uint16_t
+vlan_output4_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return vlan_output_run(graph, node, objs, n, &vlan_output4_feature);
+}
+
+static uint16_t
+vlan_output6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return vlan_output_run(graph, node, objs, n, &vlan_output6_feature);
+}
+
+static struct rte_node_register vlan_output4_node = {
+	.name = "nfv_vlan_output4",
+	.process = vlan_output4_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = VLAN_OUTPUT_NEXT_MAX,
+	.next_nodes = { [VLAN_OUTPUT_NEXT_DROP] = "nfv_drop" },
+};
+
+static struct rte_node_register vlan_output6_node = {
+	.name = "nfv_vlan_output6",
+	.process = vlan_output6_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = VLAN_OUTPUT_NEXT_MAX,
+	.next_nodes = { [VLAN_OUTPUT_NEXT_DROP] = "nfv_drop" },
+};
+
+RTE_NODE_REGISTER(vlan_output4_node);
+RTE_NODE_REGISTER(vlan_output6_node);
