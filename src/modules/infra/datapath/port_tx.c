@@ -7,10 +7,12 @@
  * (DESIGN 5.1; l3fwd keeps a TX buffer per port for the same reason):
  * when the whole stream goes to one port it is sent as it is, otherwise it
  * is grouped by port first (one pass per port but the last, in slices of
- * RTE_GRAPH_BURST_SIZE, with a group array on the stack). The node runs once per graph walk with every packet
- * of the walk, so nothing is held from one walk to the next. Packets the
- * queue refuses, and packets for a port that is down, are freed here and
- * counted.
+ * RTE_GRAPH_BURST_SIZE, with a group array on the stack). A call normally
+ * holds every packet of a graph walk (ICMP errors built after port_tx ran
+ * come in a second call of the same walk); nothing is held from one call to
+ * the next, so the RX-to-TX latency of a packet stays within its walk.
+ * Packets the queue refuses, and packets for a port that is down, are freed
+ * here and counted.
  *
  * Edges: none (terminal).
  * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram).
@@ -89,7 +91,7 @@ port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
  * left) into a group of their own and packs the others, in order, at the
  * front of pkts[]; when those left go to a single port (the OR and the AND
  * of their ports are equal) they are sent as they are. Traffic to two ports
- * takes one pass; the loop has no branch per packet.
+ * takes one pass; the loop has no branch that depends on the packet.
  */
 static uint64_t
 port_tx_grouped(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t same)
@@ -132,7 +134,7 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint64_t sent = 0;
 
 	RTE_SET_USED(graph);
-	for (uint16_t start = 0; start < n; start += PORT_TX_SLICE) {
+	for (uint32_t start = 0; start < n; start += PORT_TX_SLICE) {
 		struct rte_mbuf **slice = pkts + start;
 		uint16_t len = RTE_MIN((uint16_t)(n - start), (uint16_t)PORT_TX_SLICE);
 		uint16_t port_id = nfv_meta(slice[0])->tx_port, i = 1;
