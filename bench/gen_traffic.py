@@ -8,7 +8,9 @@ lpm_default_v4.cfg / lpm_default_v6.cfg):
     2001:200:0:X::/64    -> port X      (RFC 5180 benchmarking range)
 
 Every frame goes to 198.18.1.0/24 (or 2001:200:0:1::/64) so that every
-application forwards it from port 0 (the pcap input) to port 1 (the sink).
+application forwards it from port 0 (the pcap input) to port 1 (the sink);
+with --dst-nets 1,2 (IPv4) the frames go to 198.18.1.0/24 and 198.18.2.0/24
+in turn, to ports 1 and 2 (destinations interleaved within every burst).
 Frames carry the input port's MAC as destination (nfvd drops unicast frames
 that are not for it; l3fwd and testpmd do not look).
 
@@ -17,6 +19,7 @@ bytes in the pcap.
 
 Usage:
     gen_traffic.py pcap --out FILE --family 4|6 --size N --flows N --dst-mac MAC
+                        [--dst-nets X,Y,...]
     gen_traffic.py routes --out FILE --count N --nexthops A,B,... [--seed N]
     gen_traffic.py pcap-from-routes --routes FILE --out FILE --flows N --dst-mac MAC
     gen_traffic.py churn --out-dir DIR --per-second N --seconds N --nexthop IP
@@ -72,6 +75,9 @@ def build_frame(s, family, dst_mac, src_ip, dst_ip, sport, dport, size):
 def cmd_pcap(args):
     s = scapy()
     rnd = random.Random(args.seed)
+    nets = [int(x) for x in args.dst_nets.split(",")]
+    if args.family != 4 and nets != [1]:
+        sys.exit("--dst-nets is for IPv4 traffic")
     frames = []
     for i in range(args.flows):
         host = 1 + i % 254                     # 198.18.1.1 .. 198.18.1.254
@@ -79,7 +85,7 @@ def cmd_pcap(args):
         dport = 1024 + rnd.randrange(60000)
         if args.family == 4:
             src = f"198.19.{1 + i // 254 % 250}.{1 + i % 254}"
-            dst = f"198.18.1.{host}"
+            dst = f"198.18.{nets[i % len(nets)]}.{host}"
         else:
             src = f"2001:200:0:100::{i + 1:x}"
             dst = f"2001:200:0:1::{host:x}"
@@ -185,6 +191,8 @@ def main():
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--flows", type=int, default=512)
     p.add_argument("--dst-mac", required=True)
+    p.add_argument("--dst-nets", default="1",
+                   help="X,Y,...: frames to 198.18.X.0/24, 198.18.Y.0/24, ... in turn")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_pcap)
 

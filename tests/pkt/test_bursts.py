@@ -6,7 +6,9 @@ Bursts kept whole from RX to TX, and every RX queue served (DESIGN 5.1).
   two ports leave in one burst per port and walk (net_pcap RX bursts of 32
   alternating between 2 ports: TX bursts of 16 each), not in bursts of one,
   and "show diag" does not call that a burst mismatch; "debug tx-split"
-  still cuts each port's share, and "show diag" names that.
+  still cuts each port's share, and "show diag" names that. Destinations
+  drawn at random among three ports, one of them down: one TX burst per port
+  and RX burst, the down port's frames dropped and counted.
 - RX: with two or three input ports busy at once, a worker takes a burst from
   each in turn (each walk starts at the queue after the last one polled), so
   none waits for another to go quiet: the output holds the inputs' bursts of
@@ -15,8 +17,10 @@ Bursts kept whole from RX to TX, and every RX queue served (DESIGN 5.1).
 The worker's RX queues are its ports in the order they were added (one queue
 each); output ports are polled too and receive nothing.
 """
+import random
 import re
 import time
+from collections import Counter
 
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
@@ -86,6 +90,52 @@ def test_interleaved_destinations_leave_in_one_burst_per_port(nfvd):
     assert out["p1"] == [bytes(routed4(f, GW1, nfvdlib.pcap_mac(1))) for f in frames[0::2]]
     assert out["p2"] == [bytes(routed4(f, GW2, nfvdlib.pcap_mac(2))) for f in frames[1::2]]
     assert out["p0"] == []
+
+
+def bucket(size):
+    """The burst histogram bucket of a burst of `size` packets."""
+    lo = 1 << (size.bit_length() - 1)
+    return str(lo) if lo == 1 else "%d-%d" % (lo, 2 * lo - 1)
+
+
+def test_mixed_destinations_over_three_ports_one_down(nfvd):
+    """Destinations drawn at random among three ports, the third one down:
+    each RX burst of 32 leaves in one TX burst per port it holds packets for
+    (grouping takes several passes when more than two ports remain), each
+    port's frames in order; the down port's frames are dropped, counted."""
+    rnd = random.Random(7)
+    dests = [rnd.choice((1, 2, 3)) for _ in range(30 * BURST)]
+    frames = [frame(0, i, "198.18.%d.%d" % (d, 1 + i % 250)) for i, d in enumerate(dests)]
+    n = nfvd()
+    n.add_port("p0", rx=frames)
+    gws = {1: GW1, 2: GW2, 3: "02:00:00:00:03:01"}
+    n.cmd("addr add 10.0.0.1/24 dev p0")
+    for k in (1, 2, 3):
+        n.add_port("p%d" % k)
+        n.cmd("addr add 10.%d.0.1/24 dev p%d" % (k, k),
+              "neigh add 10.%d.0.2 lladdr %s dev p%d" % (k, gws[k], k),
+              "route add 198.18.%d.0/24 via 10.%d.0.2" % (k, k))
+    n.cmd("port set p3 down")
+    n.start()
+    st = n.wait_processed({"p0": len(frames)})
+    to = {k: [f for f, d in zip(frames, dests) if d == k] for k in (1, 2, 3)}
+    assert nfvdlib.drops(st) == Counter({"port_tx/port_down": len(to[3])})
+    assert st["packets"]["forwarded"] == len(to[1]) + len(to[2])
+    ports = n.port_stats(st)
+    assert ports["p1"]["tx_packets"] == len(to[1]) and ports["p2"]["tx_packets"] == len(to[2])
+    expected = Counter()
+    for b in range(0, len(dests), BURST):
+        for k in (1, 2):
+            size = dests[b:b + BURST].count(k)
+            if size:
+                expected[bucket(size)] += 1
+    worker = n.api("show workers")["workers"][0]
+    assert worker["rx_burst_hist"] == hist(b32_63=len(frames) // BURST), worker
+    assert worker["tx_burst_hist"] == dict(EMPTY_HIST, **expected), worker
+    out = n.stop()
+    for k in (1, 2):
+        assert out["p%d" % k] == [bytes(routed4(f, gws[k], nfvdlib.pcap_mac(k))) for f in to[k]]
+    assert out["p3"] == []
 
 
 def measure(n, seconds):

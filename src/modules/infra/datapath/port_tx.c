@@ -6,11 +6,13 @@
  * one burst leave in one burst per port, each port's in the order they came
  * (DESIGN 5.1; l3fwd keeps a TX buffer per port for the same reason):
  * when the whole stream goes to one port it is sent as it is, otherwise it
- * is grouped by port first (a counting sort on the stack, in slices of
- * RTE_GRAPH_BURST_SIZE). The node runs once per graph walk with every packet
- * of the walk, so nothing is held from one walk to the next. Packets the
- * queue refuses, and packets for a port that is down, are freed here and
- * counted.
+ * is grouped by port first (one pass per port but the last, in slices of
+ * RTE_GRAPH_BURST_SIZE, with a group array on the stack). A call normally
+ * holds every packet of a graph walk (ICMP errors built after port_tx ran
+ * come in a second call of the same walk); nothing is held from one call to
+ * the next, so the RX-to-TX latency of a packet stays within its walk.
+ * Packets the queue refuses, and packets for a port that is down, are freed
+ * here and counted.
  *
  * Edges: none (terminal).
  * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram).
@@ -93,44 +95,44 @@ port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 }
 
 /*
- * pkts[] for more than one port, at most PORT_TX_SLICE of them, the first
- * `same` of which go to the same port: a stable counting sort by port, then
- * one port_tx_port() per port, in the order the ports first appear.
+ * pkts[] for more than one port, the first `same` of which go to the same
+ * port. Each pass takes the packets of one port (that of the first packet
+ * left) into a group of their own and packs the others, in order, at the
+ * front of pkts[]; when those left go to a single port (the OR and the AND
+ * of their ports are equal) they are sent as they are. Traffic to two ports
+ * takes one pass; the loop has no branch that depends on the packet.
  */
 static uint64_t
 port_tx_grouped(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t same)
 {
-	struct rte_mbuf *sorted[PORT_TX_SLICE];
-	uint16_t port_of[PORT_TX_SLICE];
-	uint16_t count[NFV_IFACE_MAX] = { 0 }, next[NFV_IFACE_MAX];
-	uint16_t ports[PORT_TX_SLICE];
-	uint16_t n_ports = 1, i, k, off;
+	struct rte_mbuf *group[PORT_TX_SLICE];
 	uint64_t sent = 0;
 
-	ports[0] = nfv_meta(pkts[0])->tx_port & (NFV_IFACE_MAX - 1);
-	count[ports[0]] = same;
-	for (i = same; i < n; i++) {
-		uint16_t port_id = nfv_meta(pkts[i])->tx_port & (NFV_IFACE_MAX - 1);
+	for (;;) {
+		uint16_t port_id = nfv_meta(pkts[0])->tx_port;
+		uint16_t any = 0, all = UINT16_MAX, k = same, left = 0;
 
-		port_of[i] = port_id;
-		if (count[port_id]++ == 0)
-			ports[n_ports++] = port_id;
+		memcpy(group, pkts, same * sizeof(pkts[0]));
+		for (uint16_t i = same; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			uint16_t p = nfv_meta(m)->tx_port;
+			uint16_t other = p != port_id, mask = (uint16_t)-other;
+
+			group[k] = m;
+			pkts[left] = m; /* left <= i - same: never ahead of the read */
+			k += 1 - other;
+			left += other;
+			any |= p & mask;
+			all &= p | (uint16_t)~mask;
+		}
+		sent += port_tx_port(w, port_id, group, k);
+		if (left == 0)
+			return sent;
+		if (any == all)
+			return sent + port_tx_port(w, any, pkts, left);
+		n = left;
+		same = 1;
 	}
-	/* The first run is already in place; the others follow it. */
-	next[ports[0]] = same;
-	for (k = 1, off = count[ports[0]]; k < n_ports; k++) {
-		next[ports[k]] = off;
-		off += count[ports[k]];
-	}
-	for (i = 0; i < same; i++)
-		sorted[i] = pkts[i];
-	for (i = same; i < n; i++)
-		sorted[next[port_of[i]]++] = pkts[i];
-	for (k = 0, off = 0; k < n_ports; k++) {
-		sent += port_tx_port(w, ports[k], sorted + off, count[ports[k]]);
-		off += count[ports[k]];
-	}
-	return sent;
 }
 
 static uint16_t
@@ -141,7 +143,7 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint64_t sent = 0;
 
 	RTE_SET_USED(graph);
-	for (uint16_t start = 0; start < n; start += PORT_TX_SLICE) {
+	for (uint32_t start = 0; start < n; start += PORT_TX_SLICE) {
 		struct rte_mbuf **slice = pkts + start;
 		uint16_t len = RTE_MIN((uint16_t)(n - start), (uint16_t)PORT_TX_SLICE);
 		uint16_t port_id = nfv_meta(slice[0])->tx_port, i = 1;
