@@ -115,3 +115,20 @@ def test_show_arcs(tmp_path):
     assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
     assert arcs["ip4_ingress"]["features"] == []
     nfvd.stop()
+
+
+def test_table_memory_is_reported(tmp_path):
+    """show stats says what each table took, and the tables fit what nfvd
+    was given (512 MB here, sized down by nfvd itself)."""
+    nfvd = Nfvd(tmp_path, max_routes4=None, max_routes6=None, mem_mb=512)
+    nfvd.add_port("p0")
+    nfvd.start()
+    t = nfvd.stats()["tables"]
+    mem = t["memory_bytes"]
+    assert set(mem) == {"ipv4_fib", "ipv6_fib", "routes", "nexthops"}
+    # Two DIR-24-8 tables: at least their 2^24 4-byte entries each.
+    assert mem["ipv4_fib"] >= 2 * (1 << 24) * 4
+    assert all(v > 0 for v in mem.values())
+    assert sum(mem.values()) <= 512 * 3 // 4 * (1 << 20)
+    assert t["ipv4_route_capacity"] == 65536 and t["ipv6_route_capacity"] == 16384
+    nfvd.stop()

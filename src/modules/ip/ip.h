@@ -173,6 +173,19 @@ struct nfv_limits {
 };
 
 int nfv_ip_init(const struct nfv_limits *limits, int socket_id);
+
+/* What the tables took from EAL's memory when they were created, in bytes
+ * (measured, not computed): both FIBs of each pair, the route database,
+ * the next-hop table and its gateway index. */
+struct nfv_ip_memory {
+	size_t fib4;
+	size_t fib6;
+	size_t routes;
+	size_t nexthops;
+};
+extern struct nfv_ip_memory nfv_ip_memory;
+/* Bytes of EAL's heap in use on a socket. */
+size_t nfv_heap_used(int socket_id);
 void nfv_ip_fini(void);
 
 int nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err);

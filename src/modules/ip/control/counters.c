@@ -8,6 +8,7 @@
 #include "core/counters.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_counters.h"
+#include "modules/ip/control/route.h"
 
 NFV_COUNTER_BLOCK(nfv_ip_counters_block, "ip", struct nfv_ip_counters);
 
@@ -36,6 +37,16 @@ ip_show_stats(json_t *stats)
 		json_object_set_new(tables, "ipv6_routes",
 				    json_integer((json_int_t)nfv_route_count(AF_INET6)));
 		json_object_set_new(tables, "nexthops", json_integer((json_int_t)nfv_nh_count()));
+		json_object_set_new(tables, "ipv4_route_capacity",
+				    json_integer((json_int_t)nfv_route_max(AF_INET)));
+		json_object_set_new(tables, "ipv6_route_capacity",
+				    json_integer((json_int_t)nfv_route_max(AF_INET6)));
+		json_object_set_new(tables, "memory_bytes", json_pack(
+			"{s:I, s:I, s:I, s:I}",
+			"ipv4_fib", (json_int_t)nfv_ip_memory.fib4,
+			"ipv6_fib", (json_int_t)nfv_ip_memory.fib6,
+			"routes", (json_int_t)nfv_ip_memory.routes,
+			"nexthops", (json_int_t)nfv_ip_memory.nexthops));
 	}
 }
 
@@ -53,6 +64,12 @@ ip_metrics(FILE *f)
 	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));
 	nfv_metrics_help(f, "nfvd_nexthops", "gauge", "Next-hop objects");
 	fprintf(f, "nfvd_nexthops %u\n", nfv_nh_count());
+	nfv_metrics_help(f, "nfvd_table_memory_bytes", "gauge",
+			 "Memory the route tables took when created");
+	fprintf(f, "nfvd_table_memory_bytes{table=\"ipv4_fib\"} %zu\n", nfv_ip_memory.fib4);
+	fprintf(f, "nfvd_table_memory_bytes{table=\"ipv6_fib\"} %zu\n", nfv_ip_memory.fib6);
+	fprintf(f, "nfvd_table_memory_bytes{table=\"routes\"} %zu\n", nfv_ip_memory.routes);
+	fprintf(f, "nfvd_table_memory_bytes{table=\"nexthops\"} %zu\n", nfv_ip_memory.nexthops);
 }
 
 static const struct nfv_collector ip_collector = {

@@ -99,11 +99,18 @@ fib_free(uint8_t family, unsigned int which)
 int
 nfv_fib_init(const struct nfv_limits *l, int socket_id)
 {
+	size_t before;
+
 	fib_limits = *l;
 	fib_socket = socket_id;
-	for (unsigned int i = 0; i < 2; i++)
-		if (fib_create(AF_INET, i) < 0 || fib_create(AF_INET6, i) < 0)
-			return -ENOMEM;
+	before = nfv_heap_used(socket_id);
+	if (fib_create(AF_INET, 0) < 0 || fib_create(AF_INET, 1) < 0)
+		return -ENOMEM;
+	nfv_ip_memory.fib4 = nfv_heap_used(socket_id) - before;
+	before = nfv_heap_used(socket_id);
+	if (fib_create(AF_INET6, 0) < 0 || fib_create(AF_INET6, 1) < 0)
+		return -ENOMEM;
+	nfv_ip_memory.fib6 = nfv_heap_used(socket_id) - before;
 	return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_malloc.h>
+
 #include "modules/ip/ip.h"
 #include "modules/ip/control/fib.h"
 #include "modules/ip/control/nexthop.h"
@@ -22,17 +24,34 @@ unsigned int nfv_addr_port_removed(uint16_t port_id);
 unsigned int nfv_neigh_port_removed(uint16_t port_id);
 void nfv_addr_fini(void);
 
+struct nfv_ip_memory nfv_ip_memory;
+
+size_t
+nfv_heap_used(int socket_id)
+{
+	struct rte_malloc_socket_stats st;
+
+	if (rte_malloc_get_socket_stats(socket_id, &st) != 0)
+		return 0;
+	return st.heap_allocsz_bytes;
+}
+
 int
 nfv_ip_init(const struct nfv_limits *limits, int socket_id)
 {
+	size_t before = nfv_heap_used(socket_id);
 	int rc;
 
+	memset(&nfv_ip_memory, 0, sizeof(nfv_ip_memory));
 	rc = nfv_nh_init(socket_id);
 	if (rc < 0) {
 		NFV_LOG(ERR, "cannot allocate the next-hop table");
 		return rc;
 	}
+	nfv_ip_memory.nexthops = nfv_heap_used(socket_id) - before;
+	before = nfv_heap_used(socket_id);
 	rc = nfv_route_db_init(limits, socket_id);
+	nfv_ip_memory.routes = nfv_heap_used(socket_id) - before;
 	if (rc < 0) {
 		NFV_LOG(ERR, "cannot allocate the route database for %u routes; lower "
 			"--max-routes4/--max-routes6 or give nfvd more memory",
