@@ -7,7 +7,8 @@
  * nodes fed by a test source node, on the main lcore; each feature counts
  * what it sees per interface and stamps its own slice of the mbuf private
  * area, so the test sees which features ran, on which interfaces, in which
- * order, and that the packets still left by the right port.
+ * order, and that the packets still left by the right port. A test node
+ * registered for a UDP port gets the datagrams for a local address.
  */
 #include <arpa/inet.h>
 
@@ -23,6 +24,7 @@
 #include "core/meta.h"
 #include "core/worker.h"
 #include "modules/infra/port.h"
+#include "modules/ip/udp.h"
 
 static const struct nfv_limits limits = {
 	.max_routes4 = 64, .max_routes6 = 64, .tbl8_4 = 64, .tbl8_6 = 1024,
@@ -101,6 +103,23 @@ RTE_NODE_REGISTER(first_node);
 RTE_NODE_REGISTER(second_node);
 RTE_NODE_REGISTER(egress_node);
 
+/* UDP port 4789 of our IPv4 addresses: counted and freed here. */
+static uint64_t udp_seen;
+
+static uint16_t
+udp_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	udp_seen += n;
+	rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
+	return n;
+}
+
+static struct rte_node_register udp_node = {
+	.name = "nfv_test_udp", .process = udp_process, .init = nfv_node_ctx_init,
+};
+RTE_NODE_REGISTER(udp_node);
+NFV_UDP_PORT_REGISTER(test_vxlan, AF_INET, 4789, "nfv_test_udp");
+
 /* The test's source node: hands the packets of one walk to eth_input. */
 static struct rte_mbuf *pending[64];
 static uint16_t n_pending;
@@ -135,7 +154,7 @@ static struct nfv_port *port_a, *port_b;
 
 /* A UDP frame to the port's MAC, from 10.1.0.2 (on a) or 10.2.0.2 (on b). */
 static struct rte_mbuf *
-frame(struct nfv_port *in, const char *dst)
+frame_to_port(struct nfv_port *in, const char *dst, uint16_t dport)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(in->pool);
 	uint8_t *p;
@@ -170,12 +189,20 @@ frame(struct nfv_port *in, const char *dst)
 		w = (uint16_t)~sum;
 		memcpy(f.ip + 10, &w, 2);
 	}
+	f.udp[2] = (uint8_t)(dport >> 8);
+	f.udp[3] = (uint8_t)dport;
 	f.udp[5] = 8;
 	p = (uint8_t *)rte_pktmbuf_append(m, sizeof(f));
 	memcpy(p, &f, sizeof(f));
 	m->port = in->port_id;
 	memset(nfv_mbuf_priv(m, &test_stamp_slice), 0, sizeof(struct test_stamp));
 	return m;
+}
+
+static struct rte_mbuf *
+frame(struct nfv_port *in, const char *dst)
+{
+	return frame_to_port(in, dst, 0);
 }
 
 /* Sends n frames from a (to 10.2.0.9, via b) and n from b (to 10.1.0.9,
@@ -204,7 +231,7 @@ group_setup(void **state)
 		"nfv_ip4_rewrite", "nfv_ip4_local", "nfv_ip4_icmp_error", "nfv_ip6_input",
 		"nfv_ip6_lookup", "nfv_ip6_rewrite", "nfv_ip6_local", "nfv_ip6_icmp_error",
 		"nfv_port_tx", "nfv_drop", "nfv_test_first", "nfv_test_second",
-		"nfv_test_egress",
+		"nfv_test_egress", "nfv_test_udp",
 	};
 	struct rte_graph_param prm = {
 		.socket_id = 0, .nb_node_patterns = RTE_DIM(nodes), .node_patterns = nodes,
@@ -342,6 +369,23 @@ test_bad_names_are_refused(void **state)
 	assert_non_null(strstr(err, "not a feature of arc ip4_ingress"));
 }
 
+static void
+test_udp_port_of_a_local_address(void **state)
+{
+	uint64_t tx = test_worker.stats.tx_packets;
+
+	udp_seen = 0;
+	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 4789);
+	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 4790);
+	pending[n_pending++] = frame_to_port(port_b, "10.2.0.1", 4789);
+	rte_graph_walk(graph);
+	/* Both datagrams to 4789 reach the node; 4790 is nobody's: dropped. */
+	assert_int_equal(udp_seen, 2);
+	assert_int_equal(test_worker.stats.tx_packets, tx);
+	assert_int_equal(rte_mempool_in_use_count(port_a->pool), 0);
+	assert_int_equal(rte_mempool_in_use_count(port_b->pool), 0);
+}
+
 int
 main(void)
 {
@@ -350,6 +394,7 @@ main(void)
 		cmocka_unit_test(test_features_run_per_interface_in_order),
 		cmocka_unit_test(test_order_is_first_then_second),
 		cmocka_unit_test(test_bad_names_are_refused),
+		cmocka_unit_test(test_udp_port_of_a_local_address),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

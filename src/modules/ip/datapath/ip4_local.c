@@ -3,9 +3,10 @@
  * ip4_local: packets for one of our addresses. ICMP echo requests are
  * answered in place (RFC 1122 3.2.2.6): addresses swapped, type 0, the
  * checksum updated, and the reply routed back through ip4_lookup.
+ * UDP to a port a module registered (udp.h) goes to that module's node.
  * Everything else is dropped: nfvd has no local stack.
  *
- * Edges: ip4_lookup, drop.
+ * Edges: ip4_lookup, drop, then the registered UDP ports' nodes.
  * Writes: meta.flags (NFV_META_LOCAL_ORIGIN).
  * Drops: unsupported_protocol, bad_icmp.
  */
@@ -13,9 +14,11 @@
 #include <rte_graph_worker.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
+#include <rte_udp.h>
 
 #include "core/node.h"
 #include "modules/ip/ip_counters.h"
+#include "modules/ip/udp.h"
 
 enum ip4_local_next {
 	IP4_LOCAL_NEXT_LOOKUP,
@@ -39,8 +42,24 @@ ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 	rte_be32_t tmp;
 	uint16_t sum = 0;
 
-	if (ip->next_proto_id != IPPROTO_ICMP ||
-	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)))
+	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG))
+		return nfv_mark_drop(m, drop_ip4_local_unsupported.id, IP4_LOCAL_NEXT_DROP);
+	if (ip->next_proto_id == IPPROTO_UDP) {
+		/* A port a module serves (udp.h): the datagram goes to its node. */
+		rte_be16_t dport;
+		int edge;
+
+		if (len < sizeof(struct rte_udp_hdr) ||
+		    rte_pktmbuf_data_len(m) < NFV_L2_LEN + ihl + sizeof(struct rte_udp_hdr))
+			return nfv_mark_drop(m, drop_ip4_local_unsupported.id,
+					     IP4_LOCAL_NEXT_DROP);
+		memcpy(&dport, (uint8_t *)ip + ihl + offsetof(struct rte_udp_hdr, dst_port),
+		       sizeof(dport));
+		edge = nfv_udp_port_edge(AF_INET, dport);
+		if (edge >= 0)
+			return (uint16_t)edge;
+	}
+	if (ip->next_proto_id != IPPROTO_ICMP)
 		return nfv_mark_drop(m, drop_ip4_local_unsupported.id, IP4_LOCAL_NEXT_DROP);
 	if (len < sizeof(*icmp) || rte_pktmbuf_data_len(m) < NFV_L2_LEN + ihl + sizeof(*icmp))
 		return nfv_mark_drop(m, drop_ip4_local_bad_icmp.id, IP4_LOCAL_NEXT_DROP);

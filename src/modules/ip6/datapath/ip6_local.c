@@ -3,18 +3,21 @@
  * ip6_local: packets for one of our addresses. ICMPv6 echo requests are
  * answered in place (RFC 4443 4.2): addresses swapped (the pseudo-header
  * sum does not change), type 129, the checksum updated, and the reply
- * routed back through ip6_lookup. Everything else is dropped.
+ * routed back through ip6_lookup. UDP to a port a module registered
+ * (udp.h) goes to that module's node. Everything else is dropped.
  *
- * Edges: ip6_lookup, drop.
+ * Edges: ip6_lookup, drop, then the registered UDP ports' nodes.
  * Drops: unsupported_protocol, bad_icmp.
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
+#include <rte_udp.h>
 
 #include "core/node.h"
 #include "modules/ip/ip_counters.h"
+#include "modules/ip/udp.h"
 
 enum ip6_local_next {
 	IP6_LOCAL_NEXT_LOOKUP,
@@ -38,6 +41,19 @@ ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
 	uint8_t tmp[16];
 
+	if (ip->proto == IPPROTO_UDP &&
+	    rte_be_to_cpu_16(ip->payload_len) >= sizeof(struct rte_udp_hdr) &&
+	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(*ip) + sizeof(struct rte_udp_hdr)) {
+		/* A port a module serves (udp.h); no extension headers. */
+		rte_be16_t dport;
+		int edge;
+
+		memcpy(&dport, (uint8_t *)(ip + 1) + offsetof(struct rte_udp_hdr, dst_port),
+		       sizeof(dport));
+		edge = nfv_udp_port_edge(AF_INET6, dport);
+		if (edge >= 0)
+			return (uint16_t)edge;
+	}
 	if (ip->proto != IPPROTO_ICMPV6)
 		return nfv_mark_drop(m, drop_ip6_local_unsupported.id, IP6_LOCAL_NEXT_DROP);
 	if (rte_be_to_cpu_16(ip->payload_len) < sizeof(*icmp) ||
