@@ -30,7 +30,8 @@ nfv_iface_event_name(enum nfv_iface_event ev)
 	static const char *const names[] = {
 		[NFV_IFACE_ADDED] = "added", [NFV_IFACE_REMOVED] = "removed",
 		[NFV_IFACE_UP] = "up", [NFV_IFACE_DOWN] = "down",
-		[NFV_IFACE_CHANGED] = "changed",
+		[NFV_IFACE_CHANGED] = "changed", [NFV_IFACE_ADDR] = "address",
+		[NFV_IFACE_VRF] = "vrf",
 	};
 
 	return (unsigned int)ev < RTE_DIM(names) ? names[ev] : "?";

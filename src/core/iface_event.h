@@ -20,6 +20,8 @@ enum nfv_iface_event {
 	NFV_IFACE_UP,
 	NFV_IFACE_DOWN,
 	NFV_IFACE_CHANGED,  /* MAC or MTU */
+	NFV_IFACE_ADDR,     /* an address added or removed (the ip module) */
+	NFV_IFACE_VRF,      /* moved to another VRF */
 };
 
 typedef void (*nfv_iface_event_cb)(enum nfv_iface_event ev, uint16_t iface, void *arg);

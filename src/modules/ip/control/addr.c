@@ -11,6 +11,7 @@
 
 #include <rte_malloc.h>
 
+#include "core/iface_event.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/control/nexthop.h"
 #include "modules/ip/control/route.h"
@@ -148,6 +149,7 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 	}
 	pa->a[pa->n++] = *p;
 	publish_l3(port_id);
+	nfv_iface_event_notify(NFV_IFACE_ADDR, port_id);
 	return 0;
 }
 
@@ -190,6 +192,7 @@ nfv_addr_del(const struct nfv_prefix *p, uint16_t port_id, char *err)
 	}
 	addr_remove_at(port_id, idx);
 	publish_l3(port_id);
+	nfv_iface_event_notify(NFV_IFACE_ADDR, port_id);
 	return 0;
 }
 
