@@ -42,7 +42,7 @@ nfv_stats_since_start(bool on)
 static void
 stats_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
-	if (ev == NFV_IFACE_ADDED)
+	if (ev == NFV_IFACE_ADDED && iface < RTE_MAX_ETHPORTS) /* ports only */
 		memset(&port_base[iface], 0, sizeof(port_base[iface]));
 }
 NFV_IFACE_EVENT_HANDLER(stats_iface_event);
