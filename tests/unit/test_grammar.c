@@ -155,7 +155,7 @@ static const struct grammar_row rows[] = {
 	{ "port del nope", -ENOENT, "no port named nope" },
 	{ "port del a b", -EINVAL, "unexpected 'b'" },
 	{ "port set a", -EINVAL, "missing arguments; usage: port set NAME up|down" },
-	{ "port set a sideways", -EINVAL, "unexpected 'sideways' (expected up or down)" },
+	{ "port set a sideways", -EINVAL, "unexpected 'sideways' (expected up, down or vrf)" },
 	{ "port set nope up", -ENOENT, "unknown port 'nope'" },
 	{ "port set a up now", -EINVAL, "unexpected 'now'" },
 	{ "port show nope", -ENOENT, "unknown port 'nope'" },
