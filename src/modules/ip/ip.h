@@ -28,7 +28,6 @@
 #define NFV_ADDR_PER_PORT_MAX 16
 #define NFV_VRF_MAX 64              /* VRF ids; 0 is "default" */
 #define NFV_VRF_NAME_LEN 32
-#define NFV_VRF_ROUTES 16384        /* per family, in each VRF but the default */
 
 struct nfv_ip {
 	uint8_t family; /* AF_INET or AF_INET6 */
@@ -193,7 +192,11 @@ struct nfv_limits {
 	uint32_t max_routes6;
 	uint32_t tbl8_4;
 	uint32_t tbl8_6;
+	uint32_t vrf_routes; /* per family in each VRF but the default; 0: 4096 */
 };
+#define NFV_VRF_ROUTES_DEFAULT 4096
+/* Per family in each VRF but the default (--vrf-routes). */
+uint32_t nfv_vrf_routes(void);
 
 int nfv_ip_init(const struct nfv_limits *limits, int socket_id);
 void nfv_ip_fini(void);

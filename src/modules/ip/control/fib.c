@@ -58,7 +58,7 @@ fib_create_vrf(uint8_t family, uint16_t vrf, unsigned int which)
 		struct rte_fib_conf c4 = {
 			.type = RTE_FIB_DUMMY,
 			.default_nh = 0,
-			.max_routes = NFV_VRF_ROUTES,
+			.max_routes = nfv_vrf_routes(),
 		};
 
 		pair->tbl[which] = rte_fib_create(name, fib_socket, &c4);
@@ -66,7 +66,7 @@ fib_create_vrf(uint8_t family, uint16_t vrf, unsigned int which)
 		struct rte_fib6_conf c6 = {
 			.type = RTE_FIB6_DUMMY,
 			.default_nh = 0,
-			.max_routes = NFV_VRF_ROUTES,
+			.max_routes = nfv_vrf_routes(),
 		};
 
 		pair->tbl[which] = rte_fib6_create(name, fib_socket, &c6);

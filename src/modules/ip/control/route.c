@@ -33,7 +33,14 @@ struct nfv_route {
 
 static struct rte_hash *route_hash;
 static uint32_t n_routes[NFV_VRF_MAX][2];
-static uint32_t max_routes[2]; /* the default VRF's; others NFV_VRF_ROUTES */
+static uint32_t max_routes[2]; /* the default VRF's; others nfv_vrf_routes() */
+static uint32_t vrf_routes = NFV_VRF_ROUTES_DEFAULT;
+
+uint32_t
+nfv_vrf_routes(void)
+{
+	return vrf_routes;
+}
 
 static unsigned int
 fam_idx(uint8_t family)
@@ -60,13 +67,14 @@ nfv_route_db_init(const struct nfv_limits *l, int socket_id)
 	struct rte_hash_parameters hp = {
 		.name = "nfv_routes",
 		/* and room for the routes of a few VRFs besides */
-		.entries = l->max_routes4 + l->max_routes6 + 4 * NFV_VRF_ROUTES,
+		.entries = l->max_routes4 + l->max_routes6 + 4 * nfv_vrf_routes(),
 		.key_len = sizeof(struct route_key),
 		.hash_func = rte_jhash,
 		.socket_id = socket_id,
 	};
 
 	memset(n_routes, 0, sizeof(n_routes));
+	vrf_routes = l->vrf_routes ? l->vrf_routes : NFV_VRF_ROUTES_DEFAULT;
 	max_routes[0] = l->max_routes4;
 	max_routes[1] = l->max_routes6;
 	route_hash = rte_hash_create(&hp);
@@ -167,7 +175,7 @@ nfv_route_count_new_unique(const struct nfv_prefix *ps, unsigned int n, uint32_t
 uint32_t
 nfv_route_max(uint8_t family, uint16_t vrf)
 {
-	return vrf == 0 ? max_routes[fam_idx(family)] : NFV_VRF_ROUTES;
+	return vrf == 0 ? max_routes[fam_idx(family)] : nfv_vrf_routes();
 }
 
 bool
@@ -187,7 +195,7 @@ full_err(char *err, const struct nfv_prefix *p, const char *at)
 			 "with a larger --max-routes%c", at, nfv_route_max(p->ip.family, 0), f, f);
 	else
 		snprintf(err, NFV_ERR_LEN, "route table of VRF %s full%s (%u IPv%c routes)",
-			 nfv_vrf_name(p->vrf), at, NFV_VRF_ROUTES, f);
+			 nfv_vrf_name(p->vrf), at, nfv_vrf_routes(), f);
 }
 
 uint32_t
