@@ -112,6 +112,8 @@ nfv_parse_prefix(const char *s, bool host_bits_ok, struct nfv_prefix *p)
 	if (slash[1] == '0' && slash[2] != '\0')
 		return -EINVAL; /* no leading zeros or hex in a prefix length */
 	p->len = (uint8_t)len;
+	p->pad = 0;
+	p->vrf = 0; /* the default VRF unless the caller says otherwise */
 	masked = *p;
 	nfv_prefix_mask(&masked);
 	if (!host_bits_ok && !nfv_ip_equal(&masked.ip, &p->ip))

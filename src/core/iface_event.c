@@ -66,6 +66,22 @@ nfv_iface_name(uint16_t iface)
 	return n != NULL ? n : "?";
 }
 
+static nfv_iface_vrf_name_fn vrf_namer;
+
+void
+nfv_iface_vrf_namer_register(nfv_iface_vrf_name_fn fn)
+{
+	vrf_namer = fn;
+}
+
+const char *
+nfv_iface_vrf_name(uint16_t iface)
+{
+	const char *n = vrf_namer != NULL ? vrf_namer(iface) : NULL;
+
+	return n != NULL ? n : "default";
+}
+
 #define NFV_IFACE_ROWS_MAX 16
 static nfv_iface_rows_fn row_fns[NFV_IFACE_ROWS_MAX];
 static unsigned int n_row_fns;

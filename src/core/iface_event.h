@@ -36,6 +36,12 @@ typedef const char *(*nfv_iface_name_fn)(uint16_t iface);
 void nfv_iface_namer_register(nfv_iface_name_fn fn);
 const char *nfv_iface_name(uint16_t iface);
 
+/* The name of the VRF an interface is in, from the module that keeps VRFs,
+ * for the core's views; "default" when no module does. */
+typedef const char *(*nfv_iface_vrf_name_fn)(uint16_t iface);
+void nfv_iface_vrf_namer_register(nfv_iface_vrf_name_fn fn);
+const char *nfv_iface_vrf_name(uint16_t iface);
+
 /* Rows of "port show" (and show stats' "ports") for interfaces that are not
  * ports, added by the modules that own them; name: one interface, or NULL. */
 typedef void (*nfv_iface_rows_fn)(void *rows_json_array, const char *name);

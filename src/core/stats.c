@@ -108,7 +108,8 @@ port_json(const struct nfv_port *p)
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:b, s:b, s:i, s:i, s:i, s:i, s:i, "
 			 "s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			 "name", p->name, "kind", "port", "vrf", "default", "port_id", p->port_id, "dev", p->dev_name,
+			 "name", p->name, "kind", "port", "vrf", nfv_iface_vrf_name(p->port_id),
+			 "port_id", p->port_id, "dev", p->dev_name,
 			 "driver", p->driver, "mac", mac, "admin_up", p->admin_up,
 			 "link_up", link.link_status == RTE_ETH_LINK_UP, "mtu", p->mtu,
 			 "rxq", p->n_rxq, "txq", p->n_txq, "rxd", p->rxd, "txd", p->txd,

@@ -86,12 +86,13 @@ expected_routes(const struct route_row *rows, size_t n)
 		else
 			via = str_or_null(rows[i].via);
 		assert_non_null(via);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}",
 						   "prefix", rows[i].prefix,
 						   "source", rows[i].source,
 						   "type", rows[i].type,
 						   "via", via,
-						   "dev", str_or_null(rows[i].dev)));
+						   "dev", str_or_null(rows[i].dev),
+						   "vrf", "default"));
 	}
 	return a;
 }
@@ -379,10 +380,11 @@ test_addresses(void **state)
 
 	data = nfv_test_ok("addr show");
 	want = json_loads("{\"addresses\": ["
-			  "{\"address\": \"192.168.1.1/24\", \"dev\": \"a\"},"
-			  "{\"address\": \"2001:db8:1::1/64\", \"dev\": \"a\"},"
-			  "{\"address\": \"192.168.2.1/24\", \"dev\": \"b\"},"
-			  "{\"address\": \"2001:db8:2::1/64\", \"dev\": \"b\"}]}", 0, NULL);
+			  "{\"address\": \"192.168.1.1/24\", \"dev\": \"a\", \"vrf\": \"default\"},"
+			  "{\"address\": \"2001:db8:1::1/64\", \"dev\": \"a\", \"vrf\": \"default\"},"
+			  "{\"address\": \"192.168.2.1/24\", \"dev\": \"b\", \"vrf\": \"default\"},"
+			  "{\"address\": \"2001:db8:2::1/64\", \"dev\": \"b\", \"vrf\": \"default\"}]}",
+			  0, NULL);
 	nfv_test_assert_json_equal(want, data, "addr show");
 	json_decref(want);
 	json_decref(data);
@@ -460,13 +462,13 @@ test_neighbors(void **state)
 	data = nfv_test_ok("neigh show");
 	want = json_loads("{\"neighbors\": ["
 			  "{\"address\": \"192.168.1.2\", \"lladdr\": \"" MAC_NEIGH_A4 "\", "
-			  "\"dev\": \"a\"},"
+			  "\"dev\": \"a\", \"state\": \"static\", \"vrf\": \"default\"},"
 			  "{\"address\": \"192.168.2.2\", \"lladdr\": \"" MAC_NEIGH_B4 "\", "
-			  "\"dev\": \"b\"},"
+			  "\"dev\": \"b\", \"state\": \"static\", \"vrf\": \"default\"},"
 			  "{\"address\": \"2001:db8:1::2\", \"lladdr\": \"" MAC_NEIGH_A6 "\", "
-			  "\"dev\": \"a\"},"
+			  "\"dev\": \"a\", \"state\": \"static\", \"vrf\": \"default\"},"
 			  "{\"address\": \"2001:db8:2::2\", \"lladdr\": \"" MAC_NEIGH_B6 "\", "
-			  "\"dev\": \"b\"}]}", 0, NULL);
+			  "\"dev\": \"b\", \"state\": \"static\", \"vrf\": \"default\"}]}", 0, NULL);
 	/* In next-hop id order, which depends on the ids freed before. */
 	sort_entries(json_object_get(data, "neighbors"));
 	nfv_test_assert_json_equal(want, data, "neigh show");
@@ -557,7 +559,7 @@ test_routes_via(void **state)
 	data = nfv_test_ok("route show 10.0.0.0/8");
 	snprintf(text, sizeof(text), "{\"routes\": [{\"prefix\": \"10.0.0.0/8\", \"source\": "
 		 "\"static\", \"type\": \"gateway\", \"via\": \"192.168.1.2\", \"dev\": \"a\", "
-		 "\"nexthop_id\": %u}]}", gw_a);
+		 "\"vrf\": \"default\", \"nexthop_id\": %u}]}", gw_a);
 	want = json_loads(text, 0, NULL);
 	nfv_test_assert_json_equal(want, data, "route show 10.0.0.0/8");
 	json_decref(want);

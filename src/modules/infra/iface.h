@@ -58,5 +58,22 @@ void nfv_iface_publish(const struct nfv_iface *ifc);
 void nfv_iface_set_admin(uint16_t id, bool up);
 /* Announces it removed and frees its id. */
 void nfv_iface_remove(uint16_t id);
+/* Moves an interface to VRF vrf: workers see the new VRF of its packets
+ * once this returns (a grace period has passed). For the module that keeps
+ * VRFs, from its "vrf" attribute handler. */
+void nfv_iface_set_vrf(uint16_t id, uint16_t vrf);
+
+/*
+ * Interface attributes other modules own: "port set NAME KEY VALUE" calls
+ * the handler registered for KEY (the ip module's "vrf"). The handler
+ * returns 0 or a negative errno with err (NFV_ERR_LEN) naming the bad input.
+ */
+typedef int (*nfv_iface_attr_fn)(uint16_t iface, const char *value, char *err);
+void nfv_iface_attr_register(const char *key, nfv_iface_attr_fn fn);
+bool nfv_iface_attr_known(const char *key);
+/* -ENOENT when no module handles key. */
+int nfv_iface_attr_set(uint16_t iface, const char *key, const char *value, char *err);
+/* The registered keys, "|"-separated, for usage lines. */
+const char *nfv_iface_attr_keys(void);
 
 #endif

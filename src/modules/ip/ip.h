@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_fib.h>
@@ -25,6 +26,8 @@
 #define NFV_NH_MAX (1u << 18)       /* next-hop ids; 0 means "no route" */
 #define NFV_ECMP_MAX 16
 #define NFV_ADDR_PER_PORT_MAX 16
+#define NFV_VRF_MAX 64              /* VRF ids; 0 is "default" */
+#define NFV_VRF_NAME_LEN 32
 
 struct nfv_ip {
 	uint8_t family; /* AF_INET or AF_INET6 */
@@ -38,6 +41,8 @@ struct nfv_ip {
 struct nfv_prefix {
 	struct nfv_ip ip;
 	uint8_t len;
+	uint8_t pad;
+	uint16_t vrf;      /* the routing table: 0 = default */
 };
 
 enum nfv_nh_type {
@@ -106,12 +111,15 @@ nfv_fib_value(uint32_t nh_id, uint8_t depth)
 	return nh_id == 0 ? 0 : ((uint64_t)depth << 18) | nh_id;
 }
 
-/* The active FIB of each family; workers read it once per burst. */
+/* The active FIB of each family and VRF; workers read it once per burst
+ * (per run of packets of one VRF). nfv_fib4/6 are the default VRF's. */
 struct nfv_fib_pair {
 	void *tbl[2];
 	unsigned int active;
 };
 extern struct nfv_fib_pair nfv_fib4, nfv_fib6;
+/* [0] IPv4, [1] IPv6; [x][0] is &nfv_fib4 / &nfv_fib6; NULL: no such VRF. */
+extern struct nfv_fib_pair *nfv_fib_vrf[2][NFV_VRF_MAX];
 
 static inline struct rte_fib *
 nfv_fib4_active(void)
@@ -125,6 +133,20 @@ nfv_fib6_active(void)
 {
 	unsigned int a = __atomic_load_n(&nfv_fib6.active, __ATOMIC_ACQUIRE);
 	return nfv_fib6.tbl[a];
+}
+
+/* The active table of a VRF, or NULL while it has none (being deleted). */
+static inline void *
+nfv_fib_vrf_active(unsigned int fam, uint16_t vrf)
+{
+	const struct nfv_fib_pair *p;
+
+	if (unlikely(vrf >= NFV_VRF_MAX))
+		return NULL;
+	p = __atomic_load_n(&nfv_fib_vrf[fam][vrf], __ATOMIC_ACQUIRE);
+	if (p == NULL)
+		return NULL;
+	return p->tbl[__atomic_load_n(&p->active, __ATOMIC_ACQUIRE)];
 }
 
 /* Per-port L3 state read by workers (ICMP error source addresses). */
@@ -170,7 +192,11 @@ struct nfv_limits {
 	uint32_t max_routes6;
 	uint32_t tbl8_4;
 	uint32_t tbl8_6;
+	uint32_t vrf_routes; /* per family in each VRF but the default; 0: 4096 */
 };
+#define NFV_VRF_ROUTES_DEFAULT 4096
+/* Per family in each VRF but the default (--vrf-routes). */
+uint32_t nfv_vrf_routes(void);
 
 int nfv_ip_init(const struct nfv_limits *limits, int socket_id);
 
@@ -190,8 +216,11 @@ void nfv_ip_fini(void);
 
 int nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err);
 int nfv_addr_del(const struct nfv_prefix *p, uint16_t port_id, char *err);
-int nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id);
-bool nfv_addr_is_local(const struct nfv_ip *ip);
+/* Interfaces of VRF vrf only. */
+int nfv_addr_find_port(const struct nfv_ip *gw, uint16_t vrf, uint16_t *port_id);
+bool nfv_addr_is_local(const struct nfv_ip *ip, uint16_t vrf);
+/* The addresses of an interface (at most NFV_ADDR_PER_PORT_MAX); their count. */
+unsigned int nfv_addr_of_iface(uint16_t iface, struct nfv_prefix *out);
 
 int nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_t port_id,
 		  char *err);
@@ -206,9 +235,10 @@ struct nfv_route_spec {
 	int port_id;               /* CONNECTED */
 };
 
+/* The VRF is spec->prefix.vrf / p->vrf. */
 int nfv_route_add(const struct nfv_route_spec *spec, char *err);
 int nfv_route_del(const struct nfv_prefix *p, char *err);
-int nfv_route_load(const char *path, uint32_t *n_loaded, char *err);
+int nfv_route_load(const char *path, uint16_t vrf, uint32_t *n_loaded, char *err);
 
 /* Called when a port is removed or its MAC/MTU changes. */
 unsigned int nfv_ip_port_removed(uint16_t port_id);
@@ -223,7 +253,8 @@ struct nfv_route_info {
 typedef void (*nfv_route_cb)(const struct nfv_route_info *ri, void *arg);
 void nfv_route_walk(nfv_route_cb cb, void *arg);
 int nfv_route_lookup_exact(const struct nfv_prefix *p, struct nfv_route_info *ri);
-uint32_t nfv_route_count(uint8_t family);
+uint32_t nfv_route_count(uint8_t family); /* every VRF */
+uint32_t nfv_route_count_vrf(uint8_t family, uint16_t vrf);
 uint32_t nfv_nh_count(void);
 
 typedef void (*nfv_addr_cb)(uint16_t port_id, const struct nfv_prefix *p, void *arg);
@@ -242,5 +273,18 @@ const char *nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len);
 const char *nfv_ip_unusable(const struct nfv_ip *ip);
 /* fe80::/10: one per link, never forwarded. */
 bool nfv_ip_is_link_local(const struct nfv_ip *ip);
+
+/* VRFs (control/vrf.c). */
+int nfv_vrf_add(const char *name, char *err);
+int nfv_vrf_del(const char *name, char *err);
+/* The id of a VRF, or -ENOENT. */
+int nfv_vrf_id(const char *name);
+/* "?" for an id not in use. */
+const char *nfv_vrf_name(uint16_t vrf);
+bool nfv_vrf_used(uint16_t vrf);
+/* What its tables took from the DPDK heap when it was made. */
+size_t nfv_vrf_table_bytes(uint16_t vrf);
+/* Moves an interface and its addresses and static neighbors to a VRF. */
+int nfv_ip_iface_set_vrf(uint16_t iface, uint16_t vrf, char *err);
 
 #endif

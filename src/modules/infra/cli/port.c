@@ -95,19 +95,33 @@ cmd_port_del(int argc, char **argv, struct nfv_reply *r)
 	return nfv_port_del(argv[2], r->err);
 }
 
+/* port set NAME up|down | port set NAME KEY VALUE (an attribute another
+ * module owns, e.g. vrf) */
 static int
 cmd_port_set(int argc, char **argv, struct nfv_reply *r)
 {
-	if (nfv_cmd_need_args(argc, 4, "port set NAME up|down", r) < 0)
+	struct nfv_iface *i;
+
+	if (nfv_cmd_need_args(argc, 4, "port set NAME up|down|vrf VRF", r) < 0)
 		return -EINVAL;
+	if (strcmp(argv[3], "up") != 0 && strcmp(argv[3], "down") != 0) {
+		if (nfv_iface_attr_known(argv[3]) && argc == 4)
+			NFV_FAIL(r, -EINVAL, "missing value after '%s'", argv[3]);
+		if (!nfv_iface_attr_known(argv[3]))
+			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected up, down%s%s)", argv[3],
+				 nfv_iface_attr_keys()[0] ? " or " : "", nfv_iface_attr_keys());
+		if (argc > 5)
+			NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[5]);
+		i = nfv_iface_by_name(argv[2]);
+		if (i == NULL)
+			NFV_FAIL(r, -ENOENT, "unknown port '%s'", argv[2]);
+		return nfv_iface_attr_set(i->id, argv[3], argv[4], r->err);
+	}
 	if (argc > 4)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[4]);
-	if (strcmp(argv[3], "up") != 0 && strcmp(argv[3], "down") != 0)
-		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected up or down)", argv[3]);
 	if (nfv_port_by_name(argv[2]) == NULL) {
 		/* Any other kind of interface: its admin state. */
-		struct nfv_iface *i = nfv_iface_by_name(argv[2]);
-
+		i = nfv_iface_by_name(argv[2]);
 		if (i == NULL)
 			NFV_FAIL(r, -ENOENT, "unknown port '%s'", argv[2]);
 		nfv_iface_set_admin(i->id, strcmp(argv[3], "up") == 0);
@@ -179,7 +193,7 @@ static const struct nfv_command port_commands[] = {
 	{ "port", "add", cmd_port_add,
 	  "port add NAME dev DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N]" },
 	{ "port", "del", cmd_port_del, "port del NAME" },
-	{ "port", "set", cmd_port_set, "port set NAME up|down" },
+	{ "port", "set", cmd_port_set, "port set NAME up|down | port set NAME vrf VRF" },
 	{ "port", "show", cmd_port_show, "port show [NAME]" },
 	{ "worker", "set", cmd_worker_set, "worker set LCORE rxq NAME:Q[,NAME:Q...]" },
 };

@@ -26,6 +26,26 @@ bad_prefix(const char *tok, int rc, struct nfv_reply *r)
 	NFV_FAIL(r, -EINVAL, "bad prefix '%s' (expected ADDR/LEN, IPv4 or IPv6)", tok);
 }
 
+/* A trailing "vrf VRF" (after the command's own words): its id in *vrf,
+ * and argc without it; the default VRF without one. */
+static int
+take_vrf(int *argc, char **argv, uint16_t *vrf, struct nfv_reply *r)
+{
+	int id;
+
+	*vrf = 0;
+	if (*argc >= 4 && strcmp(argv[*argc - 2], "vrf") == 0) {
+		id = nfv_vrf_id(argv[*argc - 1]);
+		if (id < 0)
+			NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[*argc - 1]);
+		*vrf = (uint16_t)id;
+		*argc -= 2;
+	} else if (*argc >= 4 && strcmp(argv[*argc - 1], "vrf") == 0) {
+		NFV_FAIL(r, -EINVAL, "missing VRF name after 'vrf'");
+	}
+	return 0;
+}
+
 static const char *
 source_name(enum nfv_route_source s)
 {
@@ -78,12 +98,12 @@ route_json(const struct nfv_route_info *ri)
 	json_t *nh = nh_json(ri->nh_id), *o;
 	const json_t *via = json_object_get(nh, "via"), *dev = json_object_get(nh, "dev");
 
-	o = json_pack("{s:s, s:s, s:s, s:O, s:O, s:i}", "prefix",
+	o = json_pack("{s:s, s:s, s:s, s:O, s:O, s:s, s:i}", "prefix",
 		      nfv_prefix_str(&ri->prefix, buf, sizeof(buf)), "source",
 		      source_name(ri->source), "type",
 		      json_string_value(json_object_get(nh, "type")),
 		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
-		      "nexthop_id", ri->nh_id);
+		      "vrf", nfv_vrf_name(ri->prefix.vrf), "nexthop_id", ri->nh_id);
 	json_decref(nh);
 	return o;
 }
@@ -91,6 +111,7 @@ route_json(const struct nfv_route_info *ri)
 struct route_vec {
 	struct nfv_route_info *v;
 	size_t n, cap;
+	uint16_t vrf;
 };
 
 static void
@@ -98,6 +119,8 @@ route_cb(const struct nfv_route_info *ri, void *arg)
 {
 	struct route_vec *rv = arg;
 
+	if (ri->prefix.vrf != rv->vrf)
+		return;
 	if (rv->n == rv->cap) {
 		size_t cap = rv->cap ? rv->cap * 2 : 1024;
 		struct nfv_route_info *v = realloc(rv->v, cap * sizeof(*v));
@@ -134,9 +157,9 @@ route_cmp(const void *a, const void *b)
 }
 
 static json_t *
-ip_routes_json(const struct nfv_prefix *exact)
+ip_routes_json(const struct nfv_prefix *exact, uint16_t vrf)
 {
-	struct route_vec rv = { 0 };
+	struct route_vec rv = { .vrf = vrf };
 	json_t *a = json_array();
 
 	if (exact != NULL) {
@@ -163,9 +186,10 @@ addr_cb(uint16_t port_id, const struct nfv_prefix *p, void *arg)
 {
 	char buf[64];
 
-	json_array_append_new(arg, json_pack("{s:s, s:s}", "address",
+	json_array_append_new(arg, json_pack("{s:s, s:s, s:s}", "address",
 					     nfv_prefix_str(p, buf, sizeof(buf)), "dev",
-					     nfv_iface_name_of(port_id)));
+					     nfv_iface_name_of(port_id), "vrf",
+					     nfv_vrf_name(nfv_ifaces[port_id].vrf)));
 }
 
 static json_t *
@@ -177,26 +201,27 @@ nfv_ip_addrs_json(void)
 	return json_pack("{s:o}", "addresses", a);
 }
 
+struct neigh_filter {
+	json_t *a;
+	int dev; /* -1: any */
+	int vrf; /* -1: any */
+};
+
 static void
 neigh_cb(const struct nfv_nexthop *nh, void *arg)
 {
+	const struct neigh_filter *f = arg;
 	char buf[64], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	uint16_t vrf = nfv_ifaces[nh->port_id].vrf;
 
-	if (nh->type != NFV_NH_GATEWAY || !nh->has_neigh)
+	if (nh->type != NFV_NH_GATEWAY || !nh->has_neigh ||
+	    (f->dev >= 0 && nh->port_id != f->dev) || (f->vrf >= 0 && vrf != f->vrf))
 		return;
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
-	json_array_append_new(arg, json_pack("{s:s, s:s, s:s}", "address",
-					     nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
-					     "dev", nfv_iface_name_of(nh->port_id)));
-}
-
-static json_t *
-nfv_ip_neighs_json(void)
-{
-	json_t *a = json_array();
-
-	nfv_nh_walk(neigh_cb, a);
-	return json_pack("{s:o}", "neighbors", a);
+	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "address",
+					      nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
+					      "dev", nfv_iface_name_of(nh->port_id),
+					      "state", "static", "vrf", nfv_vrf_name(vrf)));
 }
 
 static void
@@ -313,6 +338,11 @@ cmd_route_add(int argc, char **argv, struct nfv_reply *r)
 	rc = nfv_parse_prefix(argv[2], false, &spec.prefix);
 	if (rc < 0)
 		return bad_prefix(argv[2], rc, r);
+	rc = take_vrf(&argc, argv, &spec.prefix.vrf, r);
+	if (rc < 0)
+		return rc;
+	if (argc < 4)
+		NFV_FAIL(r, -EINVAL, "missing arguments; usage: %s", usage);
 	if (strcmp(argv[3], "blackhole") == 0) {
 		if (argc > 4)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[4]);
@@ -368,13 +398,19 @@ cmd_route_del(int argc, char **argv, struct nfv_reply *r)
 	struct nfv_prefix p;
 	int rc;
 
-	if (nfv_cmd_need_args(argc, 3, "route del PREFIX", r) < 0)
+	uint16_t vrf;
+
+	if (nfv_cmd_need_args(argc, 3, "route del PREFIX [vrf VRF]", r) < 0)
 		return -EINVAL;
+	rc = take_vrf(&argc, argv, &vrf, r);
+	if (rc < 0)
+		return rc;
 	if (argc > 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
 	rc = nfv_parse_prefix(argv[2], false, &p);
 	if (rc < 0)
 		return bad_prefix(argv[2], rc, r);
+	p.vrf = vrf;
 	return nfv_route_del(&p, r->err);
 }
 
@@ -383,13 +419,17 @@ cmd_route_load(int argc, char **argv, struct nfv_reply *r)
 {
 	uint64_t start = rte_get_tsc_cycles();
 	uint32_t n = 0;
+	uint16_t vrf;
 	int rc;
 
-	if (nfv_cmd_need_args(argc, 3, "route load FILE", r) < 0)
+	if (nfv_cmd_need_args(argc, 3, "route load FILE [vrf VRF]", r) < 0)
 		return -EINVAL;
+	rc = take_vrf(&argc, argv, &vrf, r);
+	if (rc < 0)
+		return rc;
 	if (argc > 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
-	rc = nfv_route_load(argv[2], &n, r->err);
+	rc = nfv_route_load(argv[2], vrf, &n, r->err);
 	if (rc < 0)
 		return rc;
 	r->data = json_pack("{s:i, s:f}", "routes_loaded", (json_int_t)n, "seconds",
@@ -401,21 +441,70 @@ static int
 cmd_route_show(int argc, char **argv, struct nfv_reply *r)
 {
 	struct nfv_prefix p;
+	uint16_t vrf = 0;
 	int rc;
 
+	if (argc == 4 && strcmp(argv[2], "vrf") == 0) {
+		rc = nfv_vrf_id(argv[3]);
+		if (rc < 0)
+			NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[3]);
+		vrf = (uint16_t)rc;
+		argc = 2;
+	} else {
+		rc = take_vrf(&argc, argv, &vrf, r);
+		if (rc < 0)
+			return rc;
+	}
 	if (argc > 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
 	if (argc == 3) {
+		if (strcmp(argv[2], "vrf") == 0)
+			NFV_FAIL(r, -EINVAL, "missing VRF name after 'vrf'");
 		rc = nfv_parse_prefix(argv[2], true, &p);
 		if (rc < 0)
 			return bad_prefix(argv[2], rc, r);
 		nfv_prefix_mask(&p);
-		r->data = ip_routes_json(&p);
-		if (r->data == NULL)
+		p.vrf = vrf;
+		r->data = ip_routes_json(&p, vrf);
+		if (r->data == NULL) {
+			if (vrf != 0)
+				NFV_FAIL(r, -ENOENT, "no route %s in VRF %s", argv[2],
+					 nfv_vrf_name(vrf));
 			NFV_FAIL(r, -ENOENT, "no route %s", argv[2]);
+		}
 		return 0;
 	}
-	r->data = ip_routes_json(NULL);
+	r->data = ip_routes_json(NULL, vrf);
+	return 0;
+}
+
+/* neigh show [dev NAME] [vrf VRF] */
+static int
+cmd_neigh_show(int argc, char **argv, struct nfv_reply *r)
+{
+	struct neigh_filter f = { .a = NULL, .dev = -1, .vrf = -1 };
+
+	for (int i = 2; i < argc; i += 2) {
+		if (strcmp(argv[i], "dev") != 0 && strcmp(argv[i], "vrf") != 0)
+			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'dev' or 'vrf')", argv[i]);
+		if (i + 1 >= argc)
+			NFV_FAIL(r, -EINVAL, "missing %s after '%s'",
+				 argv[i][0] == 'd' ? "interface name" : "VRF name", argv[i]);
+		if (argv[i][0] == 'd') {
+			struct nfv_iface *ifc = nfv_iface_need(argv[i + 1], r);
+
+			if (ifc == NULL)
+				return -ENOENT;
+			f.dev = ifc->id;
+		} else {
+			f.vrf = nfv_vrf_id(argv[i + 1]);
+			if (f.vrf < 0)
+				NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[i + 1]);
+		}
+	}
+	f.a = json_array();
+	nfv_nh_walk(neigh_cb, &f);
+	r->data = json_pack("{s:o}", "neighbors", f.a);
 	return 0;
 }
 
@@ -436,7 +525,6 @@ no_args(int argc, char **argv, struct nfv_reply *r)
 	}
 
 SHOW_CMD(cmd_addr_show, nfv_ip_addrs_json)
-SHOW_CMD(cmd_neigh_show, nfv_ip_neighs_json)
 SHOW_CMD(cmd_nexthop_show, nfv_ip_nexthops_json)
 
 static const struct nfv_command ip_commands[] = {
@@ -445,13 +533,13 @@ static const struct nfv_command ip_commands[] = {
 	{ "addr", "show", cmd_addr_show, "addr show" },
 	{ "neigh", "add", cmd_neigh_add, "neigh add IP lladdr MAC dev NAME" },
 	{ "neigh", "del", cmd_neigh_del, "neigh del IP dev NAME" },
-	{ "neigh", "show", cmd_neigh_show, "neigh show" },
+	{ "neigh", "show", cmd_neigh_show, "neigh show [dev NAME] [vrf VRF]" },
 	{ "route", "add", cmd_route_add,
 	  "route add PREFIX via IP [dev NAME] [via IP ...] | PREFIX dev NAME | "
-	  "PREFIX blackhole" },
-	{ "route", "del", cmd_route_del, "route del PREFIX" },
-	{ "route", "load", cmd_route_load, "route load FILE" },
-	{ "route", "show", cmd_route_show, "route show [PREFIX]" },
+	  "PREFIX blackhole; then [vrf VRF]" },
+	{ "route", "del", cmd_route_del, "route del PREFIX [vrf VRF]" },
+	{ "route", "load", cmd_route_load, "route load FILE [vrf VRF]" },
+	{ "route", "show", cmd_route_show, "route show [PREFIX] [vrf VRF]" },
 	{ "nexthop", "show", cmd_nexthop_show, "nexthop show" },
 };
 NFV_COMMANDS_REGISTER(ip_commands);

@@ -27,9 +27,9 @@ static struct port_addrs addrs[NFV_IFACE_MAX];
 struct nfv_port_l3 *nfv_port_l3[NFV_IFACE_MAX];
 
 static struct nfv_prefix
-host_prefix(const struct nfv_ip *ip)
+host_prefix(const struct nfv_ip *ip, uint16_t vrf)
 {
-	struct nfv_prefix h = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
+	struct nfv_prefix h = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128, .vrf = vrf };
 
 	return h;
 }
@@ -83,25 +83,34 @@ subnet_in_use(uint16_t port_id, const struct nfv_prefix *subnet, int skip)
 	return false;
 }
 
+/* The address's prefix in the VRF of the interface. */
 int
-nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
+nfv_addr_add(const struct nfv_prefix *pfx, uint16_t port_id, char *err)
 {
 	struct port_addrs *pa = &addrs[port_id];
-	struct nfv_prefix host = host_prefix(&p->ip), subnet = subnet_of(p);
+	uint16_t vrf = nfv_ifaces[port_id].vrf;
+	struct nfv_prefix in_vrf = *pfx, *p = &in_vrf;
+	struct nfv_prefix host = host_prefix(&p->ip, vrf), subnet;
 	bool host_is_subnet = host.len == p->len;
+	const char *why = nfv_ip_unusable(&p->ip);
 	char buf[64];
 	int rc;
 
-	const char *why = nfv_ip_unusable(&p->ip);
+	in_vrf.vrf = vrf;
+	subnet = subnet_of(p);
 
 	if (why != NULL) {
 		snprintf(err, NFV_ERR_LEN, "%s is %s, not an interface address",
 			 nfv_ip_str(&p->ip, buf, sizeof(buf)), why);
 		return -EINVAL;
 	}
-	if (nfv_addr_is_local(&p->ip)) {
-		snprintf(err, NFV_ERR_LEN, "address %s is already configured",
-			 nfv_ip_str(&p->ip, buf, sizeof(buf)));
+	if (nfv_addr_is_local(&p->ip, vrf)) {
+		if (vrf == 0)
+			snprintf(err, NFV_ERR_LEN, "address %s is already configured",
+				 nfv_ip_str(&p->ip, buf, sizeof(buf)));
+		else
+			snprintf(err, NFV_ERR_LEN, "address %s is already configured in VRF %s",
+				 nfv_ip_str(&p->ip, buf, sizeof(buf)), nfv_vrf_name(vrf));
 		return -EEXIST;
 	}
 	if ((p->ip.family == AF_INET && p->len < 31 && nfv_ip_equal(&p->ip, &subnet.ip)) ||
@@ -119,7 +128,8 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 	}
 	if (!host_is_subnet) {
 		for (uint16_t o = 0; o < NFV_IFACE_MAX; o++) {
-			if (o != port_id && subnet_in_use(o, &subnet, -1)) {
+			if (o != port_id && nfv_ifaces[o].vrf == vrf &&
+			    subnet_in_use(o, &subnet, -1)) {
 				snprintf(err, NFV_ERR_LEN,
 					 "subnet %s is already connected on port %s",
 					 nfv_prefix_str(&subnet, buf, sizeof(buf)),
@@ -128,7 +138,7 @@ nfv_addr_add(const struct nfv_prefix *p, uint16_t port_id, char *err)
 			}
 		}
 	}
-	if (!nfv_route_has_room(p->ip.family,
+	if (!nfv_route_has_room(p->ip.family, vrf,
 				(nfv_route_lookup_exact(&host, &(struct nfv_route_info){ 0 }) < 0) +
 				(!host_is_subnet &&
 				 nfv_route_lookup_exact(&subnet,
@@ -169,7 +179,7 @@ addr_remove_at(uint16_t port_id, int idx)
 {
 	struct port_addrs *pa = &addrs[port_id];
 	struct nfv_prefix p = pa->a[idx];
-	struct nfv_prefix host = host_prefix(&p.ip), subnet = subnet_of(&p);
+	struct nfv_prefix host = host_prefix(&p.ip, p.vrf), subnet = subnet_of(&p);
 	char err[NFV_ERR_LEN];
 
 	nfv_route_set(&host, NFV_RT_LOCAL, 0, err);
@@ -212,12 +222,15 @@ nfv_addr_port_removed(uint16_t port_id)
 }
 
 int
-nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id)
+nfv_addr_find_port(const struct nfv_ip *gw, uint16_t vrf, uint16_t *port_id)
 {
 	int best_len = -1;
 
 	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++) {
 		const struct port_addrs *pa = &addrs[pid];
+
+		if (pa->n == 0 || nfv_ifaces[pid].vrf != vrf)
+			continue;
 
 		for (unsigned int i = 0; i < pa->n; i++) {
 			if (nfv_prefix_contains(&pa->a[i], gw) && pa->a[i].len > best_len) {
@@ -230,11 +243,11 @@ nfv_addr_find_port(const struct nfv_ip *gw, uint16_t *port_id)
 }
 
 bool
-nfv_addr_is_local(const struct nfv_ip *ip)
+nfv_addr_is_local(const struct nfv_ip *ip, uint16_t vrf)
 {
 	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++)
 		for (unsigned int i = 0; i < addrs[pid].n; i++)
-			if (nfv_ip_equal(&addrs[pid].a[i].ip, ip))
+			if (addrs[pid].a[i].vrf == vrf && nfv_ip_equal(&addrs[pid].a[i].ip, ip))
 				return true;
 	return false;
 }
@@ -255,4 +268,11 @@ nfv_addr_fini(void)
 		nfv_port_l3[pid] = NULL;
 		addrs[pid].n = 0;
 	}
+}
+
+unsigned int
+nfv_addr_of_iface(uint16_t iface, struct nfv_prefix *out)
+{
+	memcpy(out, addrs[iface].a, addrs[iface].n * sizeof(out[0]));
+	return addrs[iface].n;
 }

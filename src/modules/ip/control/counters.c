@@ -38,9 +38,9 @@ ip_show_stats(json_t *stats)
 				    json_integer((json_int_t)nfv_route_count(AF_INET6)));
 		json_object_set_new(tables, "nexthops", json_integer((json_int_t)nfv_nh_count()));
 		json_object_set_new(tables, "ipv4_route_capacity",
-				    json_integer((json_int_t)nfv_route_max(AF_INET)));
+				    json_integer((json_int_t)nfv_route_max(AF_INET, 0)));
 		json_object_set_new(tables, "ipv6_route_capacity",
-				    json_integer((json_int_t)nfv_route_max(AF_INET6)));
+				    json_integer((json_int_t)nfv_route_max(AF_INET6, 0)));
 		json_object_set_new(tables, "memory_bytes", json_pack(
 			"{s:I, s:I, s:I, s:I}",
 			"ipv4_fib", (json_int_t)nfv_ip_memory.fib4,

@@ -6,6 +6,11 @@
  * two identical tables instead: updates go to the standby one, the pair
  * flips, and after a grace period (every worker finished the graph walk
  * that may have used the old table) the same update goes to the other.
+ *
+ * The default VRF's pair is DIR-24-8 / trie, sized by --max-routes4/6. A
+ * VRF made by "vrf add" gets a pair of RTE_FIB_DUMMY / RTE_FIB6_DUMMY
+ * tables (the lookup walks the RIB): DIR-24-8 and the trie start with a
+ * 64 MB tbl24 each, which a tenant table with a few routes cannot afford.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,25 +25,69 @@
 #include "core/log.h"
 
 struct nfv_fib_pair nfv_fib4, nfv_fib6;
+struct nfv_fib_pair *nfv_fib_vrf[2][NFV_VRF_MAX] = { [0][0] = &nfv_fib4, [1][0] = &nfv_fib6 };
+
+static unsigned int
+fi(uint8_t family)
+{
+	return family == AF_INET ? 0 : 1;
+}
 
 static struct nfv_fib_pair *
-pair_of(uint8_t family)
+pair_of(uint8_t family, uint16_t vrf)
 {
-	return family == AF_INET ? &nfv_fib4 : &nfv_fib6;
+	return nfv_fib_vrf[fi(family)][vrf];
 }
 
 static struct nfv_limits fib_limits;
 /* The standby table of a family holds a half-done rebuild. */
-static bool standby_dirty[2];
+static bool standby_dirty[NFV_VRF_MAX][2];
 static int fib_socket;
 static unsigned int fib_generation;
 
+/* Creates table `which` of a VRF's small pair, empty. */
+static int
+fib_create_vrf(uint8_t family, uint16_t vrf, unsigned int which)
+{
+	struct nfv_fib_pair *pair = pair_of(family, vrf);
+	char name[32];
+
+	snprintf(name, sizeof(name), "nfv_fib%c_%u", family == AF_INET ? '4' : '6',
+		 fib_generation++);
+	if (family == AF_INET) {
+		struct rte_fib_conf c4 = {
+			.type = RTE_FIB_DUMMY,
+			.default_nh = 0,
+			.max_routes = nfv_vrf_routes(),
+		};
+
+		pair->tbl[which] = rte_fib_create(name, fib_socket, &c4);
+	} else {
+		struct rte_fib6_conf c6 = {
+			.type = RTE_FIB6_DUMMY,
+			.default_nh = 0,
+			.max_routes = nfv_vrf_routes(),
+		};
+
+		pair->tbl[which] = rte_fib6_create(name, fib_socket, &c6);
+	}
+	if (pair->tbl[which] == NULL) {
+		NFV_LOG(ERR, "cannot create an IPv%c table of VRF %s: %s",
+			family == AF_INET ? '4' : '6', nfv_vrf_name(vrf),
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Creates table `which` of a family, empty. */
 static int
-fib_create(uint8_t family, unsigned int which)
+fib_create(uint8_t family, uint16_t vrf, unsigned int which)
 {
 	char name[32];
 
+	if (vrf != 0)
+		return fib_create_vrf(family, vrf, which);
 	snprintf(name, sizeof(name), "nfv_fib%c_%u", family == AF_INET ? '4' : '6',
 		 fib_generation++);
 	if (family == AF_INET) {
@@ -85,15 +134,15 @@ fib_create(uint8_t family, unsigned int which)
 }
 
 static void
-fib_free(uint8_t family, unsigned int which)
+fib_free(uint8_t family, uint16_t vrf, unsigned int which)
 {
-	if (family == AF_INET) {
-		rte_fib_free(nfv_fib4.tbl[which]);
-		nfv_fib4.tbl[which] = NULL;
-	} else {
-		rte_fib6_free(nfv_fib6.tbl[which]);
-		nfv_fib6.tbl[which] = NULL;
-	}
+	struct nfv_fib_pair *pair = pair_of(family, vrf);
+
+	if (family == AF_INET)
+		rte_fib_free(pair->tbl[which]);
+	else
+		rte_fib6_free(pair->tbl[which]);
+	pair->tbl[which] = NULL;
 }
 
 int
@@ -104,11 +153,11 @@ nfv_fib_init(const struct nfv_limits *l, int socket_id)
 	fib_limits = *l;
 	fib_socket = socket_id;
 	before = nfv_heap_used(socket_id);
-	if (fib_create(AF_INET, 0) < 0 || fib_create(AF_INET, 1) < 0)
+	if (fib_create(AF_INET, 0, 0) < 0 || fib_create(AF_INET, 0, 1) < 0)
 		return -ENOMEM;
 	nfv_ip_memory.fib4 = nfv_heap_used(socket_id) - before;
 	before = nfv_heap_used(socket_id);
-	if (fib_create(AF_INET6, 0) < 0 || fib_create(AF_INET6, 1) < 0)
+	if (fib_create(AF_INET6, 0, 0) < 0 || fib_create(AF_INET6, 0, 1) < 0)
 		return -ENOMEM;
 	nfv_ip_memory.fib6 = nfv_heap_used(socket_id) - before;
 	return 0;
@@ -117,9 +166,53 @@ nfv_fib_init(const struct nfv_limits *l, int socket_id)
 void
 nfv_fib_fini(void)
 {
+	for (uint16_t vrf = 1; vrf < NFV_VRF_MAX; vrf++)
+		if (nfv_fib_vrf[0][vrf] != NULL)
+			nfv_fib_vrf_destroy(vrf);
 	for (unsigned int i = 0; i < 2; i++) {
-		fib_free(AF_INET, i);
-		fib_free(AF_INET6, i);
+		fib_free(AF_INET, 0, i);
+		fib_free(AF_INET6, 0, i);
+	}
+}
+
+int
+nfv_fib_vrf_create(uint16_t vrf)
+{
+	for (unsigned int f = 0; f < 2; f++) {
+		uint8_t family = f == 0 ? AF_INET : AF_INET6;
+		struct nfv_fib_pair *pair = calloc(1, sizeof(*pair));
+
+		if (pair == NULL)
+			goto fail;
+		nfv_fib_vrf[f][vrf] = pair;
+		if (fib_create(family, vrf, 0) < 0 || fib_create(family, vrf, 1) < 0)
+			goto fail;
+		standby_dirty[vrf][f] = false;
+	}
+	return 0;
+fail:
+	nfv_fib_vrf_destroy(vrf);
+	return -ENOMEM;
+}
+
+void
+nfv_fib_vrf_destroy(uint16_t vrf)
+{
+	struct nfv_fib_pair *pairs[2] = { nfv_fib_vrf[0][vrf], nfv_fib_vrf[1][vrf] };
+
+	__atomic_store_n(&nfv_fib_vrf[0][vrf], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&nfv_fib_vrf[1][vrf], NULL, __ATOMIC_RELEASE);
+	nfv_rcu_sync();
+	for (unsigned int f = 0; f < 2; f++) {
+		if (pairs[f] == NULL)
+			continue;
+		for (unsigned int i = 0; i < 2; i++) {
+			if (f == 0)
+				rte_fib_free(pairs[f]->tbl[i]);
+			else
+				rte_fib6_free(pairs[f]->tbl[i]);
+		}
+		free(pairs[f]);
 	}
 }
 
@@ -144,6 +237,7 @@ struct rebuild_ctx {
 	struct nfv_fib_pair *pair;
 	unsigned int which;
 	uint8_t family;
+	uint16_t vrf;
 	int rc;
 };
 
@@ -153,7 +247,7 @@ rebuild_one(const struct nfv_route_info *ri, void *arg)
 	struct rebuild_ctx *c = arg;
 	struct nfv_fib_op op = { .prefix = ri->prefix, .nh_id = ri->nh_id };
 
-	if (c->rc == 0 && ri->prefix.ip.family == c->family)
+	if (c->rc == 0 && ri->prefix.ip.family == c->family && ri->prefix.vrf == c->vrf)
 		c->rc = fib_apply(c->pair, c->which, &op);
 }
 
@@ -164,34 +258,35 @@ rebuild_one(const struct nfv_route_info *ri, void *arg)
  * table that failed an update is brought back in step.
  */
 static int
-fib_rebuild(uint8_t family, unsigned int which)
+fib_rebuild(uint8_t family, uint16_t vrf, unsigned int which)
 {
-	struct rebuild_ctx c = { .pair = pair_of(family), .which = which, .family = family };
+	struct rebuild_ctx c = { .pair = pair_of(family, vrf), .which = which, .family = family,
+				 .vrf = vrf };
 	int rc;
 
-	fib_free(family, which);
-	rc = fib_create(family, which);
+	fib_free(family, vrf, which);
+	rc = fib_create(family, vrf, which);
 	if (rc < 0)
 		return rc;
 	nfv_route_walk(rebuild_one, &c);
 	if (c.rc < 0)
 		NFV_LOG(ERR, "IPv%c FIB rebuild from %u routes failed: %s",
-			family == AF_INET ? '4' : '6', nfv_route_count(family),
+			family == AF_INET ? '4' : '6', nfv_route_count_vrf(family, vrf),
 			rte_strerror(-c.rc));
 	return c.rc;
 }
 
 int
-nfv_fib_resync_standby(uint8_t family)
+nfv_fib_resync_standby(uint8_t family, uint16_t vrf)
 {
-	struct nfv_fib_pair *pair = pair_of(family);
+	struct nfv_fib_pair *pair = pair_of(family, vrf);
 	int rc;
 
-	if (!standby_dirty[family == AF_INET ? 0 : 1])
+	if (!standby_dirty[vrf][fi(family)])
 		return 0;
-	rc = fib_rebuild(family, 1 - pair->active);
+	rc = fib_rebuild(family, vrf, 1 - pair->active);
 	if (rc == 0)
-		standby_dirty[family == AF_INET ? 0 : 1] = false;
+		standby_dirty[vrf][fi(family)] = false;
 	return rc;
 }
 
@@ -208,12 +303,14 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 	struct nfv_fib_pair *pair;
 	unsigned int standby, i;
 	uint8_t family;
+	uint16_t vrf;
 	int rc = 0;
 
 	if (n == 0)
 		return 0;
 	family = ops[0].prefix.ip.family;
-	pair = pair_of(family);
+	vrf = ops[0].prefix.vrf;
+	pair = pair_of(family, vrf);
 	standby = 1 - pair->active;
 	for (i = 0; i < n; i++) {
 		rc = fib_apply(pair, standby, &ops[i]);
@@ -229,14 +326,14 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 		 */
 		if (rc != -ENOSPC)
 			return rc;
-		if (fib_rebuild(family, standby) < 0) {
-			standby_dirty[family == AF_INET ? 0 : 1] = true;
+		if (fib_rebuild(family, vrf, standby) < 0) {
+			standby_dirty[vrf][fi(family)] = true;
 			return rc;
 		}
 		NFV_LOG(INFO, "IPv%c FIB: standby table rebuilt to win back space",
 			family == AF_INET ? '4' : '6');
 		flip(pair);
-		if (fib_rebuild(family, 1 - pair->active) < 0)
+		if (fib_rebuild(family, vrf, 1 - pair->active) < 0)
 			NFV_LOG(ERR, "IPv%c FIB: the second table could not be rebuilt",
 				family == AF_INET ? '4' : '6');
 		return 0;
@@ -250,7 +347,7 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 			NFV_LOG(WARNING, "FIB pair: second table refused an update (%s); "
 				"rebuilding it",
 				rte_strerror(-rc2));
-			fib_rebuild(family, 1 - pair->active);
+			fib_rebuild(family, vrf, 1 - pair->active);
 			break;
 		}
 	}

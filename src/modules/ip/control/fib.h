@@ -13,11 +13,15 @@ struct nfv_fib_op {
 
 int nfv_fib_init(const struct nfv_limits *l, int socket_id);
 void nfv_fib_fini(void);
-/* All ops of one batch belong to one family; the route database already
+/* Tables of a new VRF (small, RIB-based), and their removal (after a grace
+ * period, so no worker reads them any more). */
+int nfv_fib_vrf_create(uint16_t vrf);
+void nfv_fib_vrf_destroy(uint16_t vrf);
+/* All ops of one batch belong to one family and VRF; the route database already
  * holds the new state. All or nothing. */
 int nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n);
 int nfv_fib_apply(const struct nfv_prefix *p, uint32_t nh_id, uint32_t old_nh_id);
 /* Brings the standby table back in step with the route database. */
-int nfv_fib_resync_standby(uint8_t family);
+int nfv_fib_resync_standby(uint8_t family, uint16_t vrf);
 
 #endif

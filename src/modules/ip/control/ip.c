@@ -70,25 +70,42 @@ nfv_ip_fini(void)
 	nfv_nh_fini();
 }
 
-/* Resolves one gateway to a referenced next hop. */
+/* An interface named for a route of VRF vrf must be in it. */
+static bool
+iface_in_vrf(uint16_t iface, uint16_t vrf, char *err)
+{
+	if (nfv_ifaces[iface].vrf == vrf)
+		return true;
+	snprintf(err, NFV_ERR_LEN, "interface %s is in VRF %s, not in VRF %s",
+		 nfv_iface_name_of(iface), nfv_vrf_name(nfv_ifaces[iface].vrf), nfv_vrf_name(vrf));
+	return false;
+}
+
+/* Resolves one gateway to a referenced next hop, on interfaces of vrf. */
 static uint32_t
-gateway_nh(const struct nfv_ip *gw, int gw_port, char *err)
+gateway_nh(const struct nfv_ip *gw, int gw_port, uint16_t vrf, char *err)
 {
 	uint16_t port_id;
 	char buf[64];
 	uint32_t id;
 
-	if (nfv_addr_is_local(gw)) {
+	if (nfv_addr_is_local(gw, vrf)) {
 		snprintf(err, NFV_ERR_LEN, "gateway %s is a local address",
 			 nfv_ip_str(gw, buf, sizeof(buf)));
 		return 0;
 	}
 	if (gw_port >= 0) {
 		port_id = (uint16_t)gw_port;
-	} else if (nfv_addr_find_port(gw, &port_id) < 0) {
-		snprintf(err, NFV_ERR_LEN, "gateway %s is not on a connected network: add an "
-			 "address on its link ('addr add') or name the port ('dev NAME')",
-			 nfv_ip_str(gw, buf, sizeof(buf)));
+		if (!iface_in_vrf(port_id, vrf, err))
+			return 0;
+	} else if (nfv_addr_find_port(gw, vrf, &port_id) < 0) {
+		if (vrf == 0)
+			snprintf(err, NFV_ERR_LEN, "gateway %s is not on a connected network: add "
+				 "an address on its link ('addr add') or name the port ('dev NAME')",
+				 nfv_ip_str(gw, buf, sizeof(buf)));
+		else
+			snprintf(err, NFV_ERR_LEN, "gateway %s is not on a connected network of "
+				 "VRF %s", nfv_ip_str(gw, buf, sizeof(buf)), nfv_vrf_name(vrf));
 		return 0;
 	}
 	id = nfv_nh_get_gateway(gw, port_id);
@@ -107,6 +124,8 @@ spec_nh(const struct nfv_route_spec *spec, char *err)
 	case NFV_NH_BLACKHOLE:
 		return nfv_nh_get_blackhole(spec->prefix.ip.family);
 	case NFV_NH_CONNECTED:
+		if (!iface_in_vrf((uint16_t)spec->port_id, spec->prefix.vrf, err))
+			return 0;
 		return nfv_nh_get_connected(spec->prefix.ip.family, (uint16_t)spec->port_id);
 	case NFV_NH_GATEWAY:
 		break;
@@ -115,7 +134,7 @@ spec_nh(const struct nfv_route_spec *spec, char *err)
 		return 0;
 	}
 	for (i = 0; i < spec->n_gw; i++) {
-		members[i] = gateway_nh(&spec->gw[i], spec->gw_port[i], err);
+		members[i] = gateway_nh(&spec->gw[i], spec->gw_port[i], spec->prefix.vrf, err);
 		if (members[i] == 0)
 			goto fail;
 	}
@@ -224,7 +243,7 @@ load_release(struct load_vec *v)
  * '#' comments. The whole file is checked before anything changes.
  */
 int
-nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
+nfv_route_load(const char *path, uint16_t vrf, uint32_t *n_loaded, char *err)
 {
 	struct load_vec v[2] = { 0 };
 	char *line, *tok[NFV_MAX_TOKENS];
@@ -269,6 +288,7 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 			rc = -EINVAL;
 			break;
 		}
+		p.vrf = vrf;
 		if (n == 2 && strcmp(tok[1], "blackhole") == 0) {
 			nh = nfv_nh_get_blackhole(p.ip.family);
 		} else if ((n == 3 || n == 5) && strcmp(tok[1], "via") == 0) {
@@ -304,7 +324,7 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 				nh = last_nh;
 				nfv_nh_ref(nh);
 			} else {
-				nh = gateway_nh(&gw, gw_port, e);
+				nh = gateway_nh(&gw, gw_port, vrf, e);
 				if (nh == 0) {
 					snprintf(err, NFV_ERR_LEN, "%s:%u: %.160s",
 						 path, lineno, e);
@@ -345,8 +365,8 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 
 		nfv_route_count_new(v[0].p, v[0].n, n_new);
 		nfv_route_count_new(v[1].p, v[1].n, n_new);
-		if ((n_new[0] > 0 && !nfv_route_has_room(AF_INET, n_new[0])) ||
-		    (n_new[1] > 0 && !nfv_route_has_room(AF_INET6, n_new[1]))) {
+		if ((n_new[0] > 0 && !nfv_route_has_room(AF_INET, vrf, n_new[0])) ||
+		    (n_new[1] > 0 && !nfv_route_has_room(AF_INET6, vrf, n_new[1]))) {
 			n_new[0] = n_new[1] = 0;
 			if (nfv_route_count_new_unique(v[0].p, v[0].n, n_new) < 0 ||
 			    nfv_route_count_new_unique(v[1].p, v[1].n, n_new) < 0) {
@@ -359,12 +379,13 @@ nfv_route_load(const char *path, uint32_t *n_loaded, char *err)
 		for (unsigned int fam = 0; fam < 2; fam++) {
 			uint8_t family = fam == 0 ? AF_INET : AF_INET6;
 
-			if (n_new[fam] > 0 && !nfv_route_has_room(family, n_new[fam])) {
+			if (n_new[fam] > 0 && !nfv_route_has_room(family, vrf, n_new[fam])) {
 				snprintf(err, NFV_ERR_LEN, "%s: %u new IPv%c routes do not "
 					 "fit (%u of %u in use); start nfvd with a larger "
 					 "--max-routes%c", path,
-					 n_new[fam], fam == 0 ? '4' : '6', nfv_route_count(family),
-					 nfv_route_max(family), fam == 0 ? '4' : '6');
+					 n_new[fam], fam == 0 ? '4' : '6',
+					 nfv_route_count_vrf(family, vrf), nfv_route_max(family, vrf),
+					 fam == 0 ? '4' : '6');
 				load_release(&v[0]);
 				load_release(&v[1]);
 				return -ENOSPC;

@@ -42,6 +42,8 @@ heap_bytes(int socket, bool free_only)
 static const struct nfv_module_option ip_options[] = {
 	{ "max-routes4", "N", "IPv4 route capacity (default 1048576; ~850 MB per million)" },
 	{ "max-routes6", "N", "IPv6 route capacity (default 65536)" },
+	{ "vrf-routes", "N", "route capacity per family of each VRF made by 'vrf add' "
+	  "(default 4096; about 1.6 KB per route and family)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -55,7 +57,9 @@ ip_parse_option(const char *name, const char *value, char *err, size_t len)
 		snprintf(err, len, "bad route capacity '%s'", value);
 		return -EINVAL;
 	}
-	if (strcmp(name, "max-routes4") == 0) {
+	if (strcmp(name, "vrf-routes") == 0) {
+		limits.vrf_routes = (uint32_t)v;
+	} else if (strcmp(name, "max-routes4") == 0) {
 		limits.max_routes4 = (uint32_t)v;
 		max_routes4_set = true;
 	} else {

@@ -20,7 +20,9 @@ int
 nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_t port_id,
 	      char *err)
 {
-	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
+	uint16_t vrf = nfv_ifaces[port_id].vrf;
+	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128,
+				   .vrf = vrf };
 	uint32_t id = nfv_nh_find_gateway(ip, port_id);
 	const char *why = nfv_ip_unusable(ip);
 	bool link_local;
@@ -33,7 +35,7 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 			 nfv_ip_str(ip, buf, sizeof(buf)), why);
 		return -EINVAL;
 	}
-	if (nfv_addr_is_local(ip)) {
+	if (nfv_addr_is_local(ip, vrf)) {
 		snprintf(err, NFV_ERR_LEN, "%s is a local address",
 			 nfv_ip_str(ip, buf, sizeof(buf)));
 		return -EINVAL;
@@ -58,7 +60,7 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 			 nfv_iface_name_of(nfv_nh_ctl(other)->port_id));
 		return -EEXIST;
 	}
-	if (!link_local && !nfv_route_has_room(ip->family, 1) &&
+	if (!link_local && !nfv_route_has_room(ip->family, vrf, 1) &&
 	    nfv_route_source_nh(&host, NFV_RT_NEIGH) == 0) {
 		snprintf(err, NFV_ERR_LEN, "route table full: no room for the neighbor host route");
 		return -ENOSPC;
@@ -89,7 +91,8 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 int
 nfv_neigh_del(const struct nfv_ip *ip, uint16_t port_id, char *err)
 {
-	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128 };
+	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128,
+				   .vrf = nfv_ifaces[port_id].vrf };
 	uint32_t id = nfv_nh_find_gateway(ip, port_id);
 	char buf[64];
 

@@ -22,7 +22,7 @@
 struct route_key {
 	uint8_t family;
 	uint8_t len;
-	uint8_t pad[2];
+	uint16_t vrf;
 	uint8_t addr[16];
 };
 
@@ -32,8 +32,15 @@ struct nfv_route {
 };
 
 static struct rte_hash *route_hash;
-static uint32_t n_routes[2];
-static uint32_t max_routes[2];
+static uint32_t n_routes[NFV_VRF_MAX][2];
+static uint32_t max_routes[2]; /* the default VRF's; others nfv_vrf_routes() */
+static uint32_t vrf_routes = NFV_VRF_ROUTES_DEFAULT;
+
+uint32_t
+nfv_vrf_routes(void)
+{
+	return vrf_routes;
+}
 
 static unsigned int
 fam_idx(uint8_t family)
@@ -47,6 +54,7 @@ key_of(struct route_key *k, const struct nfv_prefix *p)
 	memset(k, 0, sizeof(*k));
 	k->family = p->ip.family;
 	k->len = p->len;
+	k->vrf = p->vrf;
 	if (p->ip.family == AF_INET)
 		memcpy(k->addr, &p->ip.v4, 4);
 	else
@@ -58,12 +66,15 @@ nfv_route_db_init(const struct nfv_limits *l, int socket_id)
 {
 	struct rte_hash_parameters hp = {
 		.name = "nfv_routes",
-		.entries = l->max_routes4 + l->max_routes6,
+		/* and room for the routes of a few VRFs besides */
+		.entries = l->max_routes4 + l->max_routes6 + 4 * nfv_vrf_routes(),
 		.key_len = sizeof(struct route_key),
 		.hash_func = rte_jhash,
 		.socket_id = socket_id,
 	};
 
+	memset(n_routes, 0, sizeof(n_routes));
+	vrf_routes = l->vrf_routes ? l->vrf_routes : NFV_VRF_ROUTES_DEFAULT;
 	max_routes[0] = l->max_routes4;
 	max_routes[1] = l->max_routes6;
 	route_hash = rte_hash_create(&hp);
@@ -107,9 +118,19 @@ route_find(const struct nfv_prefix *p)
 }
 
 uint32_t
+nfv_route_count_vrf(uint8_t family, uint16_t vrf)
+{
+	return n_routes[vrf][fam_idx(family)];
+}
+
+uint32_t
 nfv_route_count(uint8_t family)
 {
-	return n_routes[fam_idx(family)];
+	uint32_t n = 0;
+
+	for (uint16_t vrf = 0; vrf < NFV_VRF_MAX; vrf++)
+		n += n_routes[vrf][fam_idx(family)];
+	return n;
 }
 
 /* Prefixes of ps[] not in the database yet, by family ([0] IPv4, [1] IPv6). */
@@ -151,16 +172,30 @@ nfv_route_count_new_unique(const struct nfv_prefix *ps, unsigned int n, uint32_t
 	return 0;
 }
 
-bool
-nfv_route_has_room(uint8_t family, uint32_t n_new)
+uint32_t
+nfv_route_max(uint8_t family, uint16_t vrf)
 {
-	return n_routes[fam_idx(family)] + n_new <= max_routes[fam_idx(family)];
+	return vrf == 0 ? max_routes[fam_idx(family)] : nfv_vrf_routes();
 }
 
-uint32_t
-nfv_route_max(uint8_t family)
+bool
+nfv_route_has_room(uint8_t family, uint16_t vrf, uint32_t n_new)
 {
-	return max_routes[fam_idx(family)];
+	return n_routes[vrf][fam_idx(family)] + n_new <= nfv_route_max(family, vrf);
+}
+
+/* "route table full" naming the table and what to do. */
+static void
+full_err(char *err, const struct nfv_prefix *p, const char *at)
+{
+	char f = p->ip.family == AF_INET ? '4' : '6';
+
+	if (p->vrf == 0)
+		snprintf(err, NFV_ERR_LEN, "route table full%s (%u IPv%c routes); start nfvd "
+			 "with a larger --max-routes%c", at, nfv_route_max(p->ip.family, 0), f, f);
+	else
+		snprintf(err, NFV_ERR_LEN, "route table of VRF %s full%s (%u IPv%c routes)",
+			 nfv_vrf_name(p->vrf), at, nfv_vrf_routes(), f);
 }
 
 uint32_t
@@ -187,11 +222,8 @@ nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh
 	if (r == NULL) {
 		if (nh == 0)
 			return -ENOENT;
-		if (!nfv_route_has_room(p->ip.family, 1)) {
-			snprintf(err, NFV_ERR_LEN, "route table full (%u IPv%c routes); start nfvd "
-				 "with a larger --max-routes%c", max_routes[fam_idx(p->ip.family)],
-				 p->ip.family == AF_INET ? '4' : '6',
-				 p->ip.family == AF_INET ? '4' : '6');
+		if (!nfv_route_has_room(p->ip.family, p->vrf, 1)) {
+			full_err(err, p, "");
 			nfv_nh_put(nh);
 			return -ENOSPC;
 		}
@@ -209,7 +241,7 @@ nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh
 			nfv_nh_put(nh);
 			return -ENOSPC;
 		}
-		n_routes[fam_idx(p->ip.family)]++;
+		n_routes[p->vrf][fam_idx(p->ip.family)]++;
 		created = true;
 	}
 	old_best = best_nh(r);
@@ -220,7 +252,7 @@ nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh
 		rc = nfv_fib_apply(p, new_best, old_best);
 		if (rc < 0) {
 			r->nh[src] = old_src;
-			nfv_fib_resync_standby(p->ip.family);
+			nfv_fib_resync_standby(p->ip.family, p->vrf);
 			snprintf(err, NFV_ERR_LEN, "FIB update failed (%s): the table has no room "
 				 "left for this prefix length", strerror(-rc));
 			if (created)
@@ -232,7 +264,7 @@ nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh
 	if (new_best == 0) {
 		key_of(&k, p);
 		rte_hash_del_key(route_hash, &k);
-		n_routes[fam_idx(p->ip.family)]--;
+		n_routes[p->vrf][fam_idx(p->ip.family)]--;
 		free(r);
 	}
 	nfv_nh_put(old_src);
@@ -267,12 +299,11 @@ nfv_route_set_static_bulk(const struct nfv_prefix *ps, const uint32_t *nhs, unsi
 		struct route_key k;
 
 		if (r == NULL) {
-			if (!nfv_route_has_room(ps[i].ip.family, 1)) {
-				snprintf(err, NFV_ERR_LEN, "route table full at route %u (%u IPv%c "
-					 "routes); start nfvd with a larger --max-routes%c", i + 1,
-					 max_routes[fam_idx(ps[i].ip.family)],
-					 ps[i].ip.family == AF_INET ? '4' : '6',
-					 ps[i].ip.family == AF_INET ? '4' : '6');
+			if (!nfv_route_has_room(ps[i].ip.family, ps[i].vrf, 1)) {
+				char at[32];
+
+				snprintf(at, sizeof(at), " at route %u", i + 1);
+				full_err(err, &ps[i], at);
 				rc = -ENOSPC;
 				goto rollback;
 			}
@@ -291,7 +322,7 @@ nfv_route_set_static_bulk(const struct nfv_prefix *ps, const uint32_t *nhs, unsi
 					 i + 1);
 				goto rollback;
 			}
-			n_routes[fam_idx(ps[i].ip.family)]++;
+			n_routes[ps[i].vrf][fam_idx(ps[i].ip.family)]++;
 			created[i] = true;
 		}
 		routes[i] = r;
@@ -325,14 +356,14 @@ rollback:
 
 			key_of(&k, &r->prefix);
 			rte_hash_del_key(route_hash, &k);
-			n_routes[fam_idx(r->prefix.ip.family)]--;
+			n_routes[r->prefix.vrf][fam_idx(r->prefix.ip.family)]--;
 			free(r);
 		}
 	}
 	for (i = 0; i < n; i++)
 		nfv_nh_put(nhs[i]);
 	if (n > 0)
-		nfv_fib_resync_standby(ps[0].ip.family);
+		nfv_fib_resync_standby(ps[0].ip.family, ps[0].vrf);
 out:
 	free(ops);
 	free(routes);
@@ -372,6 +403,39 @@ nfv_route_walk(nfv_route_cb cb, void *arg)
 		if (nfv_route_lookup_exact(&r->prefix, &ri) == 0)
 			cb(&ri, arg);
 	}
+}
+
+/* Clears every source of every route of a VRF. */
+unsigned int
+nfv_route_flush_vrf(uint16_t vrf)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+	struct nfv_prefix *victims = NULL;
+	unsigned int n = 0, cap = 0, removed = 0;
+	char err[NFV_ERR_LEN];
+
+	while (rte_hash_iterate(route_hash, &key, &data, &it) >= 0) {
+		struct nfv_route *r = data;
+
+		if (r->prefix.vrf != vrf)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			victims = realloc(victims, cap * sizeof(*victims));
+			if (victims == NULL)
+				abort();
+		}
+		victims[n++] = r->prefix;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		for (unsigned int s = 0; s < NFV_RT_SOURCE_MAX; s++)
+			nfv_route_set(&victims[i], s, 0, err);
+		removed++;
+	}
+	free(victims);
+	return removed;
 }
 
 /* Clears every source whose next hop goes out of port_id. */

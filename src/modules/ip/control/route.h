@@ -10,10 +10,11 @@ int nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_
 int nfv_route_set_static_bulk(const struct nfv_prefix *ps, const uint32_t *nhs, unsigned int n,
 			      char *err);
 uint32_t nfv_route_source_nh(const struct nfv_prefix *p, enum nfv_route_source src);
-bool nfv_route_has_room(uint8_t family, uint32_t n_new);
+bool nfv_route_has_room(uint8_t family, uint16_t vrf, uint32_t n_new);
 void nfv_route_count_new(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new);
 int nfv_route_count_new_unique(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new);
-uint32_t nfv_route_max(uint8_t family);
+uint32_t nfv_route_max(uint8_t family, uint16_t vrf);
 unsigned int nfv_route_flush_port(uint16_t port_id);
+unsigned int nfv_route_flush_vrf(uint16_t vrf);
 
 #endif

@@ -7,6 +7,11 @@
  * Link-layer broadcasts are only accepted for local addresses
  * (RFC 1812 5.3.4).
  *
+ * The FIB is the VRF of the receiving interface (mbuf->port). When every
+ * packet is in the default VRF (the OR of their VRF ids is 0) the burst is
+ * one bulk lookup on the default table; otherwise one per run of packets
+ * of one VRF. A VRF whose tables are going has none: no route.
+ *
  * Edges: ip4_rewrite, ip4_local, ip4_icmp_error, drop.
  * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
  * Drops: no_route (ICMP net unreachable), blackhole, l2_broadcast.
@@ -18,6 +23,7 @@
 #include <rte_ip.h>
 
 #include "core/node.h"
+#include "modules/infra/iface.h"
 
 enum ip4_lookup_next {
 	IP4_LOOKUP_NEXT_REWRITE,
@@ -59,24 +65,46 @@ ip4_lookup_slow(struct rte_mbuf *m)
 	}
 }
 
+/* Packets of several VRFs: one bulk lookup per run of one VRF. */
+static __rte_noinline void
+ip4_lookup_vrfs(uint32_t *ips, const uint16_t *vrfs, uint64_t *nhs, uint16_t n)
+{
+	for (uint16_t i = 0, j; i < n; i = j) {
+		struct rte_fib *fib = nfv_fib_vrf_active(0, vrfs[i]);
+
+		for (j = i + 1; j < n && vrfs[j] == vrfs[i]; j++)
+			;
+		if (likely(fib != NULL))
+			rte_fib_lookup_bulk(fib, ips + i, nhs + i, j - i);
+		else
+			memset(nhs + i, 0, (size_t)(j - i) * sizeof(nhs[0]));
+	}
+}
+
 static uint16_t
 ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint32_t ips[RTE_GRAPH_BURST_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint16_t i;
+	uint16_t vrfs[RTE_GRAPH_BURST_SIZE];
+	uint16_t i, any_vrf = 0;
 
 	for (i = 0; i < n; i++) {
 		rte_be32_t dst;
 
+		vrfs[i] = nfv_ifaces[pkts[i]->port].vrf;
+		any_vrf |= vrfs[i];
 		memcpy(&dst, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
 						     NFV_L2_LEN + offsetof(struct rte_ipv4_hdr,
 									   dst_addr)),
 		       sizeof(dst));
 		ips[i] = rte_be_to_cpu_32(dst);
 	}
-	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
+	if (likely(any_vrf == 0))
+		rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
+	else
+		ip4_lookup_vrfs(ips, vrfs, nhs, n);
 	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP4_LOOKUP_NEXT_REWRITE,
 				   ip4_lookup_slow);
 }

@@ -5,6 +5,9 @@
  * the next hop; no route gets ICMPv6 destination unreachable, code 0
  * (RFC 4443 3.1).
  *
+ * The FIB is the VRF of the receiving interface, as in ip4_lookup: one bulk
+ * lookup when the whole burst is in the default VRF, else one per run.
+ *
  * Edges: ip6_rewrite, ip6_local, ip6_icmp_error, drop.
  * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
  * Drops: no_route, blackhole, l2_multicast.
@@ -15,6 +18,7 @@
 #include <rte_ip.h>
 
 #include "core/node.h"
+#include "modules/infra/iface.h"
 
 enum ip6_lookup_next {
 	IP6_LOOKUP_NEXT_REWRITE,
@@ -57,21 +61,44 @@ ip6_lookup_slow(struct rte_mbuf *m)
 	}
 }
 
+/* Packets of several VRFs: one bulk lookup per run of one VRF. */
+static __rte_noinline void
+ip6_lookup_vrfs(uint8_t ips[][RTE_FIB6_IPV6_ADDR_SIZE], const uint16_t *vrfs, uint64_t *nhs,
+		uint16_t n)
+{
+	for (uint16_t i = 0, j; i < n; i = j) {
+		struct rte_fib6 *fib = nfv_fib_vrf_active(1, vrfs[i]);
+
+		for (j = i + 1; j < n && vrfs[j] == vrfs[i]; j++)
+			;
+		if (likely(fib != NULL))
+			rte_fib6_lookup_bulk(fib, ips + i, nhs + i, j - i);
+		else
+			memset(nhs + i, 0, (size_t)(j - i) * sizeof(nhs[0]));
+	}
+}
+
 static uint16_t
 ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint16_t i;
+	uint16_t vrfs[RTE_GRAPH_BURST_SIZE];
+	uint16_t i, any_vrf = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct rte_ipv6_hdr *ip =
 			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
 
+		vrfs[i] = nfv_ifaces[pkts[i]->port].vrf;
+		any_vrf |= vrfs[i];
 		memcpy(ips[i], ip->dst_addr, 16);
 	}
-	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
+	if (likely(any_vrf == 0))
+		rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
+	else
+		ip6_lookup_vrfs(ips, vrfs, nhs, n);
 	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP6_LOOKUP_NEXT_REWRITE,
 				   ip6_lookup_slow);
 }

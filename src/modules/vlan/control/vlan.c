@@ -145,7 +145,7 @@ vlan_rows(void *rows, const char *name)
 		json_array_append_new(rows, json_pack(
 			"{s:s, s:s, s:s, s:s, s:i, s:s, s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I}",
-			"name", v->name, "kind", "vlan", "vrf", "default",
+			"name", v->name, "kind", "vlan", "vrf", nfv_iface_vrf_name(v->id),
 			"parent", nfv_iface_name_of(v->parent), "vlan_id", v->vlan_id,
 			"mac", mac, "admin_up", v->admin_up, "mtu", v->mtu,
 			"rx_packets", (json_int_t)c->rx_packets[id],
