@@ -8,7 +8,7 @@ PKGS=(
 	libdpdk-dev dpdk dpdk-dev dpdk-doc
 	libjansson-dev libedit-dev libmnl-dev libmicrohttpd-dev libpcap-dev libcmocka-dev
 	python3 python3-pytest python3-scapy
-	iproute2 iputils-ping iperf3 ethtool procps
+	iproute2 iputils-ping iperf3 ethtool procps tcpdump
 	clang libclang-rt-14-dev
 )
 

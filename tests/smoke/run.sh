@@ -11,9 +11,22 @@
 #        |  veth
 #   nfvsmk-h2 (eth0 10.201.2.2/24, fd00:201:2::2/64)
 #
+#   nfvd port p3 (no address) == nfvsmk-v3, a VLAN trunk:
+#     nfvd vlan v10 (id 10, 10.201.10.1, fd00:201:10::1)
+#     nfvd vlan v20 (id 20, 10.201.20.1, fd00:201:20::1)
+#        |  veth
+#   nfvsmk-h3 eth0 (untagged: no address, no IPv6), the kernel's 802.1Q devices on it:
+#     eth0.10 10.201.10.2/24, fd00:201:10::2/64
+#     eth0.30 10.201.30.2/24, a VLAN nfvd does not have (its frames are dropped)
+#     eth0.20 10.201.20.2/24, fd00:201:20::2/64, moved to namespace nfvsmk-h4 so
+#             that VLAN 10 -> VLAN 20 traffic is routed by nfvd, not h3's kernel
+#   On a kernel without 802.1Q devices, eth0.10/20/30 are veths and
+#   vlan_trunk.py in h3 tags and untags their frames on eth0 (setup_trunk).
+#
 # nfvd owns the root-side veth ends through net_af_xdp, then (a second run)
 # net_af_packet; if AF_XDP is unavailable the af_xdp run is skipped and
 # af_packet is used. nfvd has no ARP/ND yet: neighbors are static on both sides.
+# The VLAN scenario (6) needs tcpdump in h3 for its tag check (skipped without).
 #
 # Run from the repository root:  NFVD_BUILD=build bash tests/smoke/run.sh
 # Knobs (environment):
@@ -23,6 +36,8 @@
 #   NFVSMK_UDP_RATE=100M                iperf3 UDP offered rate
 #   NFVSMK_MAX_UDP_LOSS=1               UDP loss ceiling in percent (h2 socket overflows excluded)
 #   NFVSMK_PORT_OPTS="rxd 4096"         extra "port add" options
+#   NFVSMK_VLAN_PEER=auto               VLAN peer: kernel (802.1Q devices), user
+#                                       (vlan_trunk.py), auto (kernel if it has them)
 #   NFVSMK_KEEP=1                       keep the work directory (logs) at exit
 # Prints PASS/FAIL per check, ends with "N passed, M failed"; exit 1 on any failure.
 set -euo pipefail
@@ -41,15 +56,24 @@ PY=/usr/bin/python3
 
 H1=nfvsmk-h1
 H2=nfvsmk-h2
+H3=nfvsmk-h3
+H4=nfvsmk-h4
 V1=nfvsmk-v1
 V2=nfvsmk-v2
+V3=nfvsmk-v3
+VLAN_PEER=${NFVSMK_VLAN_PEER:-auto}
+VLAN_PEER_WHY=
+SMOKE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VLAN_PINGS=5 # echo requests per VLAN ping check
 PREFIX=nfvsmk-$$ # EAL --file-prefix: unique per run
 # Drop reasons that a healthy run may show: the ones this test provokes
 # (TTL / hop limit), the hosts' own IPv6/IPv4 multicast chatter (MLD, router
-# solicitations, IGMP), and TX back-pressure under iperf3 load.
+# solicitations, IGMP), TX back-pressure under iperf3 load, and the frames
+# of h3's VLAN 30, which nfvd does not have.
 EXPECTED_DROPS="ip4_rewrite/ttl_expired ip6_rewrite/hop_limit_expired
 ip6_input/multicast_destination ip6_input/link_local ip6_lookup/l2_multicast
-ip4_input/multicast_destination ip4_lookup/l2_broadcast port_tx/queue_full"
+ip4_input/multicast_destination ip4_lookup/l2_broadcast port_tx/queue_full
+vlan_input/unknown_vlan"
 
 N_PASS=0
 N_FAIL=0
@@ -69,6 +93,8 @@ skip() { printf 'SKIP  [%s] %s\n' "$DRV" "$*"; }
 info() { printf '      %s\n' "$*"; }
 in_h1() { ip netns exec "$H1" "$@"; }
 in_h2() { ip netns exec "$H2" "$@"; }
+in_h3() { ip netns exec "$H3" "$@"; }
+in_h4() { ip netns exec "$H4" "$@"; }
 
 # json EXPR: evaluates the Python expression EXPR with d = the JSON on stdin.
 json() { "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
@@ -103,7 +129,7 @@ cleanup() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	for ns in "$H1" "$H2"; do
+	for ns in "$H1" "$H2" "$H4" "$H3"; do
 		if ip netns list | grep -qw "^$ns"; then
 			for pid in $(ip netns pids "$ns" 2>/dev/null); do
 				kill -KILL "$pid" 2>/dev/null
@@ -113,6 +139,7 @@ cleanup() {
 	done
 	ip link del "$V1" 2>/dev/null
 	ip link del "$V2" 2>/dev/null
+	ip link del "$V3" 2>/dev/null
 	# EAL's runtime directory (only a telemetry socket is left if nfvd was killed)
 	[ -n "$PREFIX" ] && rm -rf "/var/run/dpdk/$PREFIX"
 	if [ -n "$WORK" ]; then
@@ -160,7 +187,7 @@ WORK=$(mktemp -d /tmp/nfvsmk.XXXXXX)
 
 # --------------------------------------------------------------------- topology
 # Leftovers of an aborted earlier run (same fixed names) would make setup fail.
-for ns in "$H1" "$H2"; do
+for ns in "$H1" "$H2" "$H4" "$H3"; do
 	if ip netns list | grep -qw "^$ns"; then
 		echo "smoke: removing stale namespace $ns"
 		for pid in $(ip netns pids "$ns"); do kill -KILL "$pid" 2>/dev/null || true; done
@@ -169,6 +196,7 @@ for ns in "$H1" "$H2"; do
 done
 ip link del "$V1" 2>/dev/null || true
 ip link del "$V2" 2>/dev/null || true
+ip link del "$V3" 2>/dev/null || true
 
 setup_host() { # setup_host NS VETH N
 	local ns=$1 v=$2 n=$3
@@ -193,6 +221,95 @@ setup_host() { # setup_host NS VETH N
 	ip -n "$ns" -6 route add default via "fd00:201:$n::1"
 }
 
+# setup_trunk: h3's veth to nfvd's p3 and the VLAN peer on it: eth0.10,
+# eth0.30 in h3 and eth0.20 in h4, each in its VLAN. The peer (VLAN_PEER) is
+# the kernel's 802.1Q devices on h3's eth0 ("kernel"), or, on a kernel built
+# without them, ordinary veths whose frames vlan_trunk.py, in h3, tags onto
+# eth0 and untags from it ("user"); "auto" (NFVSMK_VLAN_PEER) takes the
+# kernel's when it has them.
+# Nothing untagged leaves h3 (no address on eth0, IPv6 off), so nfvd's
+# counters see only what the checks send: no DAD, no router solicitations
+# and no link-local address on the IPv6 VLANs (the MLD reports for their
+# addresses go out once, at setup, well before the checks), IPv6 off on
+# eth0.30; neighbors are static.
+setup_trunk() {
+	local ns id dev
+
+	ip netns add "$H3" && ip netns add "$H4" || return 1
+	ip link add "$V3" type veth peer name eth0 netns "$H3" || return 1
+	sysctl -qw "net.ipv6.conf.$V3.disable_ipv6=1"
+	in_h3 sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1 || return 1
+	# The VLAN interfaces' IPv6 settings come from their namespace's
+	# defaults (a device that moves to another namespace gets that one's).
+	for ns in "$H3" "$H4"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0 \
+			net.ipv6.conf.default.router_solicitations=0 || return 1
+	done
+	ip link set "$V3" up
+	ip -n "$H3" link set lo up
+	ip -n "$H4" link set lo up
+	ip -n "$H3" link set eth0 up || return 1
+	# As for the other veths, and tx-vlan-hw-insert (txvlan) off on h3's
+	# eth0, for the kernel's VLAN devices: with it on, they leave the tag
+	# beside the frame (skb metadata) and the veth hands it so to its peer,
+	# where XDP, hence net_af_xdp, does not see it; with it off, the tag is
+	# written into the frame data.
+	ethtool -K "$V3" tx off rx off gso off gro off tso off >/dev/null 2>&1 || true
+	in_h3 ethtool -K eth0 tx off rx off gso off gro off tso off txvlan off >/dev/null 2>&1 || true
+	if [ "$VLAN_PEER" != user ] &&
+		ip -n "$H3" link add link eth0 name eth0.10 type vlan id 10 2>"$WORK/vlan-probe.err"; then
+		VLAN_PEER=kernel
+		ip -n "$H3" link add link eth0 name eth0.20 type vlan id 20 || return 1
+		ip -n "$H3" link add link eth0 name eth0.30 type vlan id 30 || return 1
+		ip -n "$H3" link set eth0.20 netns "$H4" || return 1
+	elif [ "$VLAN_PEER" = kernel ]; then
+		echo "smoke: no kernel VLAN device: $(head -n 1 "$WORK/vlan-probe.err")" >&2
+		return 1
+	else
+		VLAN_PEER_WHY=$(head -n 1 "$WORK/vlan-probe.err" 2>/dev/null || true)
+		VLAN_PEER=user
+		ip -n "$H3" link add eth0.10 type veth peer name vt10 || return 1
+		ip -n "$H3" link add eth0.30 type veth peer name vt30 || return 1
+		ip -n "$H3" link add vt20 type veth peer name eth0.20 netns "$H4" || return 1
+		for id in 10 20 30; do
+			in_h3 sysctl -qw "net.ipv6.conf.vt$id.disable_ipv6=1" || return 1
+			in_h3 ethtool -K "vt$id" tx off rx off gso off gro off tso off >/dev/null 2>&1 || true
+			ip -n "$H3" link set "vt$id" up || return 1
+		done
+		in_h3 timeout 900 "$PY" "$SMOKE_DIR/vlan_trunk.py" eth0 10=vt10 20=vt20 30=vt30 \
+			>"$WORK/vlan_trunk.log" 2>&1 &
+		VLAN_TRUNK_PID=$!
+		BG_PIDS+=("$VLAN_TRUNK_PID")
+		for _ in $(seq 50); do
+			grep -q '^ready$' "$WORK/vlan_trunk.log" && break
+			kill -0 "$VLAN_TRUNK_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		if ! grep -q '^ready$' "$WORK/vlan_trunk.log"; then
+			echo "smoke: vlan_trunk.py did not start: $(tail -n 1 "$WORK/vlan_trunk.log")" >&2
+			return 1
+		fi
+	fi
+	for id in 10 20 30; do
+		ns=$H3
+		[ "$id" = 20 ] && ns=$H4
+		dev=eth0.$id
+		ip netns exec "$ns" ethtool -K "$dev" tx off rx off gso off gro off tso off \
+			>/dev/null 2>&1 || true
+		if [ "$id" = 30 ]; then
+			ip netns exec "$ns" sysctl -qw "net.ipv6.conf.eth0/$id.disable_ipv6=1" || return 1
+		else
+			ip -n "$ns" link set "$dev" addrgenmode none || return 1
+		fi
+		ip -n "$ns" link set "$dev" up || return 1
+		ip -n "$ns" addr add "10.201.$id.2/24" dev "$dev" || return 1
+		[ "$id" = 30 ] && continue
+		ip -n "$ns" addr add "fd00:201:$id::2/64" dev "$dev" nodad || return 1
+		ip -n "$ns" route add default via "10.201.$id.1" || return 1
+		ip -n "$ns" -6 route add default via "fd00:201:$id::1" || return 1
+	done
+}
+
 offloads_off() { # offloads_off IFACE [NS]
 	local k
 
@@ -201,22 +318,37 @@ offloads_off() { # offloads_off IFACE [NS]
 		grep -q '^generic-segmentation-offload: off' <<<"$k"
 }
 
-if setup_host "$H1" "$V1" 1 && setup_host "$H2" "$V2" 2; then
-	pass "topology: namespaces $H1, $H2; veths $V1, $V2"
+if setup_host "$H1" "$V1" 1 && setup_host "$H2" "$V2" 2 && setup_trunk; then
+	pass "topology: namespaces $H1, $H2, $H3 (VLANs 10, 30), $H4 (VLAN 20); veths $V1, $V2, $V3; VLAN peer: $VLAN_PEER"
 else
 	fail "topology setup failed"
 	finish
 	exit 1
 fi
-if offloads_off "$V1" && offloads_off "$V2" && offloads_off eth0 "$H1" && offloads_off eth0 "$H2"; then
-	pass "offloads off on all four veth ends (tx/rx checksum, gso, gro, tso)"
+if offloads_off "$V1" && offloads_off "$V2" && offloads_off "$V3" && offloads_off eth0 "$H1" &&
+	offloads_off eth0 "$H2" && offloads_off eth0 "$H3" && offloads_off eth0.10 "$H3" &&
+	offloads_off eth0.30 "$H3" && offloads_off eth0.20 "$H4"; then
+	pass "offloads off on the six veth ends and the three VLAN devices (tx/rx checksum, gso, gro, tso)"
 else
-	fail "could not turn checksum/segmentation offloads off on the veths"
+	fail "could not turn checksum/segmentation offloads off on the veths and VLAN devices"
+fi
+if [ "$VLAN_PEER" = user ] && [ -n "$VLAN_PEER_WHY" ]; then
+	skip "kernel 802.1Q devices unavailable ('ip link add ... type vlan': $VLAN_PEER_WHY): VLAN peer vlan_trunk.py instead"
+elif [ "$VLAN_PEER" = user ]; then
+	skip "kernel 802.1Q devices not used (NFVSMK_VLAN_PEER=user): VLAN peer vlan_trunk.py"
+elif in_h3 ethtool -k eth0 | grep -q '^tx-vlan-offload: off'; then
+	pass "$H3 eth0: tx-vlan-offload (tx-vlan-hw-insert) off: the VLAN devices write their tags in the frame data"
+else
+	fail "$H3 eth0: tx-vlan-offload still on: $(in_h3 ethtool -k eth0 | grep '^tx-vlan-offload')"
 fi
 MAC_V1=$(cat "/sys/class/net/$V1/address")
 MAC_V2=$(cat "/sys/class/net/$V2/address")
+MAC_V3=$(cat "/sys/class/net/$V3/address")
 MAC_H1=$(ip netns exec "$H1" cat /sys/class/net/eth0/address)
 MAC_H2=$(ip netns exec "$H2" cat /sys/class/net/eth0/address)
+# (The kernel's VLAN devices have their parent's MAC: eth0's, both.)
+MAC_H3_10=$(in_h3 cat /sys/class/net/eth0.10/address)
+MAC_H4_20=$(in_h4 cat /sys/class/net/eth0.20/address)
 
 # --------------------------------------------------------------------- nfvd run
 start_nfvd() { # start_nfvd DRIVER: 0 ready, 2 driver unavailable, 1 other failure
@@ -228,6 +360,7 @@ start_nfvd() { # start_nfvd DRIVER: 0 ready, 2 driver unavailable, 1 other failu
 		# nfvd smoke test, driver $drv
 		port add p1 dev net_${drv}0,iface=$V1 $PORT_OPTS
 		port add p2 dev net_${drv}1,iface=$V2 $PORT_OPTS
+		port add p3 dev net_${drv}2,iface=$V3 $PORT_OPTS
 		addr add 10.201.1.1/24 dev p1
 		addr add 10.201.2.1/24 dev p2
 		addr add fd00:201:1::1/64 dev p1
@@ -242,9 +375,9 @@ start_nfvd() { # start_nfvd DRIVER: 0 ready, 2 driver unavailable, 1 other failu
 		[ -S "$SOCK" ] && return 0
 		if ! kill -0 "$NFVD_PID" 2>/dev/null; then
 			stop_nfvd
-			# A failed "port add" (startup lines 2-3) means the driver cannot
+			# A failed "port add" (startup lines 2-4) means the driver cannot
 			# be used here; anything else is an nfvd failure.
-			grep -q "startup-$drv.conf:[23]: " "$LOG" && return 2
+			grep -q "startup-$drv.conf:[234]: " "$LOG" && return 2
 			return 1
 		fi
 		sleep 0.1
@@ -339,6 +472,261 @@ path_losses() {
 	info "losses by place: kernel->nfvd ring $ring, nfvd rx_missed $((b[1] - a[1])), nfvd drops $((b[2] - a[2])), nfvd tx_errors $((b[3] - a[3])), h2 UDP socket $H2_SOCKET_LOSS"
 }
 
+# vlan_snap: the counters the VLAN checks account for, as 13 numbers: rx
+# packets, rx bytes, tx packets, tx bytes of v10, v20 and p3 (port show),
+# then the vlan_input/unknown_vlan drops (show drops); '?' for any unreadable.
+# One Python start for both (it is most of the time a check takes).
+vlan_snap() {
+	{ ctl --json port show; echo; ctl --json show drops; } 2>/dev/null | "$PY" -S -c '
+import json, sys
+try:
+    t, dec = sys.stdin.read().strip(), json.JSONDecoder()
+    ports, end = dec.raw_decode(t)
+    drops = dec.raw_decode(t[end:].lstrip())[0]
+    by = {p["name"]: p for p in ports["ports"]}
+    v = [by.get(n, {}).get(k, "?") for n in ("v10", "v20", "p3")
+         for k in ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")]
+    v.append(sum(x["packets"] for x in drops["drops"]
+                 if (x["node"], x["reason"]) == ("vlan_input", "unknown_vlan")))
+except Exception:
+    v = ["?"] * 13
+print(" ".join(str(x) for x in v))
+' 2>/dev/null || echo "? ? ? ? ? ? ? ? ? ? ? ? ?"
+}
+
+vlan_delta() { # vlan_delta BEFORE AFTER: the 13 differences ('?' if unreadable)
+	local -a a b
+	local i out=""
+
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for i in $(seq 0 12); do
+		if [[ "${a[i]:-?}" =~ ^[0-9]+$ && "${b[i]:-?}" =~ ^[0-9]+$ ]]; then
+			out+=" $((b[i] - a[i]))"
+		else
+			out+=" ?"
+		fi
+	done
+	echo "${out# }"
+}
+
+vlan_show() { # vlan_show DELTA: readable
+	local -a x
+
+	read -r -a x <<<"$1"
+	echo "v10 rx ${x[0]}/${x[1]} B tx ${x[2]}/${x[3]} B; v20 rx ${x[4]}/${x[5]} B tx ${x[6]}/${x[7]} B; p3 rx ${x[8]}/${x[9]} B tx ${x[10]}/${x[11]} B; unknown_vlan ${x[12]}"
+}
+
+# vlan_ping DESC EXPECT NS PING_ARGS...: VLAN_PINGS echo requests from NS,
+# then the counters moved by exactly EXPECT from VLAN_LAST (the last snapshot):
+#   EXPECT = "V10RX V10TX V20RX V20TX P3RX P3TX UNKNOWN RXLEN TXLEN [HOW]":
+#   packets in each place, the untagged frame lengths of what nfvd receives
+#   and sends (a tagged frame is 4 bytes more), and what ping must see: every
+#   echo answered (HOW empty), no answer (HOW "noreply"), or an ICMP time
+#   exceeded error for every one, from the address HOW names ("ttl:ADDR").
+# Waits up to 2 s for the counters to get there; VLAN_LAST is the new snapshot.
+vlan_ping() {
+	local what=$1 ns=$3 out snap got want ok=true how
+	local -a e
+
+	read -r -a e <<<"$2"
+	how=${e[9]:-}
+	shift 3
+	# ping ends when every request has its answer (reply or error); -W is
+	# how long it waits for the last one (all it does when none comes).
+	out=$(ip netns exec "$ns" timeout 10 ping -n -c "$VLAN_PINGS" -i 0.02 \
+		-W "$([ "$how" = noreply ] && echo 0.3 || echo 2)" "$@" 2>&1) || true
+	case $how in
+	"") grep -q " 0% packet loss" <<<"$out" || ok=false ;;
+	noreply) grep -q "^$VLAN_PINGS packets transmitted, 0 received" <<<"$out" || ok=false ;;
+	ttl:*)
+		[ "$(grep -cE "^From ${how#ttl:} .*(Time to live exceeded|Time exceeded: Hop limit)" \
+			<<<"$out")" = "$VLAN_PINGS" ] || ok=false
+		;;
+	esac
+	want="${e[0]} $((e[0] * e[7])) ${e[1]} $((e[1] * e[8])) ${e[2]} $((e[2] * e[7])) ${e[3]} $((e[3] * e[8]))"
+	want+=" ${e[4]} $((e[4] * (e[7] + 4))) ${e[5]} $((e[5] * (e[8] + 4))) ${e[6]}"
+	for _ in $(seq 20); do
+		snap=$(vlan_snap)
+		got=$(vlan_delta "$VLAN_LAST" "$snap")
+		[ "$got" = "$want" ] && break
+		sleep 0.1
+	done
+	VLAN_LAST=$snap
+	[ "$got" = "$want" ] || ok=false
+	if $ok; then
+		pass "$what; $(vlan_show "$got")"
+	else
+		fail "$what"
+		info "ping: $(grep -E 'packets transmitted' <<<"$out" || echo "${out##*$'\n'}")"
+		info "counters moved by: $(vlan_show "$got")"
+		info "expected:          $(vlan_show "$want")"
+	fi
+}
+
+# vlan_del_add: "vlan del v20" while h4 pings nfvd: its VLAN is unknown
+# from then on; then v20 again, as new: counters from zero, traffic through.
+vlan_del_add() {
+	local n=$VLAN_PINGS out before snap v ok=true cmd
+	local -a d
+
+	out=$(ctl vlan del v20 2>&1) || info "nfvctl vlan del v20: $out"
+	before=$(vlan_snap)
+	out=$(in_h4 timeout 10 ping -n -c "$n" -i 0.02 -W 0.3 10.201.20.1 2>&1) || true
+	for _ in $(seq 20); do
+		snap=$(vlan_snap)
+		read -r -a d <<<"$(vlan_delta "$before" "$snap")"
+		[ "${d[8]}" = "$n" ] && [ "${d[12]}" = "$n" ] && break
+		sleep 0.1
+	done
+	v=$(ctl --json port show 2>/dev/null | json '" ".join(p["name"] for p in d["ports"])' 2>/dev/null ||
+		echo "unreadable")
+	if [ "$v" = "p1 p2 p3 v10" ] && [ "${d[8]}" = "$n" ] && [ "${d[12]}" = "$n" ] &&
+		grep -q "^$n packets transmitted, 0 received" <<<"$out"; then
+		pass "vlan del v20: port show p1 p2 p3 v10; $n pings from $H4 dropped as vlan_input/unknown_vlan, no reply"
+	else
+		fail "vlan del v20: port show '$v' (expected 'p1 p2 p3 v10'); p3 rx +${d[8]}, unknown_vlan +${d[12]} (expected +$n each)"
+		info "ping: $(grep -E 'packets transmitted' <<<"$out" || echo "${out##*$'\n'}")"
+	fi
+	for cmd in "vlan add v20 dev p3 id 20" "addr add 10.201.20.1/24 dev v20" \
+		"addr add fd00:201:20::1/64 dev v20" "neigh add 10.201.20.2 lladdr $MAC_H4_20 dev v20"; do
+		# shellcheck disable=SC2086
+		out=$(ctl $cmd 2>&1) || { ok=false; info "nfvctl $cmd: $out"; }
+	done
+	VLAN_LAST=$(vlan_snap)
+	read -r -a d <<<"$VLAN_LAST"
+	if $ok && [ "${d[4]} ${d[5]} ${d[6]} ${d[7]}" = "0 0 0 0" ]; then
+		pass "vlan add v20 again (address, neighbor): port show v20 rx 0/0 B tx 0/0 B, a new interface"
+	else
+		fail "vlan add v20 again: port show v20 rx ${d[4]}/${d[5]} B tx ${d[6]}/${d[7]} B (expected 0/0 B, 0/0 B: a new interface starts from zero)"
+	fi
+	vlan_ping "ping VLAN 10 -> VLAN 20 again ($H3 -> $H4) IPv4 ($n, 0% loss)" \
+		"$n $n $n $n $((2 * n)) $((2 * n)) 0 98 98" "$H3" 10.201.20.2
+}
+
+# vlan_checks: (6) of run_driver. p3 carries VLANs 10 and 20 of h3's veth;
+# h3's eth0.10, h4's eth0.20 and h1 (untagged, on p1) reach one another
+# through nfvd; h3's eth0.30 is a VLAN nfvd does not know. Every check counts
+# exactly, bytes too. Under net_af_xdp the counts of v10 and v20 also show
+# that the peer's tags were in the frame data: a tag beside the frame never
+# reaches XDP, and the frame would be p3's, untagged (and still routed).
+vlan_checks() {
+	local ok=true cmd out v n=$VLAN_PINGS tcpd='' cap=$WORK/vlan-$DRV.tcpdump want t0=$SECONDS
+
+	for cmd in "vlan add v10 dev p3 id 10" "vlan add v20 dev p3 id 20" \
+		"addr add 10.201.10.1/24 dev v10" "addr add fd00:201:10::1/64 dev v10" \
+		"addr add 10.201.20.1/24 dev v20" "addr add fd00:201:20::1/64 dev v20" \
+		"neigh add 10.201.10.2 lladdr $MAC_H3_10 dev v10" \
+		"neigh add fd00:201:10::2 lladdr $MAC_H3_10 dev v10" \
+		"neigh add 10.201.20.2 lladdr $MAC_H4_20 dev v20" \
+		"neigh add fd00:201:20::2 lladdr $MAC_H4_20 dev v20"; do
+		# shellcheck disable=SC2086
+		out=$(ctl $cmd 2>&1) || { ok=false; info "nfvctl $cmd: $out"; }
+	done
+	in_h3 ip neigh replace 10.201.10.1 lladdr "$MAC_P3" dev eth0.10 nud permanent || ok=false
+	in_h3 ip -6 neigh replace fd00:201:10::1 lladdr "$MAC_P3" dev eth0.10 nud permanent || ok=false
+	in_h3 ip neigh replace 10.201.30.1 lladdr "$MAC_P3" dev eth0.30 nud permanent || ok=false
+	in_h4 ip neigh replace 10.201.20.1 lladdr "$MAC_P3" dev eth0.20 nud permanent || ok=false
+	in_h4 ip -6 neigh replace fd00:201:20::1 lladdr "$MAC_P3" dev eth0.20 nud permanent || ok=false
+	if $ok; then
+		pass "vlan add v10, v20 on p3; their addresses and static neighbors, both sides"
+	else
+		fail "VLAN setup failed; VLAN checks skipped"
+		return 0
+	fi
+	v=$(ctl --json port show 2>/dev/null | json '" ".join("%s=%s/%s/%s/%s/%s" % (p["name"], p["kind"], p.get("parent"), p.get("vlan_id"), p["mac"].lower(), p["admin_up"]) for p in d["ports"] if p["kind"] != "port")' 2>/dev/null ||
+		echo "unreadable")
+	if [ "$v" = "v10=vlan/p3/10/$MAC_V3/True v20=vlan/p3/20/$MAC_V3/True" ]; then
+		pass "port show: v10, v20 of kind vlan, parent p3, VLAN ids 10, 20, p3's MAC, up"
+	else
+		fail "port show: expected v10=vlan/p3/10/$MAC_V3/True v20=vlan/p3/20/$MAC_V3/True, got '$v'"
+	fi
+
+	# Every frame that comes into h3's eth0 (nfvd's), tags included.
+	if command -v tcpdump >/dev/null; then
+		in_h3 timeout 30 tcpdump -i eth0 -Q in -nn -e -l -p >"$cap" 2>"$cap.err" &
+		tcpd=$!
+		BG_PIDS+=("$tcpd")
+		for _ in $(seq 50); do
+			grep -q "listening on" "$cap.err" && break
+			sleep 0.1
+		done
+		grep -q "listening on" "$cap.err" || { info "tcpdump: $(head -n 1 "$cap.err")"; tcpd=; }
+	fi
+
+	# Frame lengths, untagged: echo 98 (IPv4) / 118 (IPv6); full-size
+	# packets 1514; time exceeded 14 + 28 + 84 (IPv4) / 14 + 48 + 104 (IPv6).
+	VLAN_LAST=$(vlan_snap)
+	#        V10RX V10TX V20RX V20TX P3RX P3TX UNKNOWN RXLEN TXLEN [HOW]
+	vlan_ping "ping $H3 eth0.10 -> h1 IPv4 ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 98 98" "$H3" 10.201.1.2
+	vlan_ping "ping $H3 eth0.10 -> h1 IPv6 ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 118 118" "$H3" -6 fd00:201:1::2
+	vlan_ping "ping h1 -> $H3 eth0.10 IPv4 ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 98 98" "$H1" 10.201.10.2
+	vlan_ping "ping h1 -> $H3 eth0.10 IPv6 ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 118 118" "$H1" -6 fd00:201:10::2
+	vlan_ping "ping $H3 eth0.10 -> h1 IPv4, 1500-byte packets, DF ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 1514 1514" "$H3" -s 1472 -M "do" 10.201.1.2
+	vlan_ping "ping $H3 eth0.10 -> h1 IPv6, 1500-byte packets ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 1514 1514" "$H3" -6 -s 1452 -M "do" fd00:201:1::2
+	vlan_ping "ping VLAN 10 -> VLAN 20 ($H3 -> $H4, hairpin on p3) IPv4 ($n, 0% loss)" \
+		"$n $n $n $n $((2 * n)) $((2 * n)) 0 98 98" "$H3" 10.201.20.2
+	vlan_ping "ping VLAN 10 -> VLAN 20 ($H3 -> $H4, hairpin on p3) IPv6 ($n, 0% loss)" \
+		"$n $n $n $n $((2 * n)) $((2 * n)) 0 118 118" "$H3" -6 fd00:201:20::2
+	vlan_ping "ping nfvd 10.201.10.1 (v10) from $H3 ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 98 98" "$H3" 10.201.10.1
+	vlan_ping "ping nfvd fd00:201:10::1 (v10) from $H3 ($n, 0% loss)" \
+		"$n $n 0 0 $n $n 0 118 118" "$H3" -6 fd00:201:10::1
+	vlan_ping "ping -t 1 $H3 eth0.10 -> h1: $n 'Time to live exceeded' from 10.201.10.1" \
+		"$n $n 0 0 $n $n 0 98 126 ttl:10.201.10.1" "$H3" -t 1 10.201.1.2
+	vlan_ping "ping -6 -t 1 $H3 eth0.10 -> h1: $n 'Time exceeded: Hop limit' from fd00:201:10::1" \
+		"$n $n 0 0 $n $n 0 118 166 ttl:fd00:201:10::1" "$H3" -6 -t 1 fd00:201:1::2
+	vlan_ping "ping out of $H3 eth0.30 (VLAN 30, unknown to nfvd): $n dropped as vlan_input/unknown_vlan, no reply" \
+		"0 0 0 0 $n 0 $n 98 98 noreply" "$H3" 10.201.30.1
+	vlan_del_add
+
+	# The tags of what nfvd sent to h3 and h4: replies for eth0.10 tagged
+	# 10, for eth0.20 tagged 20; nothing untagged and nothing for VLAN 30.
+	if [ -n "$tcpd" ]; then
+		sleep 0.2
+		kill -TERM "$tcpd" 2>/dev/null || true
+		for _ in $(seq 30); do
+			kill -0 "$tcpd" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$tcpd" 2>/dev/null || true
+		wait "$tcpd" 2>/dev/null || true
+		v=$("$PY" -c '
+import collections, re, sys
+n = collections.Counter()
+for line in open(sys.argv[1]):
+    if not line.strip():
+        continue
+    tag = re.search(r": vlan (\d+),", line)
+    dst = re.search(r" > ([0-9a-f.:]+): ", line)
+    echo = re.search(r": ICMP6?,? echo (request|reply)", line)
+    n["%s:%s:%s" % ("vlan" + tag.group(1) if tag else "untagged", dst.group(1) if dst else "?",
+                    echo.group(1) if echo else "other")] += 1
+print(" ".join("%s=%d" % kv for kv in sorted(n.items())))
+' "$cap" 2>&1)
+		want="vlan10:10.201.10.2:other=$n vlan10:10.201.10.2:reply=$((5 * n))"
+		want+=" vlan10:10.201.10.2:request=$n vlan10:fd00:201:10::2:other=$n"
+		want+=" vlan10:fd00:201:10::2:reply=$((4 * n)) vlan10:fd00:201:10::2:request=$n"
+		want+=" vlan20:10.201.20.2:request=$((2 * n)) vlan20:fd00:201:20::2:request=$n"
+		if [ "$v" = "$want" ]; then
+			pass "tcpdump in $H3: $((16 * n)) frames from nfvd, tagged 10 for eth0.10, 20 for eth0.20; none untagged, none for VLAN 30"
+		else
+			fail "tcpdump in $H3: frames from nfvd by tag:destination:echo"
+			info "got:      $v"
+			info "expected: $want"
+		fi
+	else
+		skip "tcpdump not installed (or did not start): VLAN tags on the wire not checked"
+	fi
+	info "VLAN checks: $((SECONDS - t0)) s"
+}
+
 run_driver() {
 	local drv=$1 rc out json_out v bps retr ok port
 
@@ -346,7 +734,7 @@ run_driver() {
 	rc=0
 	start_nfvd "$drv" || rc=$?
 	if [ $rc -eq 2 ]; then
-		skip "net_$drv unavailable here: $(grep -m1 "startup-$drv.conf:[23]: " "$LOG" | sed 's/^nfvd: [^ ]*: //')"
+		skip "net_$drv unavailable here: $(grep -m1 "startup-$drv.conf:[234]: " "$LOG" | sed 's/^nfvd: [^ ]*: //')"
 		grep -E '^[a-z_]+\(\): ' "$LOG" | head -n 3 | sed 's/^/      | /' # the PMD's own words
 		return 2
 	elif [ $rc -ne 0 ]; then
@@ -360,17 +748,19 @@ run_driver() {
 	# Ports: driver, and the MAC nfvd reports is the root-side veth's MAC (the
 	# hosts' static neighbors point at it).
 	json_out=$(ctl --json port show) || json_out='{"ports": []}'
-	v=$(json '" ".join("%s=%s/%s" % (p["name"], p["driver"], p["mac"].lower()) for p in d["ports"])' \
+	v=$(json '" ".join("%s=%s/%s" % (p["name"], p["driver"], p["mac"].lower()) for p in d["ports"] if p["kind"] == "port")' \
 		<<<"$json_out" 2>/dev/null || echo "unreadable")
-	if [ "$v" = "p1=net_$drv/$MAC_V1 p2=net_$drv/$MAC_V2" ]; then
-		pass "port show: p1, p2 on net_$drv with the veth MACs"
+	if [ "$v" = "p1=net_$drv/$MAC_V1 p2=net_$drv/$MAC_V2 p3=net_$drv/$MAC_V3" ]; then
+		pass "port show: p1, p2, p3 on net_$drv with the veth MACs"
 	else
-		fail "port show: expected p1=net_$drv/$MAC_V1 p2=net_$drv/$MAC_V2, got '$v'"
+		fail "port show: expected p1=net_$drv/$MAC_V1 p2=net_$drv/$MAC_V2 p3=net_$drv/$MAC_V3, got '$v'"
 	fi
 	MAC_P1=$(json '[p["mac"] for p in d["ports"] if p["name"] == "p1"][0]' <<<"$json_out" 2>/dev/null ||
 		echo "$MAC_V1")
 	MAC_P2=$(json '[p["mac"] for p in d["ports"] if p["name"] == "p2"][0]' <<<"$json_out" 2>/dev/null ||
 		echo "$MAC_V2")
+	MAC_P3=$(json '[p["mac"] for p in d["ports"] if p["name"] == "p3"][0]' <<<"$json_out" 2>/dev/null ||
+		echo "$MAC_V3")
 
 	# Static neighbors, both sides.
 	ok=true
@@ -480,7 +870,12 @@ run_driver() {
 
 	nfvd_died && return 3
 
-	# (6) counters
+	# (6) VLAN sub-interfaces: the kernel's 802.1Q devices as the peers
+	vlan_checks
+
+	nfvd_died && return 3
+
+	# (7) counters
 	json_out=$(ctl --json show stats) || json_out='{}'
 	v=$(json 'd["packets"]["forwarded"]' <<<"$json_out" 2>/dev/null || echo 0)
 	info "nfvd: $(json '"received %d forwarded %d dropped %d; icmp errors %d, echo replies %d; icmp6 errors %d, echo replies %d" % (d["packets"]["received"], d["packets"]["forwarded"], d["packets"]["dropped"], d["icmp"]["errors_sent"], d["icmp"]["echo_replies"], d["icmp6"]["errors_sent"], d["icmp6"]["echo_replies"])' <<<"$json_out" 2>/dev/null || echo "stats unreadable")"

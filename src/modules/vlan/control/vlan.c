@@ -26,6 +26,32 @@
 uint16_t nfv_vlan_iface[RTE_MAX_ETHPORTS][4096];
 NFV_COUNTER_BLOCK(nfv_vlan_counters_block, "vlan", struct nfv_vlan_counters);
 
+/*
+ * The counters (since start) of each VLAN interface's id when it was
+ * created: an id "vlan del" frees is the next VLAN's, which starts from
+ * zero, as a port does. Like "stats reset", a baseline the views subtract;
+ * the workers' counters are never written back.
+ */
+static struct nfv_vlan_counters created;
+
+static void
+vlan_counters_since_start(struct nfv_vlan_counters *c)
+{
+	bool was = nfv_stats_since_start(true);
+
+	nfv_counters_sum(&nfv_vlan_counters_block, c);
+	nfv_stats_since_start(was);
+}
+
+/* A VLAN interface's count since the last "stats reset" or since it was
+ * created, whichever came last: the smaller. */
+static json_int_t
+vlan_count(const uint64_t *since_reset, const uint64_t *since_start, const uint64_t *at_creation,
+	   unsigned int id)
+{
+	return (json_int_t)RTE_MIN(since_reset[id], since_start[id] - at_creation[id]);
+}
+
 static const char *const output_features[][2] = {
 	{ "ip4_egress", "nfv_vlan_output4" },
 	{ "ip6_egress", "nfv_vlan_output6" },
@@ -35,6 +61,7 @@ int
 nfv_vlan_add(const char *name, const char *parent, uint32_t vlan_id, char *err)
 {
 	struct nfv_iface *p = nfv_iface_by_name(parent), ifc;
+	struct nfv_vlan_counters *c;
 	int id;
 
 	if (nfv_iface_by_name(name) != NULL) {
@@ -60,6 +87,19 @@ nfv_vlan_add(const char *name, const char *parent, uint32_t vlan_id, char *err)
 			 NFV_IFACE_MAX);
 		return id;
 	}
+	/* The id counts nothing until the interface exists (frames map to it
+	 * last, routes come after). */
+	c = malloc(sizeof(*c));
+	if (c == NULL) {
+		snprintf(err, NFV_ERR_LEN, "out of memory");
+		return -ENOMEM;
+	}
+	vlan_counters_since_start(c);
+	created.rx_packets[id] = c->rx_packets[id];
+	created.rx_bytes[id] = c->rx_bytes[id];
+	created.tx_packets[id] = c->tx_packets[id];
+	created.tx_bytes[id] = c->tx_bytes[id];
+	free(c);
 	memset(&ifc, 0, sizeof(ifc));
 	ifc.kind = NFV_IFACE_KIND_VLAN;
 	ifc.id = (uint16_t)id;
@@ -126,7 +166,7 @@ NFV_IFACE_EVENT_HANDLER(vlan_iface_event);
 static void
 vlan_rows(void *rows, const char *name)
 {
-	struct nfv_vlan_counters *c = NULL;
+	struct nfv_vlan_counters *c = NULL, *s = NULL;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	for (unsigned int id = RTE_MAX_ETHPORTS; id < NFV_IFACE_MAX; id++) {
@@ -136,10 +176,12 @@ vlan_rows(void *rows, const char *name)
 		    (name != NULL && strcmp(name, v->name) != 0))
 			continue;
 		if (c == NULL) {
-			c = malloc(sizeof(*c));
+			c = malloc(2 * sizeof(*c));
 			if (c == NULL)
 				return;
+			s = c + 1;
 			nfv_counters_sum(&nfv_vlan_counters_block, c);
+			vlan_counters_since_start(s);
 		}
 		rte_ether_format_addr(mac, sizeof(mac), &v->mac);
 		json_array_append_new(rows, json_pack(
@@ -148,10 +190,10 @@ vlan_rows(void *rows, const char *name)
 			"name", v->name, "kind", "vlan", "vrf", nfv_iface_vrf_name(v->id),
 			"parent", nfv_iface_name_of(v->parent), "vlan_id", v->vlan_id,
 			"mac", mac, "admin_up", v->admin_up, "mtu", v->mtu,
-			"rx_packets", (json_int_t)c->rx_packets[id],
-			"rx_bytes", (json_int_t)c->rx_bytes[id],
-			"tx_packets", (json_int_t)c->tx_packets[id],
-			"tx_bytes", (json_int_t)c->tx_bytes[id],
+			"rx_packets", vlan_count(c->rx_packets, s->rx_packets, created.rx_packets, id),
+			"rx_bytes", vlan_count(c->rx_bytes, s->rx_bytes, created.rx_bytes, id),
+			"tx_packets", vlan_count(c->tx_packets, s->tx_packets, created.tx_packets, id),
+			"tx_bytes", vlan_count(c->tx_bytes, s->tx_bytes, created.tx_bytes, id),
 			"rx_missed", (json_int_t)0, "rx_errors", (json_int_t)0,
 			"rx_nombuf", (json_int_t)0, "tx_errors", (json_int_t)0));
 	}
