@@ -101,6 +101,7 @@ def test_show_arcs(tmp_path):
     nfvd.start()
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs == {
+        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input", "features": []},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": []},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",

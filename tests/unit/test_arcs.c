@@ -11,6 +11,9 @@
  * registered for a UDP port gets the datagrams for a local address.
  */
 #include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_graph.h>
@@ -47,6 +50,12 @@ static struct nfv_arc_feature feat_second = {
 static struct nfv_arc_feature feat_first = {
 	.arc_name = "ip4_ingress", .node = "nfv_test_first", .runs_before = "nfv_test_second",
 };
+static struct nfv_arc_feature feat_l2 = {
+	.arc_name = "l2_input", .node = "nfv_test_l2",
+};
+NFV_ARC_FEATURE_REGISTER(feat_l2);
+static uint64_t l2_seen[RTE_MAX_ETHPORTS]; /* written by the real worker */
+
 static struct nfv_arc_feature feat_egress = {
 	.arc_name = "ip4_egress", .node = "nfv_test_egress",
 };
@@ -88,6 +97,25 @@ egress_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t
 {
 	return feature_run(g, node, objs, n, &feat_egress, FEAT_EGRESS, true);
 }
+
+/* Runs on the real worker (its graph holds every nfv_ node): counts the
+ * frames of each port before eth_input sees them. */
+static uint16_t
+l2_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+
+		__atomic_fetch_add(&l2_seen[m->port], 1, __ATOMIC_RELAXED);
+		rte_node_enqueue_x1(g, node, nfv_arc_next_edge(&feat_l2, m->port), m);
+	}
+	return n;
+}
+
+static struct rte_node_register l2_node = {
+	.name = "nfv_test_l2", .process = l2_process, .init = nfv_node_ctx_init,
+};
+RTE_NODE_REGISTER(l2_node);
 
 /* Feature nodes get their edges from the arcs at start-up. */
 static struct rte_node_register first_node = {
@@ -386,6 +414,54 @@ test_udp_port_of_a_local_address(void **state)
 	assert_int_equal(rte_mempool_in_use_count(port_b->pool), 0);
 }
 
+/* A pcap file of n Ethernet frames for nobody (dropped as other_host). */
+static char *
+pcap_of(unsigned int n)
+{
+	static const uint32_t head[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	char *path = nfv_test_tmpfile("");
+	FILE *f = fopen(path, "wb");
+	uint8_t frame[60] = { 0x02, 0, 0, 0, 0x09, 0x09, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45 };
+
+	assert_non_null(f);
+	fwrite(head, sizeof(head), 1, f);
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t rec[4] = { 0, i, sizeof(frame), sizeof(frame) };
+
+		fwrite(rec, sizeof(rec), 1, f);
+		fwrite(frame, sizeof(frame), 1, f);
+	}
+	fclose(f);
+	return path;
+}
+
+static void
+test_l2_input_arc_on_a_real_port(void **state)
+{
+	char *path = pcap_of(40), line[512], err[NFV_ERR_LEN];
+	struct nfv_port *p;
+	uint64_t deadline;
+
+	/* The port's id is DPDK's: enable the feature on every port id first,
+	 * so that no frame is polled before it is on. */
+	for (uint16_t i = 0; i < RTE_MAX_ETHPORTS; i++)
+		assert_int_equal(nfv_arc_feature_set("l2_input", "nfv_test_l2", i, true, err), 0);
+	snprintf(line, sizeof(line), "port add l2p dev net_pcap7,rx_pcap=%s", path);
+	json_decref(nfv_test_ok("%s", line));
+	p = nfv_port_by_name("l2p");
+	assert_non_null(p);
+	deadline = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (__atomic_load_n(&l2_seen[p->port_id], __ATOMIC_RELAXED) < 40 &&
+	       rte_get_tsc_cycles() < deadline)
+		rte_delay_ms(1);
+	assert_int_equal(__atomic_load_n(&l2_seen[p->port_id], __ATOMIC_RELAXED), 40);
+	for (uint16_t i = 0; i < RTE_MAX_ETHPORTS; i++)
+		assert_int_equal(nfv_arc_feature_set("l2_input", "nfv_test_l2", i, false, err), 0);
+	json_decref(nfv_test_ok("port del l2p"));
+	unlink(path);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -395,6 +471,7 @@ main(void)
 		cmocka_unit_test(test_order_is_first_then_second),
 		cmocka_unit_test(test_bad_names_are_refused),
 		cmocka_unit_test(test_udp_port_of_a_local_address),
+		cmocka_unit_test(test_l2_input_arc_on_a_real_port),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -12,6 +12,12 @@
 
 #include <rte_common.h>
 
+struct nfv_arc;
+
+/* The L2 input arc: features on a port's frames before eth_input, keyed by
+ * the receiving port (it starts at port_rx, ends at eth_input). */
+extern struct nfv_arc nfv_l2_input_arc;
+
 /* ethertype in host order; node: a registered node name. */
 void nfv_eth_type_register(uint16_t ethertype, const char *node);
 

@@ -13,7 +13,11 @@
  * worker owns is served under load: with walk_max equal to the burst and
  * every queue busy, each walk takes one burst from the next queue in turn.
  *
- * Edges: eth_input.
+ * The L2 input arc (core/arc.h) starts here: a burst from a port with
+ * features on it goes to its first feature instead of eth_input (one table
+ * load per burst; a port without features costs nothing more).
+ *
+ * Edges: eth_input, then the l2_input arc's features.
  * Counters: polls, empty polls, packets received, RX burst sizes (per worker).
  * Test hook: debug.delay_cycles holds each non-empty burst back (latency tests).
  */
@@ -22,12 +26,23 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 
+#include "core/arc.h"
 #include "core/node.h"
+#include "modules/infra/eth.h"
 
 enum port_rx_next {
 	PORT_RX_NEXT_ETH_INPUT,
 	PORT_RX_NEXT_MAX,
 };
+
+/* Features on a port's frames before the ethertype dispatch (bridging,
+ * L2 ACLs, mirroring...), keyed by the receiving port. */
+struct nfv_arc nfv_l2_input_arc = {
+	.name = "l2_input",
+	.start_node = "nfv_port_rx",
+	.end_node = "nfv_eth_input",
+};
+NFV_ARC_REGISTER(nfv_l2_input_arc);
 
 struct port_rx_ctx {
 	struct nfv_worker *worker;
@@ -47,7 +62,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct port_rx_ctx *ctx = (struct port_rx_ctx *)node->ctx;
 	struct nfv_worker *w = ctx->worker;
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
-	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0;
+	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0, diverted = 0;
 	struct rte_mbuf **pkts;
 
 	w->stats.polls++;
@@ -63,7 +78,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	 * room, so a busy worker moves up to conf->walk_max packets per walk
 	 * (--walk-max) and pays the per-node costs once for all of them.
 	 */
-	for (uint16_t i = 0, full = 0; total + burst <= conf->walk_max; i++) {
+	for (uint16_t i = 0, full = 0; total + diverted + burst <= conf->walk_max; i++) {
 		uint16_t got;
 
 		if (i == n_rxq) {
@@ -81,12 +96,22 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 				w->stats.rx_bursts++;
 				w->stats.rx_burst_packets += got;
 			}
-			total += got;
+			uint16_t edge = nfv_arc_start_edge(&nfv_l2_input_arc,
+							   conf->rxq[q].port_id);
+
 			full += got == burst;
+			if (unlikely(edge != PORT_RX_NEXT_ETH_INPUT)) {
+				/* Features on this port: the burst goes to the first
+				 * (copied out: its slots in the stream are reused). */
+				rte_node_enqueue(graph, node, edge, (void **)(pkts + total), got);
+				diverted += got;
+			} else {
+				total += got;
+			}
 		}
 	}
 	ctx->next_queue = (uint16_t)((q + 1) % n_rxq);
-	if (total == 0) {
+	if (total + diverted == 0) {
 		w->stats.empty_polls++;
 		return 0;
 	}
@@ -97,9 +122,10 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		while (rte_rdtsc() < until)
 			rte_pause();
 	}
-	w->stats.rx_packets += total;
-	rte_node_next_stream_put(graph, node, PORT_RX_NEXT_ETH_INPUT, total);
-	return total;
+	w->stats.rx_packets += total + diverted;
+	if (total != 0)
+		rte_node_next_stream_put(graph, node, PORT_RX_NEXT_ETH_INPUT, total);
+	return total + diverted;
 }
 
 static struct rte_node_register port_rx_node = {
