@@ -67,4 +67,14 @@ int nfv_cmd_need_args(int argc, int min, const char *usage, struct nfv_reply *r)
 /* -EINVAL naming the first token past max. */
 int nfv_cmd_max_args(int argc, char **argv, int max, struct nfv_reply *r);
 
+/* A two-word command without arguments whose result builder() makes. */
+#define NFV_SHOW_COMMAND(fname, builder) \
+	static int fname(int argc, char **argv, struct nfv_reply *r) \
+	{ \
+		int rc = nfv_cmd_max_args(argc, argv, 2, r); \
+		if (rc == 0) \
+			r->data = builder(); \
+		return rc; \
+	}
+
 #endif

@@ -16,31 +16,14 @@
 #include "core/stats.h"
 #include "core/worker.h"
 
-static int
-no_args(int argc, char **argv, struct nfv_reply *r)
-{
-	if (argc > 2)
-		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[2]);
-	return 0;
-}
-
-#define SHOW_CMD(fname, builder) \
-	static int fname(int argc, char **argv, struct nfv_reply *r) \
-	{ \
-		int rc = no_args(argc, argv, r); \
-		if (rc == 0) \
-			r->data = builder(); \
-		return rc; \
-	}
-
-SHOW_CMD(cmd_show_stats, nfv_stats_json)
-SHOW_CMD(cmd_show_graph, nfv_stats_graph_json)
-SHOW_CMD(cmd_show_workers, nfv_stats_workers_json)
-SHOW_CMD(cmd_show_latency, nfv_stats_latency_json)
-SHOW_CMD(cmd_show_drops, nfv_stats_drops_json)
-SHOW_CMD(cmd_show_pools, nfv_stats_pools_json)
-SHOW_CMD(cmd_show_diag, nfv_stats_diag_json)
-SHOW_CMD(cmd_graph_dot, nfv_stats_graph_dot)
+NFV_SHOW_COMMAND(cmd_show_stats, nfv_stats_json)
+NFV_SHOW_COMMAND(cmd_show_graph, nfv_stats_graph_json)
+NFV_SHOW_COMMAND(cmd_show_workers, nfv_stats_workers_json)
+NFV_SHOW_COMMAND(cmd_show_latency, nfv_stats_latency_json)
+NFV_SHOW_COMMAND(cmd_show_drops, nfv_stats_drops_json)
+NFV_SHOW_COMMAND(cmd_show_pools, nfv_stats_pools_json)
+NFV_SHOW_COMMAND(cmd_show_diag, nfv_stats_diag_json)
+NFV_SHOW_COMMAND(cmd_graph_dot, nfv_stats_graph_dot)
 
 /*
  * Test hooks (off by default):
@@ -76,7 +59,7 @@ cmd_debug(int argc, char **argv, struct nfv_reply *r)
 static int
 cmd_stats_reset(int argc, char **argv, struct nfv_reply *r)
 {
-	int rc = no_args(argc, argv, r);
+	int rc = nfv_cmd_max_args(argc, argv, 2, r);
 
 	if (rc == 0)
 		nfv_stats_reset();
@@ -87,7 +70,7 @@ cmd_stats_reset(int argc, char **argv, struct nfv_reply *r)
 static int
 cmd_stats_switch(int argc, char **argv, struct nfv_reply *r)
 {
-	int rc = no_args(argc, argv, r);
+	int rc = nfv_cmd_max_args(argc, argv, 2, r);
 
 	if (rc < 0)
 		return rc;

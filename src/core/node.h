@@ -53,6 +53,23 @@ nfv_enqueue_nexts(struct rte_graph *graph, struct rte_node *node, void **objs,
 	}
 }
 
+/*
+ * A node that decides packet by packet: one() returns each packet's edge
+ * (arg: the node's state), then runs of the same edge are enqueued (the
+ * whole stream moves when every packet takes one).
+ */
+static __rte_always_inline uint16_t
+nfv_node_each(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+	      uint16_t (*one)(struct rte_mbuf *m, void *arg), void *arg)
+{
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = one((struct rte_mbuf *)objs[i], arg);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
 /* What a fast path returns for a packet it leaves untouched for the slow one. */
 #define NFV_NEXT_SLOW 0x8000
 

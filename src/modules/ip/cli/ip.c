@@ -509,23 +509,8 @@ cmd_neigh_show(int argc, char **argv, struct nfv_reply *r)
 }
 
 
-static int
-no_args(int argc, char **argv, struct nfv_reply *r)
-{
-	return nfv_cmd_max_args(argc, argv, 2, r);
-}
-
-#define SHOW_CMD(fname, builder) \
-	static int fname(int argc, char **argv, struct nfv_reply *r) \
-	{ \
-		int rc = no_args(argc, argv, r); \
-		if (rc == 0) \
-			r->data = builder(); \
-		return rc; \
-	}
-
-SHOW_CMD(cmd_addr_show, nfv_ip_addrs_json)
-SHOW_CMD(cmd_nexthop_show, nfv_ip_nexthops_json)
+NFV_SHOW_COMMAND(cmd_addr_show, nfv_ip_addrs_json)
+NFV_SHOW_COMMAND(cmd_nexthop_show, nfv_ip_nexthops_json)
 
 static const struct nfv_command ip_commands[] = {
 	{ "addr", "add", cmd_addr, "addr add ADDR/LEN dev NAME" },

@@ -33,8 +33,9 @@ NFV_DROP_REASON(drop_ip4_local_bad_icmp, "ip4_local", "bad_icmp",
 	"ICMP to a local address: short or bad checksum");
 
 static __rte_always_inline uint16_t
-ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
+ip4_local_one(struct rte_mbuf *m, void *arg)
 {
+	struct nfv_worker *w = arg;
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	uint32_t ihl = rte_ipv4_hdr_len(ip);
 	uint32_t len = rte_be_to_cpu_16(ip->total_length) - ihl;
@@ -88,14 +89,7 @@ ip4_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 static uint16_t
 ip4_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = ip4_local_one(w, pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_each(graph, node, objs, n, ip4_local_one, nfv_node_worker(node));
 }
 
 static struct rte_node_register ip4_local_node = {

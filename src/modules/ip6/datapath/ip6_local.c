@@ -35,8 +35,9 @@ NFV_DROP_REASON(drop_ip6_local_bad_icmp, "ip6_local", "bad_icmp",
 #define ICMP6_ECHO_REPLY 129
 
 static __rte_always_inline uint16_t
-ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
+ip6_local_one(struct rte_mbuf *m, void *arg)
 {
+	struct nfv_worker *w = arg;
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
 	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
 	uint8_t tmp[16];
@@ -79,14 +80,7 @@ ip6_local_one(struct nfv_worker *w, struct rte_mbuf *m)
 static uint16_t
 ip6_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = ip6_local_one(w, pkts[i]);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_each(graph, node, objs, n, ip6_local_one, nfv_node_worker(node));
 }
 
 static struct rte_node_register ip6_local_node = {

@@ -38,8 +38,9 @@ NFV_ETH_TYPE_REGISTER(vlan, RTE_ETHER_TYPE_VLAN, "nfv_vlan_input");
 #define VLAN_HDRS_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
 
 static __rte_always_inline uint16_t
-vlan_input_one(struct rte_mbuf *m, struct nfv_vlan_counters *c)
+vlan_input_one(struct rte_mbuf *m, void *arg)
 {
+	struct nfv_vlan_counters *c = arg;
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	rte_be16_t tci;
 	uint16_t id;
@@ -67,13 +68,8 @@ vlan_input_one(struct rte_mbuf *m, struct nfv_vlan_counters *c)
 static uint16_t
 vlan_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_vlan_counters *c = nfv_vlan_counters(nfv_node_worker(node));
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = vlan_input_one(objs[i], c);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_each(graph, node, objs, n, vlan_input_one,
+			     nfv_vlan_counters(nfv_node_worker(node)));
 }
 
 static struct rte_node_register vlan_input_node = {

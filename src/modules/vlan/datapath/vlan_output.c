@@ -38,10 +38,17 @@ static struct nfv_arc_feature vlan_output6_feature = {
 NFV_ARC_FEATURE_REGISTER(vlan_output4_feature);
 NFV_ARC_FEATURE_REGISTER(vlan_output6_feature);
 
+struct vlan_output_state {
+	const struct nfv_arc_feature *f;
+	struct nfv_vlan_counters *c;
+};
+
 static __rte_always_inline uint16_t
-vlan_output_one(struct rte_mbuf *m, const struct nfv_arc_feature *f,
-		struct nfv_vlan_counters *c)
+vlan_output_one(struct rte_mbuf *m, void *arg)
 {
+	const struct vlan_output_state *st = arg;
+	const struct nfv_arc_feature *f = st->f;
+	struct nfv_vlan_counters *c = st->c;
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
 	uint16_t id = meta->tx_port;
 	const struct nfv_iface *v = &nfv_ifaces[id];
@@ -68,13 +75,9 @@ static __rte_always_inline uint16_t
 vlan_output_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		const struct nfv_arc_feature *f)
 {
-	struct nfv_vlan_counters *c = nfv_vlan_counters(nfv_node_worker(node));
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct vlan_output_state st = { f, nfv_vlan_counters(nfv_node_worker(node)) };
 
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = vlan_output_one(objs[i], f, c);
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_node_each(graph, node, objs, n, vlan_output_one, &st);
 }
 
 static uint16_t
