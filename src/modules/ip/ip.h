@@ -188,10 +188,14 @@ enum nfv_route_source {
  * err (NFV_ERR_LEN bytes) with a sentence naming the bad input. */
 
 struct nfv_limits {
-	uint32_t max_routes4;
+	uint32_t max_routes4;   /* the most the default VRF's tables grow to */
 	uint32_t max_routes6;
-	uint32_t tbl8_4;
+	uint32_t tbl8_4;        /* tbl8 groups at max_routes4 (fewer while smaller) */
 	uint32_t tbl8_6;
+	/* What the tables start with (0: the max). They grow by rebuild, four
+	 * times larger each step, when routes need the room. */
+	uint32_t start_routes4;
+	uint32_t start_routes6;
 	uint32_t vrf_routes; /* per family in each VRF but the default; 0: 4096 */
 };
 #define NFV_VRF_ROUTES_DEFAULT 4096

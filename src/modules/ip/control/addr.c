@@ -138,7 +138,7 @@ nfv_addr_add(const struct nfv_prefix *pfx, uint16_t port_id, char *err)
 			}
 		}
 	}
-	if (!nfv_route_has_room(p->ip.family, vrf,
+	if (!nfv_route_reserve(p->ip.family, vrf,
 				(nfv_route_lookup_exact(&host, &(struct nfv_route_info){ 0 }) < 0) +
 				(!host_is_subnet &&
 				 nfv_route_lookup_exact(&subnet,

@@ -37,9 +37,14 @@ ip_show_stats(json_t *stats)
 		json_object_set_new(tables, "ipv6_routes",
 				    json_integer((json_int_t)nfv_route_count(AF_INET6)));
 		json_object_set_new(tables, "nexthops", json_integer((json_int_t)nfv_nh_count()));
+		/* The tables' size now, and what they may grow to. */
 		json_object_set_new(tables, "ipv4_route_capacity",
-				    json_integer((json_int_t)nfv_route_max(AF_INET, 0)));
+				    json_integer((json_int_t)nfv_route_capacity(AF_INET)));
 		json_object_set_new(tables, "ipv6_route_capacity",
+				    json_integer((json_int_t)nfv_route_capacity(AF_INET6)));
+		json_object_set_new(tables, "ipv4_route_max",
+				    json_integer((json_int_t)nfv_route_max(AF_INET, 0)));
+		json_object_set_new(tables, "ipv6_route_max",
 				    json_integer((json_int_t)nfv_route_max(AF_INET6, 0)));
 		json_object_set_new(tables, "memory_bytes", json_pack(
 			"{s:I, s:I, s:I, s:I}",

@@ -40,6 +40,15 @@ pair_of(uint8_t family, uint16_t vrf)
 }
 
 static struct nfv_limits fib_limits;
+static uint32_t tbl8_ceiling[2]; /* what the default VRF's tbl8 groups may grow to */
+static void flip(struct nfv_fib_pair *pair);
+
+void
+nfv_fib_tbl8_max(uint32_t tbl8_4, uint32_t tbl8_6)
+{
+	tbl8_ceiling[0] = tbl8_4;
+	tbl8_ceiling[1] = tbl8_6;
+}
 /* The standby table of a family holds a half-done rebuild. */
 static bool standby_dirty[NFV_VRF_MAX][2];
 static int fib_socket;
@@ -276,6 +285,46 @@ fib_rebuild(uint8_t family, uint16_t vrf, unsigned int which)
 	return c.rc;
 }
 
+/*
+ * The default VRF's pair of a family at a new size: the standby table is
+ * rebuilt at that size from the route database, the pair flips, then the
+ * other one is. On failure (memory) the standby is rebuilt at the old size
+ * and nothing changed; if only the second rebuild fails, the active table
+ * has the new size and the standby is rebuilt before its next use.
+ */
+int
+nfv_fib_grow(uint8_t family, uint32_t routes, uint32_t tbl8)
+{
+	struct nfv_fib_pair *pair = pair_of(family, 0);
+	struct nfv_limits old = fib_limits;
+	size_t before = nfv_heap_used(fib_socket);
+	int rc;
+
+	if (family == AF_INET) {
+		fib_limits.max_routes4 = routes;
+		fib_limits.tbl8_4 = tbl8;
+	} else {
+		fib_limits.max_routes6 = routes;
+		fib_limits.tbl8_6 = tbl8;
+	}
+	rc = fib_rebuild(family, 0, 1 - pair->active);
+	if (rc < 0) {
+		fib_limits = old;
+		if (fib_rebuild(family, 0, 1 - pair->active) < 0)
+			standby_dirty[0][fi(family)] = true;
+		return rc;
+	}
+	/* One table's growth, twice: the pair's. */
+	if (family == AF_INET)
+		nfv_ip_memory.fib4 += 2 * (nfv_heap_used(fib_socket) - before);
+	else
+		nfv_ip_memory.fib6 += 2 * (nfv_heap_used(fib_socket) - before);
+	flip(pair);
+	if (fib_rebuild(family, 0, 1 - pair->active) < 0)
+		standby_dirty[0][fi(family)] = true;
+	return 0;
+}
+
 int
 nfv_fib_resync_standby(uint8_t family, uint16_t vrf)
 {
@@ -324,12 +373,22 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 		 * even that fails the caller restores the database and calls
 		 * nfv_fib_resync_standby().
 		 */
+		uint32_t *tbl8 = family == AF_INET ? &fib_limits.tbl8_4 : &fib_limits.tbl8_6;
+		uint32_t tbl8_was = *tbl8;
+
 		if (rc != -ENOSPC)
 			return rc;
+		/* Tables that started small: more tbl8 groups, up to the max. */
+		if (vrf == 0 && *tbl8 < tbl8_ceiling[fi(family)])
+			*tbl8 = RTE_MIN(*tbl8 * 4, tbl8_ceiling[fi(family)]);
 		if (fib_rebuild(family, vrf, standby) < 0) {
+			*tbl8 = tbl8_was;
 			standby_dirty[vrf][fi(family)] = true;
 			return rc;
 		}
+		if (*tbl8 != tbl8_was)
+			NFV_LOG(INFO, "IPv%c FIB: tbl8 groups grown from %u to %u",
+				family == AF_INET ? '4' : '6', tbl8_was, *tbl8);
 		NFV_LOG(INFO, "IPv%c FIB: standby table rebuilt to win back space",
 			family == AF_INET ? '4' : '6');
 		flip(pair);

@@ -21,6 +21,12 @@ void nfv_fib_vrf_destroy(uint16_t vrf);
  * holds the new state. All or nothing. */
 int nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n);
 int nfv_fib_apply(const struct nfv_prefix *p, uint32_t nh_id, uint32_t old_nh_id);
+/* What the default VRF's tbl8 groups may grow to when a batch finds none
+ * left (they start scaled to the table's size). */
+void nfv_fib_tbl8_max(uint32_t tbl8_4, uint32_t tbl8_6);
+/* Resizes the default VRF's pair of a family (routes, tbl8 groups): 0, or
+ * -errno with nothing changed. */
+int nfv_fib_grow(uint8_t family, uint32_t routes, uint32_t tbl8);
 /* Brings the standby table back in step with the route database. */
 int nfv_fib_resync_standby(uint8_t family, uint16_t vrf);
 

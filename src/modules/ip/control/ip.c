@@ -58,7 +58,13 @@ nfv_ip_init(const struct nfv_limits *limits, int socket_id)
 			limits->max_routes4 + limits->max_routes6);
 		return rc;
 	}
-	return nfv_fib_init(limits, socket_id);
+	{
+		struct nfv_limits fib = *limits;
+
+		nfv_route_db_start_limits(&fib);
+		nfv_fib_tbl8_max(limits->tbl8_4, limits->tbl8_6);
+		return nfv_fib_init(&fib, socket_id);
+	}
 }
 
 void
@@ -365,8 +371,8 @@ nfv_route_load(const char *path, uint16_t vrf, uint32_t *n_loaded, char *err)
 
 		nfv_route_count_new(v[0].p, v[0].n, n_new);
 		nfv_route_count_new(v[1].p, v[1].n, n_new);
-		if ((n_new[0] > 0 && !nfv_route_has_room(AF_INET, vrf, n_new[0])) ||
-		    (n_new[1] > 0 && !nfv_route_has_room(AF_INET6, vrf, n_new[1]))) {
+		if ((n_new[0] > 0 && !nfv_route_reserve(AF_INET, vrf, n_new[0])) ||
+		    (n_new[1] > 0 && !nfv_route_reserve(AF_INET6, vrf, n_new[1]))) {
 			n_new[0] = n_new[1] = 0;
 			if (nfv_route_count_new_unique(v[0].p, v[0].n, n_new) < 0 ||
 			    nfv_route_count_new_unique(v[1].p, v[1].n, n_new) < 0) {
@@ -379,7 +385,7 @@ nfv_route_load(const char *path, uint16_t vrf, uint32_t *n_loaded, char *err)
 		for (unsigned int fam = 0; fam < 2; fam++) {
 			uint8_t family = fam == 0 ? AF_INET : AF_INET6;
 
-			if (n_new[fam] > 0 && !nfv_route_has_room(family, vrf, n_new[fam])) {
+			if (n_new[fam] > 0 && !nfv_route_reserve(family, vrf, n_new[fam])) {
 				snprintf(err, NFV_ERR_LEN, "%s: %u new IPv%c routes do not "
 					 "fit (%u of %u in use); start nfvd with a larger "
 					 "--max-routes%c", path,

@@ -60,7 +60,7 @@ nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_
 			 nfv_iface_name_of(nfv_nh_ctl(other)->port_id));
 		return -EEXIST;
 	}
-	if (!link_local && !nfv_route_has_room(ip->family, vrf, 1) &&
+	if (!link_local && !nfv_route_reserve(ip->family, vrf, 1) &&
 	    nfv_route_source_nh(&host, NFV_RT_NEIGH) == 0) {
 		snprintf(err, NFV_ERR_LEN, "route table full: no room for the neighbor host route");
 		return -ENOSPC;

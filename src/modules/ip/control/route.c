@@ -34,6 +34,10 @@ struct nfv_route {
 static struct rte_hash *route_hash;
 static uint32_t n_routes[NFV_VRF_MAX][2];
 static uint32_t max_routes[2]; /* the default VRF's; others nfv_vrf_routes() */
+static uint32_t cap_routes[2]; /* the default VRF's tables' size now (<= max_routes) */
+static uint32_t tbl8_max[2];
+static int db_socket;
+static unsigned int hash_generation;
 static uint32_t vrf_routes = NFV_VRF_ROUTES_DEFAULT;
 
 uint32_t
@@ -61,24 +65,105 @@ key_of(struct route_key *k, const struct nfv_prefix *p)
 		memcpy(k->addr, p->ip.v6, 16);
 }
 
+static struct rte_hash *
+route_hash_create(uint32_t routes4, uint32_t routes6)
+{
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		/* and room for the routes of a few VRFs besides */
+		.entries = routes4 + routes6 + 4 * nfv_vrf_routes(),
+		.key_len = sizeof(struct route_key),
+		.hash_func = rte_jhash,
+		.socket_id = db_socket,
+	};
+
+	snprintf(name, sizeof(name), "nfv_routes_%u", hash_generation++);
+	return rte_hash_create(&hp);
+}
+
+/* tbl8 groups for a table of `routes`: the configured count scaled down
+ * with the table, at least 1024 (and never more than configured). */
+static uint32_t
+tbl8_for(unsigned int f, uint32_t routes)
+{
+	uint64_t t = (uint64_t)tbl8_max[f] * routes / max_routes[f];
+
+	return (uint32_t)RTE_MIN(RTE_MAX(t, 1024u), (uint64_t)tbl8_max[f]);
+}
+
 int
 nfv_route_db_init(const struct nfv_limits *l, int socket_id)
 {
-	struct rte_hash_parameters hp = {
-		.name = "nfv_routes",
-		/* and room for the routes of a few VRFs besides */
-		.entries = l->max_routes4 + l->max_routes6 + 4 * nfv_vrf_routes(),
-		.key_len = sizeof(struct route_key),
-		.hash_func = rte_jhash,
-		.socket_id = socket_id,
-	};
-
 	memset(n_routes, 0, sizeof(n_routes));
 	vrf_routes = l->vrf_routes ? l->vrf_routes : NFV_VRF_ROUTES_DEFAULT;
+	db_socket = socket_id;
 	max_routes[0] = l->max_routes4;
 	max_routes[1] = l->max_routes6;
-	route_hash = rte_hash_create(&hp);
+	tbl8_max[0] = l->tbl8_4;
+	tbl8_max[1] = l->tbl8_6;
+	cap_routes[0] = l->start_routes4 ? RTE_MIN(l->start_routes4, l->max_routes4) :
+		l->max_routes4;
+	cap_routes[1] = l->start_routes6 ? RTE_MIN(l->start_routes6, l->max_routes6) :
+		l->max_routes6;
+	route_hash = route_hash_create(cap_routes[0], cap_routes[1]);
 	return route_hash == NULL ? -ENOMEM : 0;
+}
+
+/* What the FIBs are created with at start: the start sizes. */
+void
+nfv_route_db_start_limits(struct nfv_limits *fib)
+{
+	fib->max_routes4 = cap_routes[0];
+	fib->max_routes6 = cap_routes[1];
+	fib->tbl8_4 = tbl8_for(0, cap_routes[0]);
+	fib->tbl8_6 = tbl8_for(1, cap_routes[1]);
+}
+
+/*
+ * The default VRF's tables of a family, grown to hold `need` routes: four
+ * times larger (at least `need`, at most the max). The route database moves
+ * to a larger hash (control only), then the FIB pair is rebuilt at the new
+ * size. false, with nothing changed, when memory is short.
+ */
+static bool
+route_grow(unsigned int f, uint32_t need)
+{
+	uint32_t cap = RTE_MIN(RTE_MAX((uint64_t)cap_routes[f] * 4, (uint64_t)need),
+			       (uint64_t)max_routes[f]);
+	uint32_t caps[2] = { cap_routes[0], cap_routes[1] };
+	size_t before = nfv_heap_used(db_socket), h_bytes;
+	struct rte_hash *h;
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	caps[f] = cap;
+	h = route_hash_create(caps[0], caps[1]);
+	if (h == NULL) {
+		NFV_LOG(WARNING, "route table: no memory to grow to %u IPv%c routes", cap,
+			f == 0 ? '4' : '6');
+		return false;
+	}
+	h_bytes = nfv_heap_used(db_socket) - before;
+	while (rte_hash_iterate(route_hash, &key, &data, &it) >= 0)
+		if (rte_hash_add_key_data(h, key, data) < 0) {
+			rte_hash_free(h);
+			return false;
+		}
+	if (nfv_fib_grow(f == 0 ? AF_INET : AF_INET6, cap, tbl8_for(f, cap)) < 0) {
+		NFV_LOG(WARNING, "route table: no memory to grow the IPv%c FIB to %u routes",
+			f == 0 ? '4' : '6', cap);
+		rte_hash_free(h);
+		return false;
+	}
+	rte_hash_free(route_hash);
+	route_hash = h;
+	nfv_ip_memory.routes = h_bytes;
+	NFV_LOG(INFO, "route table: IPv%c grown from %u to %u routes", f == 0 ? '4' : '6',
+		cap_routes[f], cap);
+	cap_routes[f] = cap;
+	return true;
 }
 
 void
@@ -181,7 +266,27 @@ nfv_route_max(uint8_t family, uint16_t vrf)
 bool
 nfv_route_has_room(uint8_t family, uint16_t vrf, uint32_t n_new)
 {
-	return n_routes[vrf][fam_idx(family)] + n_new <= nfv_route_max(family, vrf);
+	uint32_t room = vrf == 0 ? cap_routes[fam_idx(family)] : nfv_vrf_routes();
+
+	return n_routes[vrf][fam_idx(family)] + n_new <= room;
+}
+
+bool
+nfv_route_reserve(uint8_t family, uint16_t vrf, uint32_t n_new)
+{
+	unsigned int f = fam_idx(family);
+
+	if (nfv_route_has_room(family, vrf, n_new))
+		return true;
+	if (vrf != 0 || n_routes[0][f] + n_new > max_routes[f])
+		return false;
+	return route_grow(f, n_routes[0][f] + n_new);
+}
+
+uint32_t
+nfv_route_capacity(uint8_t family)
+{
+	return cap_routes[fam_idx(family)];
 }
 
 /* "route table full" naming the table and what to do. */
@@ -222,7 +327,7 @@ nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh
 	if (r == NULL) {
 		if (nh == 0)
 			return -ENOENT;
-		if (!nfv_route_has_room(p->ip.family, p->vrf, 1)) {
+		if (!nfv_route_reserve(p->ip.family, p->vrf, 1)) {
 			full_err(err, p, "");
 			nfv_nh_put(nh);
 			return -ENOSPC;

@@ -14,6 +14,13 @@ bool nfv_route_has_room(uint8_t family, uint16_t vrf, uint32_t n_new);
 void nfv_route_count_new(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new);
 int nfv_route_count_new_unique(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new);
 uint32_t nfv_route_max(uint8_t family, uint16_t vrf);
+/* Room for n_new more routes, growing the default VRF's tables up to their
+ * max when they are full (never in the middle of a batch: before it). */
+bool nfv_route_reserve(uint8_t family, uint16_t vrf, uint32_t n_new);
+/* The default VRF's tables' size now. */
+uint32_t nfv_route_capacity(uint8_t family);
+/* The sizes the FIBs start with (nfv_route_db_init first). */
+void nfv_route_db_start_limits(struct nfv_limits *fib);
 unsigned int nfv_route_flush_port(uint16_t port_id);
 unsigned int nfv_route_flush_vrf(uint16_t vrf);
 
