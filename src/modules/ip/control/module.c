@@ -34,8 +34,10 @@ heap_bytes(int socket, bool free_only)
 }
 
 static const struct nfv_module_option ip_options[] = {
-	{ "max-routes4", "N", "IPv4 route capacity (default 1048576; ~850 MB per million)" },
-	{ "max-routes6", "N", "IPv6 route capacity (default 65536)" },
+	{ "max-routes4", "N", "most IPv4 routes (default 1048576, ~850 MB per million; "
+	  "the tables start at 65536 and grow)" },
+	{ "max-routes6", "N", "most IPv6 routes (default 65536; the tables start at 16384 "
+	  "and grow)" },
 	{ "vrf-routes", "N", "route capacity per family of each VRF made by 'vrf add' "
 	  "(default 4096; about 1.6 KB per route and family)" },
 	{ NULL, NULL, NULL },
