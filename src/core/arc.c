@@ -154,6 +154,13 @@ arc_iface_update(struct nfv_arc *a, uint16_t iface)
 	__atomic_store_n(&a->start_edge[iface],
 			 next == (int)a->n_features ? a->end_edge :
 			 a->features[next]->edge_from_start, __ATOMIC_RELEASE);
+	{
+		uint16_t n = 0;
+
+		for (uint16_t i = 0; i < NFV_ARC_IFACES; i++)
+			n += a->enabled[i] != 0;
+		__atomic_store_n(&a->n_ifaces_on, n, __ATOMIC_RELEASE);
+	}
 }
 
 int

@@ -39,6 +39,7 @@ struct nfv_arc {
 	/* Set by nfv_arcs_init(). */
 	uint16_t n_features;
 	uint16_t end_edge;      /* from the start node to the end node */
+	uint16_t n_ifaces_on;   /* interfaces with a feature enabled (workers may read) */
 	struct nfv_arc_feature *features[NFV_ARC_FEATURES_MAX]; /* in run order */
 	uint32_t enabled[NFV_ARC_IFACES];   /* control: bit i for features[i] */
 	uint16_t start_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */

@@ -29,16 +29,30 @@ NFV_SHOW_COMMAND(cmd_graph_dot, nfv_stats_graph_dot)
  * Test hooks (off by default):
  *   debug tx-split N        TX bursts cut into chunks of at most N (0 = off)
  *   debug rx-delay-us N     each received burst held N microseconds (0 = off)
+ *   debug fastpath on|off   off: IPv4 takes the node chain, never the fused
+ *                           ip4_fast node (the reference path, for tests)
  */
 static int
 cmd_debug(int argc, char **argv, struct nfv_reply *r)
 {
 	uint32_t v;
 
-	if (nfv_cmd_need_args(argc, 3, "debug tx-split N | debug rx-delay-us N", r) < 0)
+	if (nfv_cmd_need_args(argc, 3,
+			      "debug tx-split N | debug rx-delay-us N | debug fastpath on|off",
+			      r) < 0)
 		return -EINVAL;
 	if (argc > 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	if (strcmp(argv[1], "fastpath") == 0) {
+		bool off;
+
+		if (strcmp(argv[2], "on") != 0 && strcmp(argv[2], "off") != 0)
+			NFV_FAIL(r, -EINVAL, "expected on or off, not '%s'", argv[2]);
+		off = strcmp(argv[2], "off") == 0;
+		for (unsigned int w = 0; w < nfv_n_workers; w++)
+			__atomic_store_n(&nfv_workers[w].debug.fastpath_off, off, __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (strcmp(argv[1], "tx-split") == 0) {
 		if (nfv_parse_u32(argv[2], 0, NFV_BURST_MAX, &v) < 0)
 			NFV_FAIL(r, -EINVAL, "bad burst size '%s' (0-%u)", argv[2], NFV_BURST_MAX);
@@ -126,6 +140,7 @@ static const struct nfv_command core_commands[] = {
 	{ "graph", "dot", cmd_graph_dot, "graph dot" },
 	{ "debug", "tx-split", cmd_debug, "debug tx-split N" },
 	{ "debug", "rx-delay-us", cmd_debug, "debug rx-delay-us N" },
+	{ "debug", "fastpath", cmd_debug, "debug fastpath on|off" },
 	{ "stats", "reset", cmd_stats_reset, "stats reset" },
 	{ "stats", "on", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },
 	{ "stats", "off", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },

@@ -231,6 +231,28 @@ nfv_nh_group_pick(const struct nfv_nexthop *g, uint32_t hash)
 	return best_live != NULL ? best_live : best;
 }
 
+/* The flow hash that picks an IPv4 packet's ECMP member: the device's RSS
+ * hash, else addresses and (unfragmented TCP/UDP) ports. */
+static __rte_always_inline uint32_t
+nfv_ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	uint32_t h;
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	h = rte_hash_crc_4byte(ip->src_addr, ip->dst_addr);
+	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
+	    (ip->fragment_offset &
+	     RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
+	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + rte_ipv4_hdr_len(ip) + 4) {
+		uint32_t ports;
+
+		memcpy(&ports, (const uint8_t *)ip + rte_ipv4_hdr_len(ip), sizeof(ports));
+		h = rte_hash_crc_4byte(ports, h);
+	}
+	return h;
+}
+
 /* The rewrite's last step: the next hop's Ethernet header and output port. */
 static __rte_always_inline void
 nfv_rewrite_l2(struct rte_mbuf *m, const struct nfv_nexthop *nh)

@@ -330,6 +330,9 @@ test_features_run_per_interface_in_order(void **state)
 	assert_int_equal(nfv_arc_feature_set("ip4_ingress", "nfv_test_first", a, true, err), 0);
 	assert_int_equal(nfv_arc_feature_set("ip4_ingress", "nfv_test_second", b, true, err), 0);
 	assert_int_equal(nfv_arc_feature_set("ip4_egress", "nfv_test_egress", b, true, err), 0);
+	/* Interfaces with a feature on, per arc (what ip4_fast reads). */
+	assert_int_equal(nfv_arc_by_name("ip4_ingress")->n_ifaces_on, 2);
+	assert_int_equal(nfv_arc_by_name("ip4_egress")->n_ifaces_on, 1);
 	memset(seen, 0, sizeof(seen));
 	/* Every packet still forwarded: the features pass them on. */
 	assert_int_equal(walk(10), 20);
@@ -348,6 +351,8 @@ test_features_run_per_interface_in_order(void **state)
 	assert_int_equal(nfv_arc_feature_set("ip4_egress", "nfv_test_egress", b, false, err), 0);
 	assert_int_equal(nfv_arc_start_edge(nfv_arc_by_name("ip4_ingress"), a),
 			 nfv_arc_by_name("ip4_ingress")->end_edge);
+	assert_int_equal(nfv_arc_by_name("ip4_ingress")->n_ifaces_on, 0);
+	assert_int_equal(nfv_arc_by_name("ip4_egress")->n_ifaces_on, 0);
 	memset(seen, 0, sizeof(seen));
 	assert_int_equal(walk(4), 8);
 	assert_int_equal(seen[FEAT_FIRST][a] + seen[FEAT_SECOND][a] + seen[FEAT_SECOND][b] +

@@ -3,7 +3,12 @@
  * eth_input: accepts frames for the port's MAC address (and broadcast or
  * multicast, flagged for the IP nodes), and dispatches on the ethertype.
  *
- * Edges: ip4_input, ip6_input, drop.
+ * A burst whose frames all take the fast path's IPv4 edge goes to ip4_fast
+ * (plain unicast forwarding in one node, which hands what it does not
+ * forward to ip4_input); with "debug fastpath off", or when the burst has
+ * anything else in it, IPv4 frames go to ip4_input, the node chain.
+ *
+ * Edges: ip4_input, ip6_input, drop, ip4_fast.
  * Writes: meta.flags (cleared, or NFV_META_L2_MCAST), meta.drop_reason.
  * Drops: too_short, headers_not_contiguous, other_host, arp, vlan,
  *        unknown_ethertype.
@@ -23,6 +28,7 @@ enum eth_input_next {
 	ETH_INPUT_NEXT_IP4,
 	ETH_INPUT_NEXT_IP6,
 	ETH_INPUT_NEXT_DROP,
+	ETH_INPUT_NEXT_IP4_FAST,
 	ETH_INPUT_NEXT_MAX,
 };
 
@@ -115,10 +121,51 @@ eth_input_fast(struct rte_mbuf *m)
 	return NFV_NEXT_SLOW;
 }
 
+/*
+ * nfv_node_run with eth_input_fast, but for its end: a burst all of whose
+ * frames took the IPv4 edge goes to ip4_fast (unless "debug fastpath off").
+ * A burst with anything else in it sends its IPv4 frames to ip4_input, so
+ * that all of the burst reaches port_tx at the same step of the walk.
+ */
 static uint16_t
 eth_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	return nfv_node_run(graph, node, objs, n, eth_input_fast, eth_input_slow, true);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t any = 0, all = UINT16_MAX;
+	uint16_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		uint16_t r0, r1, r2, r3;
+
+		if (i + 8 <= n) {
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
+		}
+		r0 = eth_input_fast(pkts[i]);
+		r1 = eth_input_fast(pkts[i + 1]);
+		r2 = eth_input_fast(pkts[i + 2]);
+		r3 = eth_input_fast(pkts[i + 3]);
+		nexts[i] = r0;
+		nexts[i + 1] = r1;
+		nexts[i + 2] = r2;
+		nexts[i + 3] = r3;
+		any |= r0 | r1 | r2 | r3;
+		all &= r0 & r1 & r2 & r3;
+	}
+	for (; i < n; i++) {
+		nexts[i] = eth_input_fast(pkts[i]);
+		any |= nexts[i];
+		all &= nexts[i];
+	}
+	if (likely(any == all && any == ETH_INPUT_NEXT_IP4 &&
+		   !nfv_node_worker(node)->debug.fastpath_off)) {
+		rte_node_next_stream_move(graph, node, ETH_INPUT_NEXT_IP4_FAST);
+		return n;
+	}
+	return nfv_node_finish(graph, node, objs, nexts, n, any, all, eth_input_slow);
 }
 
 static struct rte_node_register eth_input_node = {
@@ -130,6 +177,7 @@ static struct rte_node_register eth_input_node = {
 		[ETH_INPUT_NEXT_IP4] = "nfv_ip4_input",
 		[ETH_INPUT_NEXT_IP6] = "nfv_ip6_input",
 		[ETH_INPUT_NEXT_DROP] = "nfv_drop",
+		[ETH_INPUT_NEXT_IP4_FAST] = "nfv_ip4_fast",
 	},
 };
 

@@ -50,26 +50,6 @@ NFV_DROP_REASON(drop_ip4_frag_needed, "ip4_rewrite", "frag_needed",
 NFV_DROP_REASON(drop_ip4_frag_unsupported, "ip4_rewrite", "fragmentation_unsupported",
 	"larger than the output MTU without DF: fragmentation is not implemented");
 
-static __rte_always_inline uint32_t
-ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
-{
-	uint32_t h;
-
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return m->hash.rss;
-	h = rte_hash_crc_4byte(ip->src_addr, ip->dst_addr);
-	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
-	    (ip->fragment_offset &
-	     RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
-	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + rte_ipv4_hdr_len(ip) + 4) {
-		uint32_t ports;
-
-		memcpy(&ports, (const uint8_t *)ip + rte_ipv4_hdr_len(ip), sizeof(ports));
-		h = rte_hash_crc_4byte(ports, h);
-	}
-	return h;
-}
-
 /* TTL decrement (RFC 1812 5.3.1) with an RFC 1624 checksum update
  * (nfv_ip4_ttl_dec_word), then the Ethernet header of the next hop. */
 static __rte_always_inline uint16_t
@@ -103,7 +83,7 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 				     0, drop_ip4_ttl_expired.id, IP4_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (nh->type == NFV_NH_GROUP) {
-		nh = nfv_nh_group_pick(nh, ip4_flow_hash(m, ip));
+		nh = nfv_nh_group_pick(nh, nfv_ip4_flow_hash(m, ip));
 		if (nh == NULL)
 			return nfv_mark_drop(m, drop_ip4_no_route.id, IP4_REWRITE_NEXT_DROP);
 	}
