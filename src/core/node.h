@@ -106,15 +106,13 @@ nfv_node_finish(struct rte_graph *graph, struct rte_node *node, void **objs, uin
  * Pass one keeps the OR and the AND of the edges: when they are equal,
  * every packet took the same edge and the whole stream moves without a
  * second look at the edges. prefetch: bring in the packet data four
- * packets ahead (for the first node that reads it).
+ * packets ahead (for the first node that reads it). nfv_node_pass() is the
+ * first pass alone, for a node that ends its own way (eth_input).
  */
-static __rte_always_inline uint16_t
-nfv_node_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
-	     uint16_t (*fast)(struct rte_mbuf *m), uint16_t (*slow)(struct rte_mbuf *m),
-	     const bool prefetch)
+static __rte_always_inline void
+nfv_node_pass(struct rte_mbuf **pkts, uint16_t n, uint16_t *nexts, uint16_t *any_out,
+	      uint16_t *all_out, uint16_t (*fast)(struct rte_mbuf *m), const bool prefetch)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	uint16_t any = 0, all = UINT16_MAX;
 	uint16_t i;
 
@@ -143,6 +141,19 @@ nfv_node_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16
 		any |= nexts[i];
 		all &= nexts[i];
 	}
+	*any_out = any;
+	*all_out = all;
+}
+
+static __rte_always_inline uint16_t
+nfv_node_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+	     uint16_t (*fast)(struct rte_mbuf *m), uint16_t (*slow)(struct rte_mbuf *m),
+	     const bool prefetch)
+{
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t any, all;
+
+	nfv_node_pass((struct rte_mbuf **)objs, n, nexts, &any, &all, fast, prefetch);
 	return nfv_node_finish(graph, node, objs, nexts, n, any, all, slow);
 }
 

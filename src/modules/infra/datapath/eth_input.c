@@ -130,36 +130,10 @@ eth_input_fast(struct rte_mbuf *m)
 static uint16_t
 eth_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t any = 0, all = UINT16_MAX;
-	uint16_t i;
+	uint16_t any, all;
 
-	for (i = 0; i + 4 <= n; i += 4) {
-		uint16_t r0, r1, r2, r3;
-
-		if (i + 8 <= n) {
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
-		}
-		r0 = eth_input_fast(pkts[i]);
-		r1 = eth_input_fast(pkts[i + 1]);
-		r2 = eth_input_fast(pkts[i + 2]);
-		r3 = eth_input_fast(pkts[i + 3]);
-		nexts[i] = r0;
-		nexts[i + 1] = r1;
-		nexts[i + 2] = r2;
-		nexts[i + 3] = r3;
-		any |= r0 | r1 | r2 | r3;
-		all &= r0 & r1 & r2 & r3;
-	}
-	for (; i < n; i++) {
-		nexts[i] = eth_input_fast(pkts[i]);
-		any |= nexts[i];
-		all &= nexts[i];
-	}
+	nfv_node_pass((struct rte_mbuf **)objs, n, nexts, &any, &all, eth_input_fast, true);
 	if (likely(any == all && any == ETH_INPUT_NEXT_IP4 &&
 		   !nfv_node_worker(node)->debug.fastpath_off)) {
 		rte_node_next_stream_move(graph, node, ETH_INPUT_NEXT_IP4_FAST);
