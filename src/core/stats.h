@@ -7,8 +7,10 @@
 #ifndef NFV_STATS_H
 #define NFV_STATS_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
-#include "modules/ip/ip.h"
+#include <rte_common.h>
 
 json_t *nfv_stats_json(void);
 json_t *nfv_stats_ports_json(const char *name);

@@ -24,7 +24,6 @@
 #include "core/walk.h"
 #include "core/worker.h"
 #include "core/log.h"
-#include "modules/ip/ip.h"
 #include "modules/infra/port.h"
 
 struct nfv_worker nfv_workers[NFV_MAX_WORKERS];

@@ -17,7 +17,7 @@
 #include <rte_icmp.h>
 
 #include "nfv_test.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 
 #define N_RANDOM_HEADERS 2000
 

@@ -12,7 +12,7 @@
 #include <rte_graph_worker.h>
 #include <rte_meter.h>
 
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_counters.h"
 

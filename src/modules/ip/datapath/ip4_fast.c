@@ -36,7 +36,7 @@
 #include <rte_ip.h>
 
 #include "core/arc.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
 

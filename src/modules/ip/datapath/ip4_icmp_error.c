@@ -22,7 +22,7 @@
 #include <rte_ip.h>
 
 #include "modules/ip/datapath/icmp_error.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/ip/ip.h"
 
 enum ip4_icmp_error_next {

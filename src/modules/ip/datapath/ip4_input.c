@@ -19,7 +19,7 @@
 #include <rte_ip.h>
 
 #include "core/arc.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 
 enum ip4_input_next {
 	IP4_INPUT_NEXT_LOOKUP,

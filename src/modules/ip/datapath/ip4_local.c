@@ -16,7 +16,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/ip/ip_counters.h"
 #include "modules/ip/udp.h"
 

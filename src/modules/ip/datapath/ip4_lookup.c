@@ -22,7 +22,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/infra/iface.h"
 
 enum ip4_lookup_next {

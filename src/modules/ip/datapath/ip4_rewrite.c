@@ -19,7 +19,7 @@
 #include <rte_udp.h>
 
 #include "core/arc.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/ip/ip.h"
 
 enum ip4_rewrite_next {

@@ -16,7 +16,7 @@
 #include <rte_ip.h>
 
 #include "core/arc.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 
 enum ip6_input_next {
 	IP6_INPUT_NEXT_LOOKUP,

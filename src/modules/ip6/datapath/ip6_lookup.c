@@ -17,7 +17,7 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/infra/iface.h"
 
 enum ip6_lookup_next {

@@ -17,7 +17,7 @@
 #include <rte_ip.h>
 
 #include "core/arc.h"
-#include "core/node.h"
+#include "modules/ip/ip_node.h"
 #include "modules/ip/ip.h"
 
 enum ip6_rewrite_next {

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the IPv4 and IPv6 nodes share: the dispatch after a bulk FIB lookup,
+ * the ECMP member choice, the Ethernet rewrite, ICMP error marks and the
+ * IP header arithmetic (RFC 1624, RFC 1812 5.3.7).
+ */
+#ifndef NFV_IP_NODE_H
+#define NFV_IP_NODE_H
+
+#include <string.h>
+
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+
+#include "core/node.h"
+#include "modules/ip/ip.h"
+
+#define NFV_ICMP_DEST_UNREACH 3
+#define NFV_ICMP_TIME_EXCEEDED 11
+
+/*
+ * The second half of ip4_lookup and ip6_lookup, after the bulk FIB lookup
+ * gave nhs[]: records each packet's next hop and sends it to fwd_edge when
+ * it is a unicast frame to a next hop that forwards; anything else (no
+ * route, local, blackhole, link-layer broadcast) goes through slow().
+ */
+static __rte_always_inline uint16_t
+nfv_lookup_dispatch(struct rte_graph *graph, struct rte_node *node, void **objs,
+		    const uint64_t *nhs, uint16_t n, uint16_t fwd_edge,
+		    uint16_t (*slow)(struct rte_mbuf *m))
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t any = 0, all = UINT16_MAX;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct nfv_mbuf_meta *meta = nfv_meta(pkts[i]);
+		const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(nhs[i]));
+
+		meta->nh = nh;
+		nexts[i] = likely(nh != NULL && nfv_nh_forwards(nh) && meta->flags == 0) ?
+			   fwd_edge : NFV_NEXT_SLOW;
+		any |= nexts[i];
+		all &= nexts[i];
+	}
+	return nfv_node_finish(graph, node, objs, nexts, n, any, all, slow);
+}
+
+/*
+ * The member of ECMP group g that carries a flow, by rendezvous (highest
+ * random weight) hashing: each member scores the flow hash mixed with what
+ * names it, its gateway address and port, and the highest score wins. A
+ * member added or removed (the route replaced with one "via" more or less)
+ * moves only its own share of the flows, whatever the order of the "via"s
+ * or the next-hop ids. A member without a neighbor does not black-hole its
+ * share: the best resolved member takes it, the others' flows stay. With no
+ * resolved member, the best one (the caller names the drop); NULL if none.
+ */
+static inline const struct nfv_nexthop *
+nfv_nh_group_pick(const struct nfv_nexthop *g, uint32_t hash)
+{
+	const struct nfv_nexthop *best = NULL, *best_live = NULL;
+	uint32_t best_score = 0, live_score = 0;
+
+	for (unsigned int i = 0; i < g->n_members; i++) {
+		const struct nfv_nexthop *m = nfv_nh_get(g->members[i]);
+		uint32_t score;
+
+		if (m == NULL)
+			continue;
+		if (m->gw.family == AF_INET6) {
+			uint64_t w[2]; /* the address is only 4-byte aligned */
+
+			memcpy(w, m->gw.v6, sizeof(w));
+			score = rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0],
+									   hash ^ m->port_id));
+		} else {
+			score = rte_hash_crc_4byte(m->gw.v4, hash ^ m->port_id);
+		}
+		score = nfv_mix32(score);
+		if (best == NULL || score > best_score) {
+			best = m;
+			best_score = score;
+		}
+		if (m->resolved && (best_live == NULL || score > live_score)) {
+			best_live = m;
+			live_score = score;
+		}
+	}
+	return best_live != NULL ? best_live : best;
+}
+
+/* The flow hash that picks an IPv4 packet's ECMP member: the device's RSS
+ * hash, else addresses and (unfragmented TCP/UDP) ports. */
+static __rte_always_inline uint32_t
+nfv_ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	uint32_t h;
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	h = rte_hash_crc_4byte(ip->src_addr, ip->dst_addr);
+	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
+	    (ip->fragment_offset &
+	     RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
+	    rte_pktmbuf_data_len(m) >= NFV_L2_LEN + rte_ipv4_hdr_len(ip) + 4) {
+		uint32_t ports;
+
+		memcpy(&ports, (const uint8_t *)ip + rte_ipv4_hdr_len(ip), sizeof(ports));
+		h = rte_hash_crc_4byte(ports, h);
+	}
+	return h;
+}
+
+/* The rewrite's last step: the next hop's Ethernet header and output port. */
+static __rte_always_inline void
+nfv_rewrite_l2(struct rte_mbuf *m, const struct nfv_nexthop *nh)
+{
+	memcpy(rte_pktmbuf_mtod(m, void *), nh->l2, RTE_ETHER_HDR_LEN);
+	nfv_meta(m)->tx_port = nh->port_id;
+}
+
+/* Sends the packet to an ICMP error node: the error to build (type, code,
+ * info: the MTU of "too big" errors, else 0) and the reason the packet
+ * itself is counted under. */
+static __rte_always_inline uint16_t
+nfv_mark_icmp(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t info,
+	      uint16_t reason, uint16_t icmp_edge)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+
+	meta->icmp_type = type;
+	meta->icmp_code = code;
+	meta->icmp_info = info;
+	meta->drop_reason = (uint16_t)reason;
+	return icmp_edge;
+}
+
+/*
+ * True when a 20-byte IPv4 header's checksum is right: the one's-complement
+ * sum of its ten 16-bit words, checksum included, is 0xffff. As 2^16 = 1
+ * (mod 0xffff), the plain sum of the five 32-bit words is congruent to that
+ * sum modulo 0xffff, in either byte order: a right header's plain sum is a
+ * non-zero multiple of 0xffff. One multiply-based divisibility test instead
+ * of four folds; five 4-byte loads, unaligned-safe (one 20-byte copy made
+ * the compiler bounce the header through the stack).
+ */
+static __rte_always_inline uint64_t
+nfv_ip4_hdr20_sum(const void *hdr)
+{
+	const uint8_t *b = hdr;
+	uint32_t w0, w1, w2, w3, w4;
+
+	memcpy(&w0, b, 4);
+	memcpy(&w1, b + 4, 4);
+	memcpy(&w2, b + 8, 4);
+	memcpy(&w3, b + 12, 4);
+	memcpy(&w4, b + 16, 4);
+	return (uint64_t)w0 + w1 + w2 + w3 + w4;
+}
+
+/* A caller that has seen a non-zero word (the version) may test
+ * nfv_ip4_hdr20_sum() % 0xffff == 0 alone. */
+static __rte_always_inline bool
+nfv_ip4_hdr20_cksum_ok(const void *hdr)
+{
+	uint64_t sum = nfv_ip4_hdr20_sum(hdr);
+
+	return (sum % 0xffff == 0) & (sum != 0);
+}
+
+/*
+ * The TTL decrement of a forwarded IPv4 packet on the header's 4-byte word
+ * at the TTL (TTL, protocol, checksum; as loaded from memory), with the
+ * checksum updated by RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'). With m the
+ * TTL/protocol word and m' = m - 0x100, ~m + m' is 0xfeff whatever m is, so
+ * HC' = ~(~HC + 0xfeff): HC + 0x100 in one's-complement arithmetic, but
+ * +0 (0x0000) where that sum is -0 (0xFFFF). Read as the 16-bit number x of
+ * its bytes in memory order on a little-endian host, adding 0x100 to HC is
+ * adding 1 to x (the carry out of HC's high byte lands in its low byte, as
+ * the end-around carry wants), and the whole rule is x' = (x + 1) mod 0xffff.
+ * The caller has made sure TTL > 0.
+ */
+static __rte_always_inline uint32_t
+nfv_ip4_ttl_dec_word(uint32_t w)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint32_t x = (w >> 16) + 1;
+
+	x -= x >= 0xffff ? 0xffff : 0;
+	return ((w - 1) & 0xffff) | x << 16;
+#else
+	uint32_t sum = (uint16_t)~w + 0xfeffu;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	return ((w - 0x01000000) & 0xffff0000) | (~sum & 0xffff);
+#endif
+}
+
+/* ICMPv6 (or any upper layer) sum with the IPv6 pseudo-header (RFC 8200 8.1),
+ * folded, not complemented: 0xffff when a received checksum is right. */
+static inline uint16_t
+nfv_ip6_l4_sum(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip, uint32_t l4_off)
+{
+	uint32_t sum = rte_ipv6_phdr_cksum(ip, 0);
+
+	sum += nfv_cksum_mbuf(m, l4_off, rte_be_to_cpu_16(ip->payload_len));
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* IPv4 address class tests on host-order addresses (RFC 1812 5.3.7). */
+static __rte_always_inline int
+nfv_ip4_is_martian_src(uint32_t a)
+{
+	uint8_t first = (uint8_t)(a >> 24);
+
+	return first == 0 || first == 127 || first >= 224;
+}
+
+#endif
