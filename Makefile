@@ -35,8 +35,15 @@ test-unit: build
 test-pkt: build
 	NFVD_BUILD=$(BUILD) $(PYTHON) -m pytest -q tests/pkt
 
+# run.sh is the router's namespace test; each feature adds its own
+# namespace suite as tests/smoke/suites/NAME.sh (exit status 0 = pass).
 test-smoke: build
 	NFVD_BUILD=$(BUILD) bash tests/smoke/run.sh
+	@set -e; for s in tests/smoke/suites/*.sh; do \
+		[ -e "$$s" ] || continue; \
+		echo "== smoke suite $$s"; \
+		NFVD_BUILD=$(BUILD) bash "$$s"; \
+	done
 
 # Unit and packet tests again on an AddressSanitizer/UBSan build.
 test-asan:

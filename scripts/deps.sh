@@ -11,6 +11,14 @@ PKGS=(
 	iproute2 iputils-ping iperf3 ethtool procps tcpdump
 	clang libclang-rt-14-dev
 )
+# Features add their own packages, one a line, in scripts/deps.d/*.txt.
+for f in "$(dirname "$0")"/deps.d/*.txt; do
+	[ -e "$f" ] || continue
+	while read -r p _; do
+		case "$p" in ''|'#'*) continue ;; esac
+		PKGS+=("$p")
+	done <"$f"
+done
 
 missing=()
 for p in "${PKGS[@]}"; do
