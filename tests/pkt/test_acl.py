@@ -471,3 +471,36 @@ def test_acl_out_only_defeats_fast_path(tmp_path):
     assert drops(st) == {"acl/no_match": 16}
     out = nfvd.stop()
     assert out["p1"] == [routed(allowed)] * 16
+
+
+def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path):
+    """Per-rule hits (summed over workers) agree in acl show, /nfvd/acl and /metrics."""
+    from test_observability import scrape, telemetry
+    import socket as so
+    s = so.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    mk = lambda dst, l4: Ether(dst=P0, src=H0) / IP(src="172.16.0.1", dst=dst, ttl=64) / l4
+    frames = ([mk("198.18.0.1", UDP(sport=1, dport=53)) for _ in range(3)] +
+              [mk("198.18.0.2", UDP(sport=1, dport=53)) for _ in range(4)] +
+              [mk("198.18.0.3", TCP(sport=1, dport=80)) for _ in range(5)])
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--metrics", "127.0.0.1:%d" % port]
+    nfvd.add_port("p0", rx=frames)
+    nfvd.add_port("p1", rx=[])
+    nfvd.cmd(*BASE, "acl add v", "acl rule add v prio 5 dst 198.18.0.1/32 action permit",
+             "acl rule add v prio 9 proto udp action deny", "acl attach v dev p0 in")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(frames)})
+    assert drops(st) == {"acl/denied": 4, "acl/no_match": 5}
+    a = nfvd.ctl("acl show v")["acls"][0]
+    assert [r["hits"] for r in a["rules"]] == [3, 4] and a["no_match_hits"] == 5
+    assert telemetry(nfvd.prefix, "/nfvd/acl") == {"v/5": 3, "v/9": 4, "v/default": 5}
+    samples, types = scrape(port)
+    assert types["nfvd_acl_rule_hits_total"] == "counter"
+    got = {dict(k[1])["prio"]: v for k, v in samples.items()
+           if k[0] == "nfvd_acl_rule_hits_total"}
+    assert got == {"5": 3, "9": 4, "default": 5}
+    assert samples[("nfvd_acl_packets_total", (("verdict", "denied"),))] == 4
+    nfvd.stop()
