@@ -197,6 +197,10 @@ struct nfv_ct_pkt {
  * true when it has flows. */
 bool nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now);
 /* A packet of a known flow: updates its state and returns true. */
+/* The same for a key found by rte_hash_lookup_bulk_data (data: its value);
+ * false when the flow expired or the packet starts a new connection. */
+bool nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+		uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
 bool nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c,
 		   const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
 /* Records a new flow (the packet matched a reflect rule); -ENOSPC when the

@@ -185,24 +185,20 @@ new_state(const struct nfv_ct_key *k, const struct nfv_ct_pkt *p)
 }
 
 bool
-nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
-	      const struct nfv_ct_pkt *p, uint64_t now)
+nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, uint8_t proto,
+	   const struct nfv_ct_pkt *p, uint64_t now)
 {
-	struct nfv_ct_flow *f;
-	void *data;
-	uint32_t idx, d;
+	uint32_t idx = (uint32_t)((uintptr_t)data >> 1), d = (uint32_t)((uintptr_t)data & 1);
+	struct nfv_ct_flow *f = &t->flows[idx];
 
-	if (!p->trackable || rte_hash_lookup_data(t->hash, k, &data) < 0)
-		return false;
-	idx = (uint32_t)((uintptr_t)data >> 1);
-	d = (uint32_t)((uintptr_t)data & 1);
-	f = &t->flows[idx];
+	if (!f->used)
+		return false; /* forgotten by an earlier packet of the burst */
 	if ((int64_t)(now - f->expire_tsc) >= 0) {
 		flow_forget(t, idx);
 		c->expired++;
 		return false;
 	}
-	if (k->proto == IPPROTO_TCP) {
+	if (proto == IPPROTO_TCP) {
 		uint8_t syn = p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG);
 		uint8_t fin = f->fin_seen;
 
@@ -221,6 +217,17 @@ nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	flow_touch(f, now);
 	c->hits++;
 	return true;
+}
+
+bool
+nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
+	      const struct nfv_ct_pkt *p, uint64_t now)
+{
+	void *data;
+
+	if (!p->trackable || rte_hash_lookup_data(t->hash, k, &data) < 0)
+		return false;
+	return nfv_ct_hit(t, c, data, k->proto, p, now);
 }
 
 static void

@@ -213,6 +213,11 @@ struct acl_scratch {
 	uint16_t ifaces[RTE_GRAPH_BURST_SIZE];
 	uint16_t todo[RTE_GRAPH_BURST_SIZE];
 	uint16_t batch[RTE_GRAPH_BURST_SIZE];
+	/* Connection table lookups, in bulk. */
+	struct nfv_ct_key ck[RTE_GRAPH_BURST_SIZE];
+	const void *ckp[RTE_GRAPH_BURST_SIZE];
+	void *ctdata[RTE_GRAPH_BURST_SIZE];
+	uint16_t lk[RTE_GRAPH_BURST_SIZE];
 };
 
 static __rte_always_inline uint16_t
@@ -229,7 +234,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	struct nfv_acl_counters sum = { 0, 0, 0, 0 };
 	uint64_t now = rte_rdtsc();
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
-	uint16_t nt = 0;
+	uint16_t nt = 0, nl = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -247,16 +252,29 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 			key4_build(m, key, &s.cp[i]);
 		else
 			key6_build(m, key, &s.cp[i]);
-		if (ct_on) {
-			struct nfv_ct_key ck;
-
-			ct_key_build(&ck, key, &s.cp[i], iface, fam);
-			if (nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now)) {
-				sum.flow_hits++;
-				continue;
-			}
+		if (ct_on && s.cp[i].trackable) {
+			ct_key_build(&s.ck[nl], key, &s.cp[i], iface, fam);
+			s.ckp[nl] = &s.ck[nl];
+			s.lk[nl++] = (uint16_t)i;
+			continue;
 		}
 		s.todo[nt++] = (uint16_t)i;
+	}
+	/* Packets of known flows pass; the others go to the rules. */
+	for (uint16_t k = 0; k < nl; k += RTE_HASH_LOOKUP_BULK_MAX) {
+		uint32_t cnt = RTE_MIN(nl - k, RTE_HASH_LOOKUP_BULK_MAX);
+		uint64_t hit = 0;
+
+		rte_hash_lookup_bulk_data(ct->hash, &s.ckp[k], cnt, &hit, &s.ctdata[k]);
+		for (uint32_t j = 0; j < cnt; j++) {
+			uint16_t i = s.lk[k + j];
+
+			if ((hit >> j & 1) && nfv_ct_hit(ct, cc, s.ctdata[k + j], s.ck[k + j].proto,
+							 &s.cp[i], now))
+				sum.flow_hits++;
+			else
+				s.todo[nt++] = i;
+		}
 	}
 
 	/* One classify call per ACL version among the packets left (one
