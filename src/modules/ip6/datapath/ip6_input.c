@@ -6,7 +6,10 @@
  * no link-local address on either side (RFC 4291 2.5.6: never forwarded),
  * no multicast destination (not routed).
  *
- * Edges: ip6_lookup, drop.
+ * Link-local unicast and link-scope multicast destinations go to the link
+ * module's node when one registered (nfv_ip6_link_register: ND).
+ *
+ * Edges: ip6_lookup, drop, the link module's node.
  * Drops: too_short, headers_not_contiguous, bad_version,
  *        bad_payload_length, martian_source, martian_destination,
  *        link_local, multicast_destination.
@@ -104,6 +107,12 @@ ip6_input_slow(struct rte_mbuf *m)
 	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
 		     ip6_is_loopback(ip->src_addr) || ip6_is_v4_mapped(ip->src_addr)))
 		return nfv_mark_drop(m, drop_ip6_martian_source.id, IP6_INPUT_NEXT_DROP);
+	/* Link-local unicast and link-scope multicast (ff02::/16) destinations
+	 * belong to the module that handles the link (ND), if there is one. */
+	if (nfv_ip6_link_edge_input >= 0 &&
+	    ((ip->dst_addr[0] == 0xff && (ip->dst_addr[1] & 0x0f) == 0x2) ||
+	     ip6_is_link_local(ip->dst_addr)))
+		return (uint16_t)nfv_ip6_link_edge_input;
 	if (unlikely(ip->dst_addr[0] == 0xff))
 		return nfv_mark_drop(m, drop_ip6_multicast.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr) ||
