@@ -40,8 +40,22 @@ extern struct nfv_punt_queue nfv_arp_queue;   /* ARP frames */
 extern struct nfv_punt_queue nfv_nd_queue;    /* ND messages, link-local echo requests */
 extern struct nfv_punt_queue nfv_hold_queue;  /* packets waiting for a neighbor */
 
+/* A drop reason the control side also gives packets (it injects them to
+ * the drop node, or to the ICMP error nodes): a global, not a static. */
+#define NFV_ARP_ND_DROP_REASON(var, node_, name_, help_) \
+	struct nfv_drop_reason var = { .node = node_, .name = name_, .help = help_ }; \
+	RTE_INIT(nfv_drop_reason_register_##var) \
+	{ \
+		nfv_drop_reason_register(&var); \
+	}
+
 /* Drop reasons the control side gives packets (injected to the drop node
  * or the ICMP error nodes). */
+extern struct nfv_drop_reason drop_arp_not_ours;
+extern struct nfv_drop_reason drop_arp_reply_received;
+extern struct nfv_drop_reason drop_nd_not_ours;
+extern struct nfv_drop_reason drop_nd_advert_received;
+extern struct nfv_drop_reason drop_nd_bad;
 extern struct nfv_drop_reason drop_neigh_hold_overflow;
 extern struct nfv_drop_reason drop_neigh_resolution_failed;
 extern struct nfv_drop_reason drop_neigh_table_full;

@@ -266,11 +266,14 @@ void nfv_nh_use_drain(void (*cb)(uint32_t nh_id, void *arg), void *arg);
  * hop. Without one they are dropped as neigh_unresolved.
  */
 void nfv_ip_unresolved_register(uint8_t family, const char *node);
+/* Off: unresolved packets are dropped as if no node had registered. */
+void nfv_ip_unresolved_enable(bool on);
 /* ip6_input's and ip6_local's edge to the node of the module that handles
- * the link (ND, link-local addresses): ip6_input sends it packets for a
+ * the link (ND, link-local addresses): ip6_input sends it ICMPv6 echo
+ * requests and neighbor discovery messages (types 133 to 137) for a
  * link-local unicast or link-scope multicast destination, ip6_local the
- * ICMPv6 neighbor discovery messages (types 133 to 137). Without one those
- * are dropped as before. */
+ * neighbor discovery messages to our addresses. Without one those are
+ * dropped as before; so is every other link-scope packet. */
 void nfv_ip6_link_register(const char *node);
 
 /* More rows for "neigh show" (learned entries): a module appends objects

@@ -3,6 +3,8 @@
  * Commands of arp_nd (learned entries are listed by "neigh show"):
  *   neigh set [reachable MS] [retrans MS] [delay MS] [gc MS] [probes N]
  *             [solicits N] [hold N] [max N]     parameters (Linux's defaults)
+ *             [resolve on|off]                  off: no solicitation, packets to a
+ *                                               next hop without neighbor dropped
  *   neigh params                                 the parameters
  *   neigh flush [dev NAME]                       forgets learned entries
  * and the "neigh" part of show stats, telemetry and Prometheus.
@@ -18,13 +20,14 @@
 #include "modules/arp_nd/control/params.h"
 #include "modules/infra/cli.h"
 #include "modules/infra/iface.h"
+#include "modules/ip/ip.h"
 
 static json_t *
 params_json(void)
 {
 	const struct nfv_neigh_params *p = &nfv_neigh_params;
 
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "resolve", p->resolve,
 			 "reachable_ms", (json_int_t)p->base_reachable_ms,
 			 "retrans_ms", (json_int_t)p->retrans_ms,
 			 "delay_ms", (json_int_t)p->delay_first_probe_ms,
@@ -58,12 +61,18 @@ cmd_neigh_set(int argc, char **argv, struct nfv_reply *r)
 
 	if (argc < 4 || argc % 2 != 0)
 		NFV_FAIL(r, -EINVAL, "usage: neigh set [reachable MS] [retrans MS] [delay MS] "
-			 "[gc MS] [probes N] [solicits N] [hold N] [max N]");
+			 "[gc MS] [probes N] [solicits N] [hold N] [max N] [resolve on|off]");
 	for (int i = 2; i < argc; i += 2) {
 		unsigned int k;
 		unsigned long v;
 		char *end;
 
+		if (strcmp(argv[i], "resolve") == 0) {
+			if (strcmp(argv[i + 1], "on") != 0 && strcmp(argv[i + 1], "off") != 0)
+				NFV_FAIL(r, -EINVAL, "bad resolve '%s' (on or off)", argv[i + 1]);
+			p.resolve = strcmp(argv[i + 1], "on") == 0;
+			continue;
+		}
 		for (k = 0; k < RTE_DIM(param_words); k++)
 			if (strcmp(argv[i], param_words[k].word) == 0)
 				break;
@@ -78,6 +87,7 @@ cmd_neigh_set(int argc, char **argv, struct nfv_reply *r)
 		*(uint32_t *)((uint8_t *)&p + param_words[k].off) = (uint32_t)v;
 	}
 	nfv_neigh_params = p;
+	nfv_ip_unresolved_enable(p.resolve);
 	return 0;
 }
 
@@ -103,7 +113,7 @@ cmd_neigh_flush(int argc, char **argv, struct nfv_reply *r)
 static const struct nfv_command arp_nd_commands[] = {
 	{ "neigh", "set", cmd_neigh_set,
 	  "neigh set [reachable MS] [retrans MS] [delay MS] [gc MS] [probes N] [solicits N] "
-	  "[hold N] [max N]" },
+	  "[hold N] [max N] [resolve on|off]" },
 	{ "neigh", "params", cmd_neigh_params, "neigh params" },
 	{ "neigh", "flush", cmd_neigh_flush, "neigh flush [dev NAME]" },
 };

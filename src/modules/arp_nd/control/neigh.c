@@ -105,6 +105,7 @@ struct nfv_neigh_params nfv_neigh_params = {
 	.mcast_solicit = 3,
 	.hold = 3,
 	.max_entries = NFV_NEIGH_MAX_DEFAULT,
+	.resolve = true,
 };
 struct nfv_neigh_counters nfv_neigh_cnt;
 
@@ -505,7 +506,7 @@ arp_handler(struct rte_mbuf *m, unsigned int worker)
 	struct neigh *e;
 
 	if (iface >= NFV_IFACE_MAX || !nfv_ifaces[iface].used) {
-		rte_pktmbuf_free(m);
+		drop_pkt(m, &drop_arp_not_ours, worker);
 		return;
 	}
 	memcpy(sha, a->arp_data.arp_sha.addr_bytes, 6);
@@ -524,10 +525,13 @@ arp_handler(struct rte_mbuf *m, unsigned int worker)
 		if (e != NULL)
 			neigh_update(e, sha, op == RTE_ARP_OP_REPLY && ours, true, now);
 	}
-	if (op != RTE_ARP_OP_REQUEST || !ours) {
-		if (!ours)
-			nfv_neigh_cnt.not_ours++;
-		rte_pktmbuf_free(m);
+	if (op != RTE_ARP_OP_REQUEST) {
+		drop_pkt(m, &drop_arp_reply_received, worker);
+		return;
+	}
+	if (!ours) {
+		nfv_neigh_cnt.not_ours++;
+		drop_pkt(m, &drop_arp_not_ours, worker);
 		return;
 	}
 	/* The reply, in the request's buffer: 42 bytes, as Linux sends it. */
@@ -618,7 +622,7 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 	    rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip) + plen ||
 	    rte_ipv6_udptcp_cksum_verify(ip, icmp) != 0) {
 		nfv_neigh_cnt.nd_invalid++;
-		rte_pktmbuf_free(m);
+		drop_pkt(m, &drop_nd_bad, worker);
 		return;
 	}
 	if (icmp[0] == 128) {
@@ -630,7 +634,7 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 			return;
 		}
 		nfv_neigh_cnt.not_ours++;
-		rte_pktmbuf_free(m);
+		drop_pkt(m, &drop_nd_not_ours, worker);
 		return;
 	}
 	if (icmp[0] == 135) {
@@ -641,12 +645,12 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 		if (target[0] == 0xff || nd_option(icmp + 24, plen - 24u, 1, &ll) < 0 ||
 		    (dad && ll != NULL)) {
 			nfv_neigh_cnt.nd_invalid++;
-			rte_pktmbuf_free(m);
+			drop_pkt(m, &drop_nd_bad, worker);
 			return;
 		}
 		if (!is_ours6(iface, target)) {
 			nfv_neigh_cnt.not_ours++;
-			rte_pktmbuf_free(m);
+			drop_pkt(m, &drop_nd_not_ours, worker);
 			return;
 		}
 		if (dad) {
@@ -654,10 +658,9 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 			static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 			static const uint8_t all_nodes_mac[6] = { 0x33, 0x33, 0, 0, 0, 1 };
 
-			if (nfv_nd_send_na(iface, all_nodes_mac, all_nodes, target,
+			if (nfv_nd_send_na(m, iface, all_nodes_mac, all_nodes, target,
 					   ND_NA_ROUTER | ND_NA_OVERRIDE, worker) == 0)
 				nfv_neigh_cnt.na_sent++;
-			rte_pktmbuf_free(m);
 			return;
 		}
 		memcpy(peer.v6, ip->src_addr, 16);
@@ -674,11 +677,10 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 				neigh_update(e, ll, false, true, now);
 		}
 		/* 7.2.4: solicited, override, and router (nfvd routes). */
-		if (nfv_nd_send_na(iface, ll != NULL ? ll : eth->src_addr.addr_bytes,
+		if (nfv_nd_send_na(m, iface, ll != NULL ? ll : eth->src_addr.addr_bytes,
 				   ip->src_addr, target,
 				   ND_NA_ROUTER | ND_NA_SOLICITED | ND_NA_OVERRIDE, worker) == 0)
 			nfv_neigh_cnt.na_sent++;
-		rte_pktmbuf_free(m);
 		return;
 	}
 	if (icmp[0] == 136) {
@@ -690,7 +692,7 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 		if (target[0] == 0xff || (ip->dst_addr[0] == 0xff && solicited) ||
 		    nd_option(icmp + 24, plen - 24u, 2, &ll) < 0) {
 			nfv_neigh_cnt.nd_invalid++;
-			rte_pktmbuf_free(m);
+			drop_pkt(m, &drop_nd_bad, worker);
 			return;
 		}
 		memcpy(peer.v6, target, 16);
@@ -704,11 +706,11 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 					     (flags & ND_NA_OVERRIDE) != 0 || !e->has_mac, now);
 			}
 		}
-		rte_pktmbuf_free(m);
+		drop_pkt(m, &drop_nd_advert_received, worker);
 		return;
 	}
 	nfv_neigh_cnt.nd_invalid++;
-	rte_pktmbuf_free(m);
+	drop_pkt(m, &drop_nd_bad, worker);
 }
 
 struct nfv_punt_queue nfv_nd_queue = {
@@ -845,10 +847,11 @@ iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 }
 NFV_IFACE_EVENT_HANDLER(iface_event);
 
+/* Seconds in the state, to the millisecond. */
 static double
 age_s(const struct neigh *e, uint64_t now)
 {
-	return (double)(now - e->changed) / (double)hz;
+	return (double)((now - e->changed) * 1000 / hz) / 1000.0;
 }
 
 static void

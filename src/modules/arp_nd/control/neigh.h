@@ -27,7 +27,8 @@ int nfv_nd_send_ns(uint16_t iface, const uint8_t target[16], const uint8_t *unic
 #define ND_NA_ROUTER 0x80
 #define ND_NA_SOLICITED 0x40
 #define ND_NA_OVERRIDE 0x20
-int nfv_nd_send_na(uint16_t iface, const uint8_t *eth_dst, const uint8_t dst[16],
-		   const uint8_t target[16], uint8_t flags, unsigned int worker);
+/* In m (the solicitation, rewritten in place), or a new packet (m NULL). */
+int nfv_nd_send_na(struct rte_mbuf *m, uint16_t iface, const uint8_t *eth_dst,
+		   const uint8_t *dst, const uint8_t *target, uint8_t flags, unsigned int worker);
 
 #endif

@@ -198,18 +198,33 @@ nfv_nd_send_ns(uint16_t iface, const uint8_t target[16], const uint8_t *unicast_
 }
 
 int
-nfv_nd_send_na(uint16_t iface, const uint8_t *eth_dst, const uint8_t dst[16],
-	       const uint8_t target[16], uint8_t flags, unsigned int worker)
+nfv_nd_send_na(struct rte_mbuf *m, uint16_t iface, const uint8_t *eth_dst, const uint8_t *dst,
+	       const uint8_t *target, uint8_t flags, unsigned int worker)
 {
-	struct rte_mbuf *m = nfv_punt_alloc();
+	const uint32_t len = RTE_ETHER_HDR_LEN + 40 + 32;
+	uint8_t mac[6], d[16], t[16];
 
-	if (m == NULL)
+	/* The arguments may point into m, which is rewritten. */
+	memcpy(mac, eth_dst, 6);
+	memcpy(d, dst, 16);
+	memcpy(t, target, 16);
+	if (m == NULL) {
+		m = nfv_punt_alloc();
+		if (m == NULL)
+			return -ENOBUFS;
+	}
+	if (rte_pktmbuf_pkt_len(m) > len)
+		rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - len));
+	if (rte_pktmbuf_pkt_len(m) < len &&
+	    rte_pktmbuf_append(m, (uint16_t)(len - rte_pktmbuf_pkt_len(m))) == NULL) {
+		rte_pktmbuf_free(m);
 		return -ENOBUFS;
-	if (rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 40 + 32) == NULL) {
+	}
+	if (!rte_pktmbuf_is_contiguous(m)) {
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
 	}
 	/* From the target address (ours) to the solicitation's source. */
-	nd_fill(m, iface, eth_dst, target, dst, 136, flags, target, 2);
+	nd_fill(m, iface, mac, t, d, 136, flags, t, 2);
 	return nfv_arp_nd_send(iface, m, worker);
 }

@@ -3,6 +3,7 @@
 #ifndef NFV_ARP_ND_PARAMS_H
 #define NFV_ARP_ND_PARAMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -21,6 +22,7 @@ struct nfv_neigh_params {
 	uint32_t mcast_solicit;
 	uint32_t hold;
 	uint32_t max_entries;
+	bool resolve; /* solicit for unresolved next hops (else they drop) */
 };
 extern struct nfv_neigh_params nfv_neigh_params;
 

@@ -9,7 +9,9 @@
  *
  * Edges: punt, drop.
  * Drops: bad_arp (malformed or not Ethernet/IPv4, or an opcode other than
- *        request and reply).
+ *        request and reply); given by the control side: not_ours (a request
+ *        for another address), reply_received (replies and gratuitous ARP,
+ *        once learned from).
  */
 #include <rte_arp.h>
 #include <rte_graph.h>
@@ -27,6 +29,12 @@ enum arp_input_next {
 
 NFV_DROP_REASON(drop_arp_bad, "arp_input", "bad_arp",
 	"malformed ARP, not Ethernet/IPv4, or neither request nor reply (RFC 826)");
+
+/* Given by the control side, which learns from every ARP packet. */
+NFV_ARP_ND_DROP_REASON(drop_arp_not_ours, "arp_input", "not_ours",
+	"ARP request for an address that is not the receiving interface's (no proxy ARP)");
+NFV_ARP_ND_DROP_REASON(drop_arp_reply_received, "arp_input", "reply_received",
+	"ARP reply or gratuitous ARP: learned from, not answered (RFC 826)");
 
 NFV_ETH_TYPE_REGISTER(arp, RTE_ETHER_TYPE_ARP, "nfv_arp_input");
 

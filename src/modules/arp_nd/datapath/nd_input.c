@@ -11,7 +11,9 @@
  * used by a router without autoconfiguration: dropped, named.
  *
  * Edges: punt, drop.
- * Drops: bad_nd (RFC 4861 7.1.1/7.1.2 checks), router_discovery (RS, RA,
+ * Drops: bad_nd (RFC 4861 7.1.1/7.1.2 checks; the control side checks the
+ *        checksum and options), not_ours and advertisement_received (given by
+ *        the control side), router_discovery (RS, RA,
  *        redirect), link_local (other link-local traffic),
  *        multicast_destination (other link-scope multicast: MLD...).
  */
@@ -30,9 +32,14 @@ enum nd_input_next {
 	ND_INPUT_NEXT_MAX,
 };
 
-NFV_DROP_REASON(drop_nd_bad, "nd_input", "bad_nd",
-	"ND message with a hop limit other than 255, a non-zero code or too short "
-	"(RFC 4861 7.1)");
+NFV_ARP_ND_DROP_REASON(drop_nd_bad, "nd_input", "bad_nd",
+	"ND message with a hop limit other than 255, a non-zero code, too short, a bad "
+	"checksum or option (RFC 4861 7.1)");
+/* Given by the control side. */
+NFV_ARP_ND_DROP_REASON(drop_nd_not_ours, "nd_input", "not_ours",
+	"solicitation or echo request for an address that is not the interface's");
+NFV_ARP_ND_DROP_REASON(drop_nd_advert_received, "nd_input", "advertisement_received",
+	"neighbor advertisement: learned from, not answered (RFC 4861 7.2.5)");
 NFV_DROP_REASON(drop_nd_router_discovery, "nd_input", "router_discovery",
 	"router solicitation/advertisement or redirect: not used by nfvd");
 NFV_DROP_REASON(drop_nd_link_local, "nd_input", "link_local",

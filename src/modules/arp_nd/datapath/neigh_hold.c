@@ -30,11 +30,7 @@ enum neigh_hold_next {
 NFV_MBUF_PRIV(nfv_neigh_hold_slice, "neigh_hold", struct nfv_neigh_hold_meta);
 
 #define NEIGH_DROP_REASON(var, name_, help_) \
-	struct nfv_drop_reason var = { .node = "neigh_hold", .name = name_, .help = help_ }; \
-	RTE_INIT(nfv_drop_reason_register_##var) \
-	{ \
-		nfv_drop_reason_register(&var); \
-	}
+	NFV_ARP_ND_DROP_REASON(var, "neigh_hold", name_, help_)
 
 NEIGH_DROP_REASON(drop_neigh_hold_overflow, "hold_overflow",
 	"more packets than the hold queue of an unresolved neighbor takes (oldest dropped)");

@@ -26,6 +26,7 @@ RTE_DEFINE_PER_LCORE(uint32_t, nfv_nh_last_use);
 RTE_DEFINE_PER_LCORE(uint64_t, nfv_nh_last_use_tsc);
 
 static const char *unresolved_node[2];
+static int16_t unresolved_edge_saved[2] = { -1, -1 };
 static const char *link_node;
 
 #define NEIGH_ROWS_MAX 4
@@ -36,6 +37,14 @@ void
 nfv_ip_unresolved_register(uint8_t family, const char *node)
 {
 	unresolved_node[family == AF_INET ? 0 : 1] = node;
+}
+
+void
+nfv_ip_unresolved_enable(bool on)
+{
+	for (unsigned int f = 0; f < 2; f++)
+		__atomic_store_n(&nfv_ip_unresolved_edge[f], on ? unresolved_edge_saved[f] : -1,
+				 __ATOMIC_RELEASE);
 }
 
 void
@@ -72,6 +81,7 @@ ip_hooks_setup(void)
 		if (e < 0)
 			return e;
 		nfv_ip_unresolved_edge[f] = (int16_t)e;
+		unresolved_edge_saved[f] = (int16_t)e;
 	}
 	if (link_node != NULL) {
 		e = nfv_node_edge_index("nfv_ip6_input", link_node);
