@@ -171,7 +171,7 @@ def test_linux_defaults(nfvd):
     d = start(nfvd)
     p = d.ctl("neigh params")
     assert p == {"resolve": True, "reachable_ms": 30000, "retrans_ms": 1000, "delay_ms": 5000,
-                 "gc_ms": 60000, "probes": 3, "solicits": 3, "hold": 3, "max": 4096}
+                 "gc_ms": 60000, "probes": 3, "solicits": 3, "hold": 16, "max": 4096}
     d.stop()
 
 
@@ -238,7 +238,7 @@ def test_resolve_hold_release_v4(nfvd):
     overflow its hold queue of three: the two oldest are dropped, named."""
     via = [udp4("198.51.100.%d" % i, "via-%d" % i) for i in range(3)]
     conn = [udp4("10.1.0.2", "conn-%d" % i) for i in range(5)]
-    d = start(nfvd, rx0=via + conn)
+    d = start(nfvd, rx0=via + conn, extra=["neigh set hold 3"])
     wait_for(lambda: neigh(d).get("10.1.0.1", {}).get("held") == 3 and
              neigh(d).get("10.1.0.2", {}).get("held") == 3, what="held packets")
     assert neigh(d)["10.1.0.1"]["state"] == "incomplete"
@@ -276,7 +276,9 @@ def test_resolve_hold_release_v6(nfvd):
     out = d.stop()
     _arp, nd, other = kinds(out["p1"])
     dst, dmac = sn("2001:db8:b::1")
-    want_ns = bytes(Ether(dst=dmac, src=P1) / IPv6(src=ll(P1), dst=dst, hlim=255) /
+    # From p1's address on the target's prefix (RFC 4861 7.2.2: any of the
+    # interface's; a host without a link-local address can answer it).
+    want_ns = bytes(Ether(dst=dmac, src=P1) / IPv6(src="2001:db8:b::fe", dst=dst, hlim=255) /
                     ICMPv6ND_NS(tgt="2001:db8:b::1") / ICMPv6NDOptSrcLLAddr(lladdr=P1))
     assert nd == [want_ns]
     assert other == [routed(f, R1, P1) for f in pkts]

@@ -25,7 +25,7 @@ struct nfv_neigh_hold_meta {
 	uint8_t addr[16]; /* IPv4 in the first 4 bytes */
 	uint16_t iface;
 	uint8_t family;
-	uint8_t pad;
+	uint8_t connected; /* the destination itself (no gateway): needs the host route */
 };
 extern struct nfv_mbuf_priv_slice nfv_neigh_hold_slice;
 

@@ -252,8 +252,9 @@ void nfv_neigh_forget(const struct nfv_ip *ip, uint16_t iface);
 /* True when "neigh add" made ip a static neighbor on iface. */
 bool nfv_neigh_is_static(const struct nfv_ip *ip, uint16_t iface);
 /* The host route of a learned neighbor again, if it went (a static
- * neighbor deleted over it). */
-void nfv_neigh_learned_route(const struct nfv_ip *ip, uint16_t iface);
+ * neighbor deleted over it). True when packets to ip itself reach the
+ * neighbor's next hop (its host route, or link-local). */
+bool nfv_neigh_learned_route(const struct nfv_ip *ip, uint16_t iface);
 
 /* Calls cb with the id of every next hop with notify set that a worker
  * used since the last call (a next hop may come more than once). */

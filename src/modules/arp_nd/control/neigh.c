@@ -103,7 +103,7 @@ struct nfv_neigh_params nfv_neigh_params = {
 	.gc_stale_ms = 60000,
 	.ucast_solicit = 3,
 	.mcast_solicit = 3,
-	.hold = 3,
+	.hold = 16,
 	.max_entries = NFV_NEIGH_MAX_DEFAULT,
 	.resolve = true,
 };
@@ -410,8 +410,14 @@ hold_handler(struct rte_mbuf *m, unsigned int worker)
 	e->worker = (uint16_t)worker;
 	if (e->published && e->state != NEIGH_FAILED && e->state != NEIGH_INCOMPLETE) {
 		/* Resolved since the packet left (or its host route went with a
-		 * static neighbor deleted over it): route it again, once. */
-		nfv_neigh_learned_route(&ip, h->iface);
+		 * static neighbor deleted over it): route it again. A destination
+		 * on the link that still has no host route to the entry (the route
+		 * table is full, or the address is another interface's neighbor)
+		 * would come back for ever: dropped. */
+		if (!nfv_neigh_learned_route(&ip, h->iface) && h->connected) {
+			drop_pkt(m, &drop_neigh_table_full, worker);
+			return;
+		}
 		nfv_neigh_cnt.released++;
 		nfv_inject(worker, m, h->family == AF_INET ? &inject_ip4_lookup :
 			   &inject_ip6_lookup);

@@ -165,6 +165,22 @@ nd_fill(struct rte_mbuf *m, uint16_t iface, const uint8_t *eth_dst, const uint8_
 	memcpy(icmp + 2, &ck, 2);
 }
 
+static bool
+nd_source(uint16_t iface, const uint8_t target[16], uint8_t out[16])
+{
+	struct nfv_prefix a[NFV_ADDR_PER_PORT_MAX];
+	unsigned int n = nfv_addr_of_iface(iface, a);
+	struct nfv_ip t = { .family = AF_INET6 };
+
+	memcpy(t.v6, target, 16);
+	for (unsigned int i = 0; i < n; i++)
+		if (a[i].ip.family == AF_INET6 && nfv_prefix_contains(&a[i], &t)) {
+			memcpy(out, a[i].ip.v6, 16);
+			return true;
+		}
+	return false;
+}
+
 int
 nfv_nd_send_ns(uint16_t iface, const uint8_t target[16], const uint8_t *unicast_mac,
 	       unsigned int worker)
@@ -178,7 +194,11 @@ nfv_nd_send_ns(uint16_t iface, const uint8_t target[16], const uint8_t *unicast_
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
 	}
-	nfv_nd_link_local(iface, src);
+	/* RFC 4861 7.2.2: any address of the interface. One on the target's
+	 * own prefix when there is one: a host without a link-local address
+	 * (addrgenmode none) could not answer to ours; else the link-local. */
+	if (!nd_source(iface, target, src))
+		nfv_nd_link_local(iface, src);
 	if (unicast_mac != NULL) {
 		memcpy(dst, target, 16);
 		memcpy(mac, unicast_mac, 6);

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#define NFV_NEIGH_HOLD_MAX 16        /* packets held per neighbor, at most */
+#define NFV_NEIGH_HOLD_MAX 64        /* packets held per neighbor, at most */
 #define NFV_NEIGH_MAX_CAP 8192       /* entries the table is made for */
 #define NFV_NEIGH_MAX_DEFAULT 4096   /* entries allowed (gc_thresh3 of Linux: 1024) */
 

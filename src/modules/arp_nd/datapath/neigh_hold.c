@@ -50,6 +50,7 @@ neigh_hold_one(struct rte_mbuf *m, void *arg)
 	RTE_SET_USED(arg);
 	h->family = nh->family;
 	h->iface = nh->port_id;
+	h->connected = nh->type != NFV_NH_GATEWAY;
 	if (nh->type == NFV_NH_GATEWAY) {
 		memcpy(h->addr, nh->family == AF_INET ? (const void *)&nh->gw.v4 : nh->gw.v6,
 		       nh->family == AF_INET ? 4 : 16);

@@ -139,20 +139,24 @@ host_prefix(const struct nfv_ip *ip, uint16_t iface)
 	return host;
 }
 
-void
+bool
 nfv_neigh_learned_route(const struct nfv_ip *ip, uint16_t iface)
 {
 	struct nfv_prefix host = host_prefix(ip, iface);
 	uint32_t id = nfv_nh_find_gateway(ip, iface);
 	char err[NFV_ERR_LEN];
+	uint32_t have;
 
-	if (id == 0 || !nfv_nh_ctl(id)->learned || nfv_ip_is_link_local(ip))
-		return;
+	if (id == 0 || !(nfv_nh_ctl(id)->learned || nfv_nh_ctl(id)->has_neigh))
+		return false;
+	if (nfv_ip_is_link_local(ip))
+		return true;
 	/* One host route per address: the first interface keeps it. */
-	if (nfv_route_source_nh(&host, NFV_RT_NEIGH) != 0)
-		return;
+	have = nfv_route_source_nh(&host, NFV_RT_NEIGH);
+	if (have != 0)
+		return have == id;
 	nfv_nh_ref(id);
-	nfv_route_set(&host, NFV_RT_NEIGH, id, err); /* consumes the reference */
+	return nfv_route_set(&host, NFV_RT_NEIGH, id, err) == 0; /* consumes the reference */
 }
 
 int
