@@ -224,6 +224,9 @@ drain_tick(void *arg)
 static int
 punt_init(void)
 {
+	/* The workers do not exist yet: a pair of rings for every lcore that
+	 * may become one. */
+	unsigned int n_rings = RTE_MIN(rte_lcore_count(), (unsigned int)NFV_MAX_WORKERS);
 	char name[RTE_RING_NAMESIZE];
 	int socket = (int)rte_socket_id();
 
@@ -239,9 +242,7 @@ punt_init(void)
 		for (unsigned int q = 0; q < nfv_punt_n_queues; q++)
 			rte_meter_srtcm_config(&pw->meter[q], &nfv_punt_profiles[q][0]);
 	}
-	/* The workers do not exist yet: a pair of rings for every lcore that
-	 * may become one. */
-	for (unsigned int w = 0; w < RTE_MIN(rte_lcore_count(), (unsigned int)NFV_MAX_WORKERS); w++) {
+	for (unsigned int w = 0; w < n_rings; w++) {
 		struct nfv_punt_worker *pw = &nfv_punt_workers_state[w];
 
 		snprintf(name, sizeof(name), "nfv_punt%u", w);
