@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -92,8 +93,12 @@ struct neigh {
 	uint64_t reachable; /* this entry's reachable time, TSC cycles */
 	uint16_t worker;  /* the worker of its last punted packet */
 	uint16_t n_held;
-	struct rte_mbuf *held[NFV_NEIGH_HOLD_MAX];
-	uint16_t held_worker[NFV_NEIGH_HOLD_MAX];
+	/* Packets waiting, oldest first: NFV_NEIGH_HOLD_MAX slots, allocated
+	 * when the first one comes (most entries never hold any). */
+	struct held {
+		struct rte_mbuf *m;
+		uint16_t worker;
+	} *held;
 };
 
 struct nfv_neigh_params nfv_neigh_params = {
@@ -180,10 +185,11 @@ neigh_delete(struct neigh *e, const struct nfv_drop_reason *why)
 		nfv_neigh_forget(&e->ip, e->iface);
 	for (unsigned int i = 0; i < e->n_held; i++) {
 		if (why != NULL)
-			drop_pkt(e->held[i], why, e->held_worker[i]);
+			drop_pkt(e->held[i].m, why, e->held[i].worker);
 		else
-			rte_pktmbuf_free(e->held[i]);
+			rte_pktmbuf_free(e->held[i].m);
 	}
+	free(e->held);
 	key_of(&k, &e->ip, e->iface);
 	rte_hash_del_key(hash, &k);
 	memset(e, 0, sizeof(*e));
@@ -269,7 +275,7 @@ static void
 release_held(struct neigh *e)
 {
 	for (unsigned int i = 0; i < e->n_held; i++) {
-		nfv_inject(e->held_worker[i], e->held[i],
+		nfv_inject(e->held[i].worker, e->held[i].m,
 			   e->ip.family == AF_INET ? &inject_ip4_lookup : &inject_ip6_lookup);
 		nfv_neigh_cnt.released++;
 	}
@@ -282,7 +288,7 @@ static void
 fail_held(struct neigh *e)
 {
 	for (unsigned int i = 0; i < e->n_held; i++) {
-		struct rte_mbuf *m = e->held[i];
+		struct rte_mbuf *m = e->held[i].m;
 		struct nfv_mbuf_meta *meta = nfv_meta(m);
 		bool v4 = e->ip.family == AF_INET;
 
@@ -290,7 +296,7 @@ fail_held(struct neigh *e)
 		meta->icmp_type = v4 ? 3 : 1;
 		meta->icmp_code = v4 ? 1 : 3;
 		meta->drop_reason = drop_neigh_resolution_failed.id;
-		nfv_inject(e->held_worker[i], m, v4 ? &inject_ip4_icmp : &inject_ip6_icmp);
+		nfv_inject(e->held[i].worker, m, v4 ? &inject_ip4_icmp : &inject_ip6_icmp);
 		nfv_neigh_cnt.failed_packets++;
 	}
 	e->n_held = 0;
@@ -444,10 +450,8 @@ hold_handler(struct rte_mbuf *m, unsigned int worker)
 		/* Full: the oldest goes, as the kernel's unresolved queue does. */
 		nfv_neigh_cnt.hold_overflow++;
 		if (e->n_held > 0) {
-			drop_pkt(e->held[0], &drop_neigh_hold_overflow, e->held_worker[0]);
+			drop_pkt(e->held[0].m, &drop_neigh_hold_overflow, e->held[0].worker);
 			memmove(e->held, e->held + 1, (e->n_held - 1) * sizeof(e->held[0]));
-			memmove(e->held_worker, e->held_worker + 1,
-				(e->n_held - 1) * sizeof(e->held_worker[0]));
 			e->n_held--;
 		}
 		if (nfv_neigh_params.hold == 0) {
@@ -455,8 +459,15 @@ hold_handler(struct rte_mbuf *m, unsigned int worker)
 			return;
 		}
 	}
-	e->held[e->n_held] = m;
-	e->held_worker[e->n_held] = (uint16_t)worker;
+	if (e->held == NULL) {
+		e->held = malloc(NFV_NEIGH_HOLD_MAX * sizeof(e->held[0]));
+		if (e->held == NULL) {
+			drop_pkt(m, &drop_neigh_table_full, worker);
+			return;
+		}
+	}
+	e->held[e->n_held].m = m;
+	e->held[e->n_held].worker = (uint16_t)worker;
 	e->n_held++;
 	nfv_neigh_cnt.held++;
 }
@@ -953,7 +964,7 @@ arp_nd_stop(void)
 		struct neigh *e = &table[i];
 
 		for (unsigned int k = 0; k < e->n_held; k++)
-			rte_pktmbuf_free(e->held[k]);
+			rte_pktmbuf_free(e->held[k].m);
 		e->n_held = 0;
 	}
 	nfv_ctl_unlock();
@@ -962,6 +973,8 @@ arp_nd_stop(void)
 static void
 arp_nd_fini(void)
 {
+	for (unsigned int i = 0; table != NULL && i < table_size; i++)
+		free(table[i].held);
 	if (tick_timer != NULL)
 		nfv_timer_del(tick_timer);
 	tick_timer = NULL;

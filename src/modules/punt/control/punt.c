@@ -30,7 +30,7 @@
 
 #define PUNT_RING_SIZE 1024
 #define INJECT_RING_SIZE 4096
-#define PUNT_POOL_SIZE 4095
+#define PUNT_POOL_SIZE 1023
 #define PUNT_POOL_CACHE 32
 #define PUNT_DRAIN_PERIOD_S 0.001
 /* Packets taken from one worker's ring in one turn of the event loop. */
