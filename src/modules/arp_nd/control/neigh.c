@@ -382,6 +382,12 @@ neigh_update(struct neigh *e, const uint8_t *mac, bool confirm, bool override, u
 	} else {
 		return; /* same MAC, unconfirmed: the state stays */
 	}
+	/* A stale entry nobody has used yet (learned from the neighbor's own
+	 * request or solicitation) is published when a packet first needs it
+	 * (hold_handler): a flood of requests from new senders costs table
+	 * entries, not next hops, routes and grace periods. */
+	if (!e->published && e->state == NEIGH_STALE && e->n_held == 0)
+		return;
 	publish(e);
 	if (e->published)
 		release_held(e);
@@ -414,6 +420,15 @@ hold_handler(struct rte_mbuf *m, unsigned int worker)
 		}
 	}
 	e->worker = (uint16_t)worker;
+	if (!e->published && e->has_mac && e->state == NEIGH_STALE) {
+		/* Learned, first used now: delay (RFC 4861 7.3.3), published. */
+		enter(e, NEIGH_DELAY, now);
+		publish(e);
+		if (!e->published) {
+			drop_pkt(m, &drop_neigh_table_full, worker);
+			return;
+		}
+	}
 	if (e->published && e->state != NEIGH_FAILED && e->state != NEIGH_INCOMPLETE) {
 		/* Resolved since the packet left (or its host route went with a
 		 * static neighbor deleted over it): route it again. A destination
