@@ -632,25 +632,27 @@ neigh_state() {
 }
 
 # vlan_warm_up "NS NFVD_ADDR HOST_ADDR DEV"...: pings nfvd from each host so
-# that both sides resolve each other, then waits (up to 8 s: nfvd's delay
-# before its first probe is 5 s) until nfvd has confirmed each host
-# (reachable) and each host has nfvd reachable.
+# that both sides resolve each other, then waits (up to 20 s: nfvd's delay
+# before its first probe is 5 s; a pair not there yet is pinged again every
+# 2 s, as frames get lost on a busy machine) until nfvd has confirmed each
+# host (reachable) and each host has nfvd reachable.
 vlan_warm_up() {
-	local q ns a h dev st hs
+	local q ns a h dev st hs ping_now t_end=$((SECONDS + 20)) last_ping=-10
 	local -a f
 
-	for q in "$@"; do
-		read -r -a f <<<"$q"
-		ip netns exec "${f[0]}" timeout 5 ping -n -c 2 -i 0.2 -W 1 "${f[1]}" >/dev/null 2>&1 || true
-	done
-	for _ in $(seq 80); do
+	while [ "$SECONDS" -lt "$t_end" ]; do
 		st=ok
+		ping_now=false
+		[ $((SECONDS - last_ping)) -ge 2 ] && ping_now=true && last_ping=$SECONDS
 		for q in "$@"; do
 			read -r -a f <<<"$q"
 			ns=${f[0]} a=${f[1]} h=${f[2]} dev=${f[3]}
-			[ "$(neigh_state "$h" "$dev")" = reachable ] || st=wait
 			hs=$(ip netns exec "$ns" ip neigh show "$a" 2>/dev/null)
-			grep -q REACHABLE <<<"$hs" || st=wait
+			if [ "$(neigh_state "$h" "$dev")" != reachable ] || ! grep -q REACHABLE <<<"$hs"; then
+				st=wait
+				$ping_now &&
+					ip netns exec "$ns" timeout 5 ping -n -c 2 -i 0.2 -W 1 "$a" >/dev/null 2>&1
+			fi
 		done
 		[ "$st" = ok ] && break
 		sleep 0.1
