@@ -6,7 +6,8 @@
 #                     [--baseline GIT-REV]
 #
 # Cases (default all): ipv4-64-b32 ipv4-64-b64 ipv4-512 ipv4-64-2ports ipv6-64
-#                      ipv4-1m route-load route-churn ipv4-acl conntrack-new
+#                      ipv4-1m route-load route-churn ipv4-64-learned punt-arp ipv4-acl
+#                      conntrack-new
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
@@ -37,7 +38,7 @@ set -- ${args[@]+"${args[@]}"}
 cases=()
 for a in "$@"; do
     case $a in
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) ;;
         *) [[ ${prev:-} == --rounds || ${prev:-} == --duration || ${prev:-} == --warmup ]] \
                || cases+=("$a") ;;
