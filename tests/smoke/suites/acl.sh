@@ -10,7 +10,7 @@
 # out. What h1 opens toward h2 (ping, TCP through socat and iperf3) works;
 # what h2 opens toward h1 (a TCP SYN to a port h1 listens on, a ping) is
 # dropped and counted; flows are gone once their (short) timeouts pass.
-# Static neighbors on both sides (nfvd does not answer ARP yet).
+# Neighbors are resolved by ARP on both sides.
 #
 # Run from the repository root as root:  NFVD_BUILD=build bash tests/smoke/suites/acl.sh
 set -uo pipefail
@@ -93,18 +93,12 @@ else
 	fail "topology setup failed"
 	finish
 fi
-MAC_V1=$(cat "/sys/class/net/$V1/address")
-MAC_V2=$(cat "/sys/class/net/$V2/address")
-MAC_H1=$(ip netns exec "$H1" cat /sys/class/net/eth0/address)
-MAC_H2=$(ip netns exec "$H2" cat /sys/class/net/eth0/address)
 
 cat >"$WORK/startup.conf" <<EOF
 port add p1 dev net_af_packet0,iface=$V1
 port add p2 dev net_af_packet1,iface=$V2
 addr add 10.202.1.1/24 dev p1
 addr add 10.202.2.1/24 dev p2
-neigh add 10.202.1.2 lladdr $MAC_H1 dev p1
-neigh add 10.202.2.2 lladdr $MAC_H2 dev p2
 acl add lan_in
 acl rule add lan_in prio 10 action reflect
 acl add lan_out
@@ -129,8 +123,6 @@ if [ ! -S "$SOCK" ]; then
 	finish
 fi
 pass "nfvd up: reflect on p1 in, default deny on p1 out"
-ip -n "$H1" neigh replace 10.202.1.1 lladdr "$MAC_V1" dev eth0 nud permanent
-ip -n "$H2" neigh replace 10.202.2.1 lladdr "$MAC_V2" dev eth0 nud permanent
 
 # Outward: ping.
 out=$(ip netns exec "$H1" ping -n -c 5 -i 0.1 -W 1 10.202.2.2 2>&1)
