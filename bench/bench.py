@@ -605,7 +605,7 @@ def build_cases(env):
                       in_devargs=f"{IN_DEV},rx_pcap={p('ipv4-64-newflows.pcap')}",
                       extra=["acl add fin", "acl rule add fin prio 1 action reflect",
                                    "acl attach fin dev in in"],
-                      extra_args=["--conntrack-capacity", str(CT_NEW_FLOWS + 1024)])],
+                      extra_args=["--conntrack-size", str(CT_NEW_FLOWS + 1024)])],
             kind="conntrack-new")
         cases["route-load"] = Case(
             "route-load", "nfvd: time to load 1,000,000 routes (route load FILE)",

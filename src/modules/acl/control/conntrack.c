@@ -320,7 +320,7 @@ ct_setup(void)
 						 socket);
 		if (t->hash == NULL || t->flows == NULL || t->free_list == NULL) {
 			NFV_LOG(ERR, "conntrack: no memory for %u flows per worker "
-				"(--conntrack-capacity)", ct_capacity);
+				"(--conntrack-size)", ct_capacity);
 			return -ENOMEM;
 		}
 		table_clear(t);
@@ -337,7 +337,7 @@ nfv_ct_set_max(uint32_t max, char *err)
 
 	if (max > cap) {
 		snprintf(err, NFV_ERR_LEN, "max %u is above the tables' capacity %u (%u flows per "
-			 "worker, --conntrack-capacity)", max, cap, ct_capacity);
+			 "worker, --conntrack-size)", max, cap, ct_capacity);
 		return -ERANGE;
 	}
 	ct_max = max;
@@ -483,7 +483,7 @@ static const struct nfv_collector ct_collector = {
 NFV_COLLECTOR_REGISTER(ct_collector);
 
 static const struct nfv_module_option ct_options[] = {
-	{ "conntrack-capacity", "N", "flows each worker's connection table holds (65536)" },
+	{ "conntrack-size", "N", "flows each worker's connection table holds (65536)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -494,7 +494,7 @@ ct_parse_option(const char *name, const char *value, char *err, size_t len)
 	unsigned long v = strtoul(value != NULL ? value : "", &end, 10);
 
 	if (value == NULL || *end != '\0' || v < 64 || v > (1u << 24)) {
-		snprintf(err, len, "--conntrack-capacity: expected 64-16777216, not '%s'",
+		snprintf(err, len, "--conntrack-size: expected 64-16777216, not '%s'",
 			 value != NULL ? value : "");
 		return -EINVAL;
 	}
