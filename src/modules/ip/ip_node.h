@@ -112,6 +112,19 @@ nfv_ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	return h;
 }
 
+/* The flow hash that picks an IPv6 packet's ECMP member: the device's RSS
+ * hash, else the addresses and the flow label. */
+static __rte_always_inline uint32_t
+nfv_ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	uint64_t addrs[4]; /* rte_hash_crc reads 8 bytes at a time: align them */
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	memcpy(addrs, ip->src_addr, sizeof(addrs));
+	return rte_hash_crc(addrs, sizeof(addrs), rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
+}
+
 /* The rewrite's last step: the next hop's Ethernet header and output port. */
 static __rte_always_inline void
 nfv_rewrite_l2(struct rte_mbuf *m, const struct nfv_nexthop *nh)

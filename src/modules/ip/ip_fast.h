@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the fused forwarding nodes (ip4_fast, ip6_fast) share: after each
+ * family's validation pass and bulk FIB lookup, the pass that decides
+ * which packets are forwarded here and rewrites them, written once with a
+ * constant family flag (STYLE rule 6).
+ *
+ * A packet is forwarded by a fused node when its next hop is a single
+ * resolved one (or the member of an ECMP group the rewrite node would
+ * pick) whose fwd_mtu the packet fits, its TTL / hop limit is above 1 and
+ * its output interface has no feature on the family's egress arc. Any other
+ * packet goes to the chain's input node untouched: the chain decides for it
+ * and names its drop.
+ */
+#ifndef NFV_IP_FAST_H
+#define NFV_IP_FAST_H
+
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+
+#include "core/arc.h"
+#include "core/node.h"
+#include "modules/ip/ip.h"
+#include "modules/ip/ip_node.h"
+
+/* The edges of both fused nodes: port_tx, and the family's input node. */
+enum nfv_ip_fast_next {
+	NFV_IP_FAST_NEXT_TX,
+	NFV_IP_FAST_NEXT_CHAIN,
+	NFV_IP_FAST_NEXT_MAX,
+};
+
+/* The byte of the TTL (IPv4) or hop limit (IPv6). */
+#define NFV_IP_FAST_HOP_OFF(v6) \
+	((v6) ? offsetof(struct rte_ipv6_hdr, hop_limits) : \
+		offsetof(struct rte_ipv4_hdr, time_to_live))
+
+/* The next hop a packet leaves by (the ECMP member of a group, picked as
+ * the rewrite node does), or NULL. */
+static __rte_always_inline const struct nfv_nexthop *
+nfv_ip_fast_out_nh(const struct rte_mbuf *m, const uint8_t *ip, uint64_t fib_value,
+		   const bool v6)
+{
+	const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(fib_value));
+
+	if (unlikely(nh != NULL && nh->type == NFV_NH_GROUP))
+		nh = nfv_nh_group_pick(nh, v6 ?
+				       nfv_ip6_flow_hash(m, (const struct rte_ipv6_hdr *)ip) :
+				       nfv_ip4_flow_hash(m, (const struct rte_ipv4_hdr *)ip));
+	return nh;
+}
+
+/* Forwarded here: a next hop, a TTL above 1, and a resolved single next
+ * hop whose MTU the packet fits (fwd_mtu is 0 for anything else). */
+static __rte_always_inline bool
+nfv_ip_fast_fwd(const struct rte_mbuf *m, const uint8_t *ip, const struct nfv_nexthop *nh,
+		const bool v6)
+{
+	return nh != NULL && ip[NFV_IP_FAST_HOP_OFF(v6)] > 1 &&
+	       rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= nh->fwd_mtu;
+}
+
+/* TTL (and checksum, RFC 1624) or hop limit, and the Ethernet header. */
+static __rte_always_inline void
+nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
+{
+	if (v6) {
+		ip[offsetof(struct rte_ipv6_hdr, hop_limits)]--;
+	} else {
+		uint8_t *ttl = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
+		uint32_t w;
+
+		memcpy(&w, ttl, sizeof(w));
+		w = nfv_ip4_ttl_dec_word(w);
+		memcpy(ttl, &w, sizeof(w));
+	}
+	nfv_rewrite_l2(m, nh);
+}
+
+/*
+ * After the lookup (nhs[]: the FIB's values). one_pass (no interface has a
+ * feature on the egress arc): each packet is decided and rewritten in one
+ * loop. Otherwise a first loop decides and finds whether a packet leaves
+ * by an interface with an egress feature (then the whole burst goes to the
+ * chain, nothing written, so that what the chain forwards is not reordered
+ * with what is forwarded here), and a second rewrites. A feature enabled
+ * while a one-pass burst runs only sends its packets to the chain one at a
+ * time.
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		    uint64_t *nhs, const struct nfv_arc *egress, const bool v6,
+		    const bool one_pass)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	const uint16_t out_end = egress->end_edge;
+	uint16_t any = 0, all = UINT16_MAX, i;
+	bool chain_fwd = false;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
+		const struct nfv_nexthop *nh = nfv_ip_fast_out_nh(m, ip, nhs[i], v6);
+		bool fwd = nfv_ip_fast_fwd(m, ip, nh, v6);
+
+		if (one_pass) {
+			uint16_t next = NFV_IP_FAST_NEXT_CHAIN;
+
+			if (likely(fwd && nfv_arc_start_edge(egress, nh->port_id) == out_end)) {
+				nfv_ip_fast_rewrite(m, ip, nh, v6);
+				next = NFV_IP_FAST_NEXT_TX;
+			}
+			nexts[i] = next;
+			any |= next;
+			all &= next;
+		} else {
+			chain_fwd |= nh != NULL && nfv_nh_forwards(nh) &&
+				     nfv_arc_start_edge(egress, nh->port_id) != out_end;
+			nhs[i] = fwd ? (uintptr_t)nh : 0;
+		}
+	}
+	if (!one_pass) {
+		if (chain_fwd) {
+			rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+			return n;
+		}
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			const struct nfv_nexthop *nh = (const struct nfv_nexthop *)(uintptr_t)nhs[i];
+			uint16_t next = NFV_IP_FAST_NEXT_CHAIN;
+
+			if (likely(nh != NULL)) {
+				nfv_ip_fast_rewrite(m, rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN),
+						    nh, v6);
+				next = NFV_IP_FAST_NEXT_TX;
+			}
+			nexts[i] = next;
+			any |= next;
+			all &= next;
+		}
+	}
+	if (likely(any == all))
+		rte_node_next_stream_move(graph, node, any);
+	else
+		nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+/* The lookup's second half for a node whose egress arc is egress. */
+static __rte_always_inline uint16_t
+nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		   uint64_t *nhs, struct nfv_arc *egress, const bool v6)
+{
+	if (likely(__atomic_load_n(&egress->n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
+		return nfv_ip_fast_forward(graph, node, objs, n, nhs, egress, v6, true);
+	return nfv_ip_fast_forward(graph, node, objs, n, nhs, egress, v6, false);
+}
+
+#endif
