@@ -51,28 +51,24 @@ static const uint8_t ip4_fast_special[256] = {
 };
 
 /*
- * ip4_input_fast's test, but that the total length may be below the
- * frame's (*pad: the bytes beyond it, link padding). Header loads before
- * the length test, as there: within the mbuf's data room, and the result
- * thrown away when short.
+ * ip4_input_fast's test but for version, IHL and total length, whose word
+ * (the header's first but for its TOS byte) is returned in *mismatch as
+ * its difference from that of a 20-byte header filling the frame: zero in
+ * the common case. Header loads before the length test, as there: within
+ * the mbuf's data room, and the result thrown away when short.
  */
 static __rte_always_inline bool
-ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint32_t *pad)
+ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint32_t *mismatch)
 {
 	uint64_t csum_flags = m->ol_flags;
-	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
-	rte_be16_t total_be;
+	uint32_t w0, head;
 
-	memcpy(&total_be, ip + offsetof(struct rte_ipv4_hdr, total_length), sizeof(total_be));
-	total = rte_be_to_cpu_16(total_be);
-	*pad = l3_len - total;
-	/* Version 4 and IHL 5 make the header's sum non-zero, as the
-	 * divisibility test of nfv_ip4_hdr20_sum asks. */
+	memcpy(&w0, ip, sizeof(w0));
+	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 | (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
+	*mismatch = (w0 & RTE_BE32(0xff00ffff)) ^ head;
 	return ((nfv_ip4_hdr20_sum(ip) % 0xffff == 0) |
 		((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0)) &
 	       ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_BAD) == 0) &
-	       (ip[0] == RTE_IPV4_VHL_DEF) &
-	       (total >= sizeof(struct rte_ipv4_hdr)) & (total <= l3_len) &
 	       (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
 	       !(ip4_fast_special[ip[12]] | ip4_fast_special[ip[16]]);
 }
@@ -85,20 +81,37 @@ ip4_fast_iface_ok(uint16_t iface)
 	       nfv_arc_start_edge(&nfv_ip4_ingress_arc, iface) == nfv_ip4_ingress_arc.end_edge;
 }
 
-/* Link padding off the valid packets that have some (ip4_input's trim). */
-static __rte_noinline void
+/*
+ * A burst with a packet whose first word is not that of a 20-byte header
+ * filling the frame: true when each such packet is a 20-byte header (which
+ * makes the checksum test of ip4_fast_valid sound: a non-zero sum) with
+ * link padding beyond its total length, which is then trimmed as
+ * ip4_input does; false (nothing changed) when one is anything else.
+ */
+static __rte_noinline bool
 ip4_fast_trim(struct rte_mbuf **pkts, uint16_t n)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
 		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
-		uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN;
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, NFV_L2_LEN);
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
+		uint32_t total = rte_be_to_cpu_16(ip->total_length);
+
+		if (ip->version_ihl != RTE_IPV4_VHL_DEF || total < sizeof(*ip) || total > l3_len)
+			return false;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv4_hdr *ip =
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, NFV_L2_LEN);
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
 		uint32_t total = rte_be_to_cpu_16(ip->total_length);
 
 		if (total < l3_len)
-			nfv_pktmbuf_trim(m, l3_len - total);
+			nfv_pktmbuf_trim(pkts[i], l3_len - total);
 	}
+	return true;
 }
 
 static uint16_t
@@ -107,7 +120,7 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint32_t ips[RTE_GRAPH_BURST_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint32_t pads = 0;
+	uint32_t mismatches = 0;
 	uint16_t port0, ports = 0, i;
 	bool valid = true;
 
@@ -121,11 +134,11 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
-		uint32_t pad;
+		uint32_t mismatch;
 		rte_be32_t dst;
 
-		valid &= ip4_fast_valid(m, ip, &pad);
-		pads |= pad;
+		valid &= ip4_fast_valid(m, ip, &mismatch);
+		mismatches |= mismatch;
 		ports |= m->port ^ port0;
 		memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
 		ips[i] = rte_be_to_cpu_32(dst);
@@ -135,12 +148,10 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	else
 		for (i = 0; i < n; i++)
 			valid &= ip4_fast_iface_ok(pkts[i]->port);
-	if (unlikely(!valid)) {
+	if (unlikely(!valid || (mismatches != 0 && !ip4_fast_trim(pkts, n)))) {
 		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
 		return n;
 	}
-	if (unlikely(pads != 0))
-		ip4_fast_trim(pkts, n);
 	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
 	/* Which packets are forwarded here; the others (no route, local,
 	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by

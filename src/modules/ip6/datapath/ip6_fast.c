@@ -51,20 +51,28 @@ static const uint8_t ip6_fast_special[256] = {
 	[0x00] = 1, [0xfe] = 1, [0xff] = 1,
 };
 
-/* ip6_input_fast's test, but that the payload may end before the frame
- * (*pad: the bytes beyond it, link padding). Loads before the length test,
- * as there: within the data room, the result thrown away when short. */
+/*
+ * ip6_input_fast's test but for version and payload length, whose 8 bytes
+ * (the header's first but the traffic class, flow label and the next two
+ * fields) are returned in *mismatch as their difference from those of a
+ * packet filling the frame: zero in the common case. Loads before the
+ * length test, as there: within the data room, thrown away when short.
+ */
 static __rte_always_inline bool
-ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint32_t *pad)
+ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
 {
-	uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, total;
-	rte_be16_t payload_be;
+	const uint8_t want_bytes[8] = { 0x60, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask_bytes[8] = { 0xf0, 0, 0, 0, 0xff, 0xff, 0, 0 };
+	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
+	rte_be16_t len = rte_cpu_to_be_16((uint16_t)payload);
+	uint64_t first, want, mask;
 
-	memcpy(&payload_be, ip + offsetof(struct rte_ipv6_hdr, payload_len), sizeof(payload_be));
-	total = sizeof(struct rte_ipv6_hdr) + rte_be_to_cpu_16(payload_be);
-	*pad = l3_len - total;
-	return ((ip[0] & 0xf0) == 0x60) & (total <= l3_len) &
-	       (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
+	memcpy(&first, ip, sizeof(first));
+	memcpy(&want, want_bytes, sizeof(want));
+	memcpy(&mask, mask_bytes, sizeof(mask));
+	memcpy((uint8_t *)&want + offsetof(struct rte_ipv6_hdr, payload_len), &len, sizeof(len));
+	*mismatch = ((first & mask) ^ want) | (payload > UINT16_MAX);
+	return (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
 	       !(ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
 		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
 }
@@ -77,20 +85,36 @@ ip6_fast_iface_ok(uint16_t iface)
 	       nfv_arc_start_edge(&nfv_ip6_ingress_arc, iface) == nfv_ip6_ingress_arc.end_edge;
 }
 
-/* Link padding off the valid packets that have some (ip6_input's trim). */
-static __rte_noinline void
+/*
+ * A burst with a packet whose version and payload length are not those of
+ * a packet filling the frame: true when each such packet is version 6 with
+ * link padding beyond its payload, which is then trimmed as ip6_input
+ * does; false (nothing changed) when one is anything else.
+ */
+static __rte_noinline bool
 ip6_fast_trim(struct rte_mbuf **pkts, uint16_t n)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
 		const struct rte_ipv6_hdr *ip =
-			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
-		uint32_t l3_len = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN;
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
+		uint32_t total = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+
+		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 || total > l3_len)
+			return false;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
 		uint32_t total = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
 
 		if (total < l3_len)
-			nfv_pktmbuf_trim(m, l3_len - total);
+			nfv_pktmbuf_trim(pkts[i], l3_len - total);
 	}
+	return true;
 }
 
 static uint16_t
@@ -99,7 +123,7 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint32_t pads = 0;
+	uint64_t mismatches = 0;
 	uint16_t port0, ports = 0, i;
 	bool valid = true;
 
@@ -109,10 +133,10 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
-		uint32_t pad;
+		uint64_t mismatch;
 
-		valid &= ip6_fast_valid(m, ip, &pad);
-		pads |= pad;
+		valid &= ip6_fast_valid(m, ip, &mismatch);
+		mismatches |= mismatch;
 		ports |= m->port ^ port0;
 		memcpy(ips[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
 	}
@@ -121,12 +145,10 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	else
 		for (i = 0; i < n; i++)
 			valid &= ip6_fast_iface_ok(pkts[i]->port);
-	if (unlikely(!valid)) {
+	if (unlikely(!valid || (mismatches != 0 && !ip6_fast_trim(pkts, n)))) {
 		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
 		return n;
 	}
-	if (unlikely(pads != 0))
-		ip6_fast_trim(pkts, n);
 	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
 	return nfv_ip_fast_finish(graph, node, objs, n, nhs, &nfv_ip6_egress_arc, true);
 }
