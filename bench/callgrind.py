@@ -122,9 +122,8 @@ def inclusive(path):
             total = int(m.group(1).replace(",", ""))
             continue
         m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*:(\S+)", line)
-        if m:
-            fn = m.group(2)
-            funcs[fn] = funcs.get(fn, 0) + int(m.group(1).replace(",", ""))
+        if m and m.group(2) not in funcs:   # listed once more per file with debug info
+            funcs[m.group(2)] = int(m.group(1).replace(",", ""))
     return total, funcs
 
 

@@ -36,32 +36,22 @@ enum nfv_ip_fast_next {
 	((v6) ? offsetof(struct rte_ipv6_hdr, hop_limits) : \
 		offsetof(struct rte_ipv4_hdr, time_to_live))
 
-/* The next hop a packet leaves by (the ECMP member of a group, picked as
- * the rewrite node does), or NULL. */
-static __rte_always_inline const struct nfv_nexthop *
-nfv_ip_fast_out_nh(const struct rte_mbuf *m, const uint8_t *ip, uint64_t fib_value,
-		   const bool v6)
-{
-	const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(fib_value));
+/* What stands for "no next hop" in the fast pass: forwards nothing
+ * (fwd_mtu 0), so no test of its own is needed. */
+static const struct nfv_nexthop nfv_ip_fast_no_nh = { .type = NFV_NH_NONE };
 
-	if (unlikely(nh != NULL && nh->type == NFV_NH_GROUP))
-		nh = nfv_nh_group_pick(nh, v6 ?
-				       nfv_ip6_flow_hash(m, (const struct rte_ipv6_hdr *)ip) :
-				       nfv_ip4_flow_hash(m, (const struct rte_ipv4_hdr *)ip));
-	return nh;
+/* The ECMP member of group g that carries the packet (as the rewrite node
+ * picks it), or NULL. */
+static __rte_noinline const struct nfv_nexthop *
+nfv_ip_fast_group_pick(const struct nfv_nexthop *g, const struct rte_mbuf *m, const uint8_t *ip,
+		       const bool v6)
+{
+	return nfv_nh_group_pick(g, v6 ? nfv_ip6_flow_hash(m, (const struct rte_ipv6_hdr *)ip) :
+				 nfv_ip4_flow_hash(m, (const struct rte_ipv4_hdr *)ip));
 }
 
-/* Forwarded here: a next hop, a TTL above 1, and a resolved single next
- * hop whose MTU the packet fits (fwd_mtu is 0 for anything else). */
-static __rte_always_inline bool
-nfv_ip_fast_fwd(const struct rte_mbuf *m, const uint8_t *ip, const struct nfv_nexthop *nh,
-		const bool v6)
-{
-	return nh != NULL && ip[NFV_IP_FAST_HOP_OFF(v6)] > 1 &&
-	       rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= nh->fwd_mtu;
-}
-
-/* TTL (and checksum, RFC 1624) or hop limit, and the Ethernet header. */
+/* TTL (and checksum, RFC 1624) or hop limit, and the Ethernet header
+ * (which sits just before ip). */
 static __rte_always_inline void
 nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
 {
@@ -75,71 +65,99 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
 		w = nfv_ip4_ttl_dec_word(w);
 		memcpy(ttl, &w, sizeof(w));
 	}
-	nfv_rewrite_l2(m, nh);
+	memcpy(ip - NFV_L2_LEN, nh->l2, RTE_ETHER_HDR_LEN);
+	nfv_meta(m)->tx_port = nh->port_id;
 }
 
 /*
- * After the lookup (nhs[]: the FIB's values). one_pass (no interface has a
- * feature on the egress arc): each packet is decided and rewritten in one
- * loop. Otherwise a first loop decides and finds whether a packet leaves
- * by an interface with an egress feature (then the whole burst goes to the
- * chain, nothing written, so that what the chain forwards is not reordered
- * with what is forwarded here), and a second rewrites. A feature enabled
- * while a one-pass burst runs only sends its packets to the chain one at a
- * time.
+ * After the lookup (nhs[]: the FIB's values; hdrs[]: each packet's IP
+ * header). A packet is forwarded here when its next hop is a single
+ * resolved one (or the ECMP member the rewrite node would pick) whose
+ * fwd_mtu it fits (fwd_mtu is 0 for anything else), its TTL / hop limit is
+ * above 1 and its output interface has no feature on the egress arc. What
+ * depends on the next hop alone is decided once per run of packets with
+ * the same FIB value (a one-entry cache: most bursts go to few next hops).
+ *
+ * one_pass (no interface has a feature on the egress arc): each packet is
+ * decided and rewritten in one loop. Otherwise a first loop decides and
+ * finds whether a packet leaves by an interface with an egress feature
+ * (then the whole burst goes to the chain, nothing written, so that what
+ * the chain forwards is not reordered with what is forwarded here), and a
+ * second rewrites. A feature enabled while a one-pass burst runs only sends
+ * its packets to the chain one at a time.
  */
 static __rte_always_inline uint16_t
 nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
-		    uint64_t *nhs, const struct nfv_arc *egress, const bool v6,
-		    const bool one_pass)
+		    uint64_t *nhs, uint8_t *const *hdrs, const struct nfv_arc *egress,
+		    const bool v6, const bool one_pass)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	const uint16_t out_end = egress->end_edge;
+	const struct nfv_nexthop *c_nh = &nfv_ip_fast_no_nh;
+	uint32_t c_id = UINT32_MAX, c_mtu = 0;
 	uint16_t any = 0, all = UINT16_MAX, i;
 	bool chain_fwd = false;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
-		const struct nfv_nexthop *nh = nfv_ip_fast_out_nh(m, ip, nhs[i], v6);
-		bool fwd = nfv_ip_fast_fwd(m, ip, nh, v6);
+		uint8_t *ip = hdrs[i];
+		uint32_t id = nfv_fib_nh_id(nhs[i]);
+		const struct nfv_nexthop *nh;
+		uint16_t next = NFV_IP_FAST_NEXT_TX;
 
-		if (one_pass) {
-			uint16_t next = NFV_IP_FAST_NEXT_CHAIN;
-
-			if (likely(fwd && nfv_arc_start_edge(egress, nh->port_id) == out_end)) {
-				nfv_ip_fast_rewrite(m, ip, nh, v6);
-				next = NFV_IP_FAST_NEXT_TX;
-			}
-			nexts[i] = next;
-			any |= next;
-			all &= next;
-		} else {
-			chain_fwd |= nh != NULL && nfv_nh_forwards(nh) &&
-				     nfv_arc_start_edge(egress, nh->port_id) != out_end;
-			nhs[i] = fwd ? (uintptr_t)nh : 0;
+		if (unlikely(id != c_id)) {
+			/* c_mtu: 0 for no next hop, a group (decided per
+			 * packet below) or an interface with an egress feature. */
+			c_id = id;
+			c_nh = nfv_nh_get(id);
+			if (c_nh == NULL)
+				c_nh = &nfv_ip_fast_no_nh;
+			c_mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
+				c_nh->fwd_mtu : 0;
+			if (!one_pass)
+				chain_fwd |= c_nh->type != NFV_NH_GROUP && nfv_nh_forwards(c_nh) &&
+					     nfv_arc_start_edge(egress, c_nh->port_id) != out_end;
 		}
+		nh = c_nh;
+		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
+			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= c_mtu)))) {
+			uint32_t mtu = 0;
+
+			next = NFV_IP_FAST_NEXT_CHAIN;
+			if (c_nh->type == NFV_NH_GROUP) {
+				nh = nfv_ip_fast_group_pick(c_nh, m, ip, v6);
+				if (nh == NULL)
+					nh = &nfv_ip_fast_no_nh;
+				mtu = nfv_arc_start_edge(egress, nh->port_id) == out_end ?
+				      nh->fwd_mtu : 0;
+				if (!one_pass)
+					chain_fwd |= nfv_nh_forwards(nh) && mtu == 0 &&
+						     nfv_arc_start_edge(egress, nh->port_id) != out_end;
+				if ((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
+				    (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= mtu))
+					next = NFV_IP_FAST_NEXT_TX;
+			}
+		}
+		if (one_pass) {
+			if (likely(next == NFV_IP_FAST_NEXT_TX))
+				nfv_ip_fast_rewrite(m, ip, nh, v6);
+		} else {
+			nhs[i] = next == NFV_IP_FAST_NEXT_TX ? (uintptr_t)nh : 0;
+		}
+		nexts[i] = next;
+		any |= next;
+		all &= next;
 	}
 	if (!one_pass) {
 		if (chain_fwd) {
 			rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
 			return n;
 		}
-		for (i = 0; i < n; i++) {
-			struct rte_mbuf *m = pkts[i];
-			const struct nfv_nexthop *nh = (const struct nfv_nexthop *)(uintptr_t)nhs[i];
-			uint16_t next = NFV_IP_FAST_NEXT_CHAIN;
-
-			if (likely(nh != NULL)) {
-				nfv_ip_fast_rewrite(m, rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN),
-						    nh, v6);
-				next = NFV_IP_FAST_NEXT_TX;
-			}
-			nexts[i] = next;
-			any |= next;
-			all &= next;
-		}
+		for (i = 0; i < n; i++)
+			if (nhs[i] != 0)
+				nfv_ip_fast_rewrite(pkts[i], hdrs[i],
+						    (const struct nfv_nexthop *)(uintptr_t)nhs[i], v6);
 	}
 	if (likely(any == all))
 		rte_node_next_stream_move(graph, node, any);
@@ -151,11 +169,11 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 /* The lookup's second half for a node whose egress arc is egress. */
 static __rte_always_inline uint16_t
 nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
-		   uint64_t *nhs, struct nfv_arc *egress, const bool v6)
+		   uint64_t *nhs, uint8_t *const *hdrs, struct nfv_arc *egress, const bool v6)
 {
 	if (likely(__atomic_load_n(&egress->n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
-		return nfv_ip_fast_forward(graph, node, objs, n, nhs, egress, v6, true);
-	return nfv_ip_fast_forward(graph, node, objs, n, nhs, egress, v6, false);
+		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true);
+	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false);
 }
 
 #endif

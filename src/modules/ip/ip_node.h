@@ -198,10 +198,9 @@ static __rte_always_inline uint32_t
 nfv_ip4_ttl_dec_word(uint32_t w)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint32_t x = (w >> 16) + 1;
-
-	x -= x >= 0xffff ? 0xffff : 0;
-	return ((w - 1) & 0xffff) | x << 16;
+	/* TTL - 1 in the low byte, x + 1 in the high half: w - 1 + 0x10000,
+	 * and x' = 0 or 1 (x - 0xfffe less) when x is 0xfffe or 0xffff. */
+	return w + 0xffffu - (w >= 0xfffe0000u ? 0xffff0000u : 0);
 #else
 	uint32_t sum = (uint16_t)~w + 0xfeffu;
 

@@ -120,6 +120,7 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint32_t ips[RTE_GRAPH_BURST_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
 	uint32_t mismatches = 0;
 	uint16_t port0, ports = 0, i;
 	bool valid = true;
@@ -133,13 +134,14 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	port0 = pkts[0]->port;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
 		uint32_t mismatch;
 		rte_be32_t dst;
 
 		valid &= ip4_fast_valid(m, ip, &mismatch);
 		mismatches |= mismatch;
 		ports |= m->port ^ port0;
+		hdrs[i] = ip;
 		memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
 		ips[i] = rte_be_to_cpu_32(dst);
 	}
@@ -156,7 +158,7 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	/* Which packets are forwarded here; the others (no route, local,
 	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by
 	 * the chain either, and go to it as they came. */
-	return nfv_ip_fast_finish(graph, node, objs, n, nhs, &nfv_ip4_egress_arc, false);
+	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip4_egress_arc, false);
 }
 
 static struct rte_node_register ip4_fast_node = {

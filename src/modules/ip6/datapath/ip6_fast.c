@@ -123,6 +123,7 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
 	uint64_t mismatches = 0;
 	uint16_t port0, ports = 0, i;
 	bool valid = true;
@@ -132,12 +133,13 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	port0 = pkts[0]->port;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
 		uint64_t mismatch;
 
 		valid &= ip6_fast_valid(m, ip, &mismatch);
 		mismatches |= mismatch;
 		ports |= m->port ^ port0;
+		hdrs[i] = ip;
 		memcpy(ips[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
 	}
 	if (likely(ports == 0))
@@ -150,7 +152,7 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		return n;
 	}
 	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
-	return nfv_ip_fast_finish(graph, node, objs, n, nhs, &nfv_ip6_egress_arc, true);
+	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip6_egress_arc, true);
 }
 
 static struct rte_node_register ip6_fast_node = {
