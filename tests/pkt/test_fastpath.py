@@ -123,7 +123,7 @@ def test_mixed_padded_bursts(nfvd, path):
     if path == "fast":
         assert g["ip4_fast"][0] == g["ip6_fast"][0] == half, g
         assert g.get("ip4_input", (0, 0))[0] == g.get("ip6_input", (0, 0))[0] == 0, g
-        # Timed like every node (one walk in eight is sampled).
+        # Timed like every node (one walk in sixteen is sampled).
         assert g["ip4_fast"][1] > 0 and g["ip6_fast"][1] > 0, g
     else:
         assert g.get("ip4_fast", (0, 0))[0] == g.get("ip6_fast", (0, 0))[0] == 0, g
