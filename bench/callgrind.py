@@ -9,7 +9,13 @@ seconds later and prints, for the worker thread, the instructions per
 forwarded packet of the whole thread and of each node's process function
 (inclusive: what it calls, drivers and FIB, counts with it).
 
-    bench/callgrind.py [--nfvd BIN] [--window S] [--warmup S] CASE...
+    bench/callgrind.py [--nfvd BIN] [--l3fwd BIN] [--window S] [--warmup S] CASE...
+
+With --l3fwd BIN, DPDK's l3fwd (a build without -march=native of the copy
+run.sh makes) runs instead, with the same ports and traffic, so that the two
+compare in instructions: its packets are the calls of net_pcap's RX function
+times the burst (each returns a full burst of the endless replay), and its
+forwarding work is what it runs besides the two drivers.
 
 Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
 interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
@@ -54,10 +60,13 @@ CASES = {
     "mixed": ("mixed-64.pcap", ["--family", "46"], 1, "46"),
     "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
+L3FWD_FUNCS = ["eth_pcap_rx_infinite", "eth_null_tx", "rte_lpm_lookup_bulk_func",
+               "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
          "ip4_input_process", "ip4_lookup_process", "ip4_rewrite_process",
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
-         "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk"]
+         "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
+         "eth_pcap_rx_infinite", "eth_null_tx"]
 
 
 def config(case, pcap):
@@ -145,6 +154,19 @@ def wait_forwarding(p, sock, log, case, timeout=600):
     sys.exit(f"{case}: nothing forwarded within {timeout} s; see {log}")
 
 
+def l3fwd_argv(case, args, pcap, prefix):
+    _f, _g, outs, fams = CASES[case]
+    if fams not in ("4", "6"):
+        sys.exit(f"{case}: l3fwd takes one family at a time")
+    argv = [args.l3fwd, "-l", "1", "--no-pci", "--no-huge", "-m", "1024", "--file-prefix",
+            prefix, "--vdev", f"net_pcap0,rx_pcap={pcap},infinite_rx=1"]
+    for k in range(1, outs + 1):
+        argv += ["--vdev", f"net_null{k},no-rx=1"]
+    argv += ["--", "-p", hex((2 << outs) - 1), "--config", "(0,0,1)", "--parse-ptype"]
+    argv += [f"--eth-dest={k},02:00:00:00:00:{k + 1:02x}" for k in range(1, outs + 1)]
+    return argv + (["--ipv6"] if fams == "6" else [])
+
+
 def run(case, args, work):
     pcap = traffic(case, work)
     tmp = tempfile.mkdtemp(prefix="nfvperf-cg-")
@@ -155,14 +177,26 @@ def run(case, args, work):
     prefix = f"nfvperf-cg-{os.getpid()}"
     out = os.path.join(tmp, "cg.out")
     argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
-            f"--callgrind-out-file={out}", args.nfvd, "-l", "0,1", "--no-pci",
-            "--no-huge", "-m", "1024", "--file-prefix", prefix, "--log-level=4", "--",
-            "-c", conf, "-s", sock, "-b", str(BURST)]
+            f"--callgrind-out-file={out}"]
+    if args.l3fwd:
+        argv += l3fwd_argv(case, args, pcap, prefix)
+    else:
+        argv += [args.nfvd, "-l", "0,1", "--no-pci", "--no-huge", "-m", "1024",
+                 "--file-prefix", prefix, "--log-level=4", "--", "-c", conf, "-s", sock,
+                 "-b", str(BURST)]
     log = open(os.path.join(tmp, "nfvd.log"), "w")
     p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
                          start_new_session=True)
     try:
-        wait_forwarding(p, sock, log.name, case)
+        if args.l3fwd:
+            # No control socket: its log says when it forwards.
+            deadline = time.monotonic() + 600
+            while "entering main loop" not in open(log.name).read():
+                if p.poll() is not None or time.monotonic() > deadline:
+                    sys.exit(f"{case}: l3fwd did not start; see {log.name}")
+                time.sleep(2)
+        else:
+            wait_forwarding(p, sock, log.name, case)
         time.sleep(args.warmup)
         subprocess.run(["callgrind_control", "-z", str(p.pid)], check=True,
                        stdout=subprocess.DEVNULL)
@@ -184,15 +218,16 @@ def run(case, args, work):
         if not re.fullmatch(r"cg\.out\.1-\d+", name):   # the first dump, per thread
             continue
         path = os.path.join(tmp, name)
-        calls = parse_calls(path, "eth_input_process")
+        calls = parse_calls(path, "eth_pcap_rx_infinite" if args.l3fwd else "eth_input_process")
         if calls and (best is None or calls > best[1]):
             best = (path, calls)
     if best is None:
-        sys.exit(f"{case}: no dump with eth_input_process calls in {tmp}")
+        sys.exit(f"{case}: no dump with the worker's calls in {tmp}")
     total, funcs = inclusive(best[0])
     pkts = best[1] * BURST
     res = {"case": case, "packets": pkts, "total": total / pkts,
-           "nodes": {n: funcs[n] / pkts for n in NODES if n in funcs}}
+           "nodes": {n: funcs[n] / pkts for n in (L3FWD_FUNCS if args.l3fwd else NODES)
+                     if n in funcs}}
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     else:
@@ -205,6 +240,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cases", nargs="+", choices=sorted(CASES))
     ap.add_argument("--nfvd", default=os.path.join(TOP, "build-cg/src/nfvd"))
+    ap.add_argument("--l3fwd", default="", help="run this l3fwd binary instead of nfvd")
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--warmup", type=float, default=5.0,
                     help="seconds from the first packet forwarded to the zeroing")
@@ -213,7 +249,9 @@ def main():
     args = ap.parse_args()
     for case in args.cases:
         r = run(case, args, args.work)
-        print(f"{case}: {r['packets']} packets, worker {r['total']:.1f} instructions/packet"
+        who = "l3fwd" if args.l3fwd else "nfvd"
+        print(f"{case} ({who}): {r['packets']} packets, worker {r['total']:.1f} "
+              "instructions/packet"
               + (f" (dumps in {r['dir']})" if "dir" in r else ""))
         for n, v in r["nodes"].items():
             print(f"  {n:24s} {v:8.1f}")
