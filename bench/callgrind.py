@@ -13,9 +13,9 @@ forwarded packet of the whole thread and of each node's process function
 
 With --l3fwd BIN, DPDK's l3fwd (a build without -march=native of the copy
 run.sh makes) runs instead, with the same ports and traffic, so that the two
-compare in instructions: its packets are the calls of net_pcap's RX function
-times the burst (each returns a full burst of the endless replay), and its
-forwarding work is what it runs besides the two drivers.
+compare in instructions (whole forwarding thread, drivers included: the
+same driver code for both): its packets are the calls of its
+l3fwd_lpm_process_packets (one per RX burst, each full) times the burst.
 
 Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
 interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
@@ -60,8 +60,7 @@ CASES = {
     "mixed": ("mixed-64.pcap", ["--family", "46"], 1, "46"),
     "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
-L3FWD_FUNCS = ["eth_pcap_rx_infinite", "eth_null_tx", "rte_lpm_lookup_bulk_func",
-               "rte_lpm6_lookup_bulk_func"]
+L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
          "ip4_input_process", "ip4_lookup_process", "ip4_rewrite_process",
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
@@ -218,7 +217,8 @@ def run(case, args, work):
         if not re.fullmatch(r"cg\.out\.1-\d+", name):   # the first dump, per thread
             continue
         path = os.path.join(tmp, name)
-        calls = parse_calls(path, "eth_pcap_rx_infinite" if args.l3fwd else "eth_input_process")
+        calls = parse_calls(path, "l3fwd_lpm_process_packets" if args.l3fwd
+                            else "eth_input_process")
         if calls and (best is None or calls > best[1]):
             best = (path, calls)
     if best is None:
