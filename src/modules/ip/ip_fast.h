@@ -36,6 +36,9 @@ enum nfv_ip_fast_next {
 	((v6) ? offsetof(struct rte_ipv6_hdr, hop_limits) : \
 		offsetof(struct rte_ipv4_hdr, time_to_live))
 
+/* Next hops remembered per burst (direct-mapped by id): a burst goes to few. */
+#define NFV_IP_FAST_CACHE 4
+
 /* What stands for "no next hop" in the fast pass: forwards nothing
  * (fwd_mtu 0), so no test of its own is needed. */
 static const struct nfv_nexthop nfv_ip_fast_no_nh = { .type = NFV_NH_NONE };
@@ -75,8 +78,9 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
  * resolved one (or the ECMP member the rewrite node would pick) whose
  * fwd_mtu it fits (fwd_mtu is 0 for anything else), its TTL / hop limit is
  * above 1 and its output interface has no feature on the egress arc. What
- * depends on the next hop alone is decided once per run of packets with
- * the same FIB value (a one-entry cache: most bursts go to few next hops).
+ * depends on the next hop alone is decided once per next hop and burst (a
+ * direct-mapped cache of a few entries: most bursts go to few next hops,
+ * often interleaved).
  *
  * one_pass (no interface has a feature on the egress arc): each packet is
  * decided and rewritten in one loop. Otherwise a first loop decides and
@@ -94,31 +98,40 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	const uint16_t out_end = egress->end_edge;
-	const struct nfv_nexthop *c_nh = &nfv_ip_fast_no_nh;
-	uint32_t c_id = UINT32_MAX, c_mtu = 0;
+	/* Next hops seen in this burst, by the low bits of their id. */
+	struct {
+		uint32_t id;
+		uint32_t mtu;
+		const struct nfv_nexthop *nh;
+	} cache[NFV_IP_FAST_CACHE];
 	uint16_t any = 0, all = UINT16_MAX, i;
 	bool chain_fwd = false;
 
+	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
+		cache[i].id = UINT32_MAX;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
-		uint32_t id = nfv_fib_nh_id(nhs[i]);
-		const struct nfv_nexthop *nh;
+		uint32_t id = nfv_fib_nh_id(nhs[i]), slot = id % NFV_IP_FAST_CACHE, c_mtu;
+		const struct nfv_nexthop *nh, *c_nh;
 		uint16_t next = NFV_IP_FAST_NEXT_TX;
 
-		if (unlikely(id != c_id)) {
-			/* c_mtu: 0 for no next hop, a group (decided per
-			 * packet below) or an interface with an egress feature. */
-			c_id = id;
+		if (unlikely(cache[slot].id != id)) {
+			/* mtu: 0 for no next hop, a group (decided per packet
+			 * below) or an interface with an egress feature. */
 			c_nh = nfv_nh_get(id);
 			if (c_nh == NULL)
 				c_nh = &nfv_ip_fast_no_nh;
-			c_mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
-				c_nh->fwd_mtu : 0;
+			cache[slot].id = id;
+			cache[slot].nh = c_nh;
+			cache[slot].mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
+					  c_nh->fwd_mtu : 0;
 			if (!one_pass)
 				chain_fwd |= c_nh->type != NFV_NH_GROUP && nfv_nh_forwards(c_nh) &&
 					     nfv_arc_start_edge(egress, c_nh->port_id) != out_end;
 		}
+		c_nh = cache[slot].nh;
+		c_mtu = cache[slot].mtu;
 		nh = c_nh;
 		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
 			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= c_mtu)))) {
