@@ -247,6 +247,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))
     ap.add_argument("--keep", action="store_true", help="keep the dumps")
     args = ap.parse_args()
+    for tool in ("valgrind", "callgrind_control", "callgrind_annotate"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} not found: apt-get install valgrind")
     for case in args.cases:
         r = run(case, args, args.work)
         who = "l3fwd" if args.l3fwd else "nfvd"
