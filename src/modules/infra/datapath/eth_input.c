@@ -100,7 +100,8 @@ eth_input_slow(struct rte_mbuf *m)
 /*
  * The common case with one test: a frame whose first segment holds the
  * Ethernet header, sent to the receiving port's MAC (an 8-byte load of the
- * frame's start, compared on 48 bits), carrying IPv4 or IPv6. The loads come
+ * frame's start, compared on 48 bits), carrying IPv4 or IPv6 (the edge is
+ * the family: 0 or 1). The loads come
  * before the length test: on a shorter frame they read the mbuf's own data
  * room, and the result is thrown away.
  */
@@ -109,19 +110,19 @@ eth_input_fast(struct rte_mbuf *m)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint64_t dst;
-	uint16_t type;
+	uint16_t type, is6;
 
 	memcpy(&dst, eth, sizeof(dst));
 	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+	/* The family without a branch on it (IPv4 and IPv6 interleave). */
+	RTE_BUILD_BUG_ON(ETH_INPUT_NEXT_IP4 != 0 || ETH_INPUT_NEXT_IP6 != 1);
+	is6 = type == RTE_BE16(RTE_ETHER_TYPE_IPV6);
 	if (unlikely(nfv_mac_key_differs(dst, nfv_iface_mac_key[m->port]) |
-		     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
+		     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN) |
+		     !(is6 | (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))))
 		return NFV_NEXT_SLOW;
 	nfv_meta(m)->flags = 0;
-	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
-		return ETH_INPUT_NEXT_IP4;
-	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
-		return ETH_INPUT_NEXT_IP6;
-	return NFV_NEXT_SLOW;
+	return is6;
 }
 
 /*
@@ -134,19 +135,21 @@ eth_input_split_fast(struct rte_graph *graph, struct rte_node *node, void **objs
 {
 	void **to4 = rte_node_next_stream_get(graph, node, ETH_INPUT_NEXT_IP4_FAST, n);
 	void **to6 = rte_node_next_stream_get(graph, node, ETH_INPUT_NEXT_IP6_FAST, n);
-	uint16_t n4 = 0, n6 = 0;
+	void **p4 = to4, **p6 = to6;
 
+	/* Both slots written, one pointer moved: no branch on the family. */
 	RTE_BUILD_BUG_ON(ETH_INPUT_NEXT_IP4 != 0 || ETH_INPUT_NEXT_IP6 != 1);
 	for (uint16_t i = 0; i < n; i++) {
-		uint16_t is6 = nexts[i];
+		size_t is6 = nexts[i];
+		void *obj = objs[i];
 
-		to4[n4] = objs[i];
-		to6[n6] = objs[i];
-		n4 += 1 - is6;
-		n6 += is6;
+		*p4 = obj;
+		*p6 = obj;
+		p4 += 1 - is6;
+		p6 += is6;
 	}
-	rte_node_next_stream_put(graph, node, ETH_INPUT_NEXT_IP4_FAST, n4);
-	rte_node_next_stream_put(graph, node, ETH_INPUT_NEXT_IP6_FAST, n6);
+	rte_node_next_stream_put(graph, node, ETH_INPUT_NEXT_IP4_FAST, (uint16_t)(p4 - to4));
+	rte_node_next_stream_put(graph, node, ETH_INPUT_NEXT_IP6_FAST, (uint16_t)(p6 - to6));
 }
 
 /*
