@@ -36,8 +36,11 @@ enum nfv_ip_fast_next {
 	((v6) ? offsetof(struct rte_ipv6_hdr, hop_limits) : \
 		offsetof(struct rte_ipv4_hdr, time_to_live))
 
-/* Next hops remembered per burst (direct-mapped by id): a burst goes to few. */
-#define NFV_IP_FAST_CACHE 4
+/* Next hops remembered per burst, direct-mapped by a multiplicative hash of
+ * the id (ids of one configuration step are often a few apart, and would
+ * collide on their low bits): a burst goes to few. */
+#define NFV_IP_FAST_CACHE_BITS 3
+#define NFV_IP_FAST_CACHE (1u << NFV_IP_FAST_CACHE_BITS)
 
 /* What stands for "no next hop" in the fast pass: forwards nothing
  * (fwd_mtu 0), so no test of its own is needed. */
@@ -79,7 +82,7 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
  * fwd_mtu it fits (fwd_mtu is 0 for anything else), its TTL / hop limit is
  * above 1 and its output interface has no feature on the egress arc. What
  * depends on the next hop alone is decided once per next hop and burst (a
- * direct-mapped cache of a few entries: most bursts go to few next hops,
+ * direct-mapped cache of eight entries: most bursts go to few next hops,
  * often interleaved).
  *
  * one_pass (no interface has a feature on the egress arc): each packet is
@@ -112,7 +115,8 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
-		uint32_t id = nfv_fib_nh_id(nhs[i]), slot = id % NFV_IP_FAST_CACHE, c_mtu;
+		uint32_t id = nfv_fib_nh_id(nhs[i]), c_mtu;
+		uint32_t slot = (id * 0x9e3779b1u) >> (32 - NFV_IP_FAST_CACHE_BITS);
 		const struct nfv_nexthop *nh, *c_nh;
 		uint16_t next = NFV_IP_FAST_NEXT_TX;
 

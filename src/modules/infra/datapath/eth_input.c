@@ -100,8 +100,8 @@ eth_input_slow(struct rte_mbuf *m)
 /*
  * The common case with one test: a frame whose first segment holds the
  * Ethernet header, sent to the receiving port's MAC (an 8-byte load of the
- * frame's start, compared on 48 bits), carrying IPv4 or IPv6 (the edge is
- * the family: 0 or 1). The loads come
+ * frame's start, compared on 48 bits), carrying IPv4 or IPv6. (A
+ * branch-free family test cost 6 instructions more per IPv4 frame.) The loads come
  * before the length test: on a shorter frame they read the mbuf's own data
  * room, and the result is thrown away.
  */
@@ -110,19 +110,19 @@ eth_input_fast(struct rte_mbuf *m)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint64_t dst;
-	uint16_t type, is6;
+	uint16_t type;
 
 	memcpy(&dst, eth, sizeof(dst));
 	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
-	/* The family without a branch on it (IPv4 and IPv6 interleave). */
-	RTE_BUILD_BUG_ON(ETH_INPUT_NEXT_IP4 != 0 || ETH_INPUT_NEXT_IP6 != 1);
-	is6 = type == RTE_BE16(RTE_ETHER_TYPE_IPV6);
 	if (unlikely(nfv_mac_key_differs(dst, nfv_iface_mac_key[m->port]) |
-		     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN) |
-		     !(is6 | (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))))
+		     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
 		return NFV_NEXT_SLOW;
 	nfv_meta(m)->flags = 0;
-	return is6;
+	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
+		return ETH_INPUT_NEXT_IP4;
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		return ETH_INPUT_NEXT_IP6;
+	return NFV_NEXT_SLOW;
 }
 
 /*
