@@ -39,7 +39,7 @@ set -- ${args[@]+"${args[@]}"}
 cases=()
 for a in "$@"; do
     case $a in
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) ;;
         *) [[ ${prev:-} == --rounds || ${prev:-} == --duration || ${prev:-} == --warmup ]] \
                || cases+=("$a") ;;

@@ -35,7 +35,9 @@ def router(nfvd, rx):
     n.add_port("p0", rx=rx)
     n.add_port("p1")
     n.add_port("p2")
-    n.cmd("addr add 10.0.0.1/24 dev p0", "addr add 10.1.0.1/24 dev p1",
+    # Static neighbors only: a next hop without one drops (no ARP/NS sent).
+    n.cmd("neigh set resolve off",
+          "addr add 10.0.0.1/24 dev p0", "addr add 10.1.0.1/24 dev p1",
           "addr add 10.2.0.1/24 dev p2", "addr add 2001:db8:a::1/64 dev p0",
           "addr add 2001:db8:f1::1/64 dev p1", "addr add 2001:db8:f2::1/64 dev p2",
           "neigh add 10.1.0.2 lladdr %s dev p1" % GW1,
