@@ -95,7 +95,7 @@ NFV_ARC_FEATURE_REGISTER(lcp_xconnect_feature);
 static int
 policer_set(uint16_t iface, uint32_t rate, uint32_t burst)
 {
-	struct rte_meter_srtcm_params prm = { .cir = rate, .cbs = burst, .ebs = burst };
+	struct rte_meter_srtcm_params prm = { .cir = rate, .cbs = burst, .ebs = 0 };
 	uint32_t gen = nfv_lcp_gen[iface] + 1;
 	int rc;
 
