@@ -54,6 +54,7 @@
 #define NL_EVENT_READS 64         /* datagrams read per wake-up, then a flush */
 #define APPLY_CHUNK 4096          /* routes per batch given to the ip module */
 #define RESYNC_DELAY_S 0.05
+#define OVERRUN_QUIET_S 0.2       /* resync once events stopped overflowing that long */
 struct lcp_nl_stats lcp_nl_stats;
 uint32_t lcp_nl_rcvbuf = 4u << 20;
 
@@ -65,7 +66,7 @@ struct lcp_ns {
 	struct mnl_socket *req;
 	uint32_t seq;
 	uint32_t gen;                 /* the current dump's mark */
-	bool dump_failed;
+	bool overrun;                 /* events lost: a resync is due, events wait */
 	struct nfv_timer *resync_timer;
 	unsigned int n_twins;
 	uint16_t twins[LCP_NS_TWINS]; /* interfaces */
@@ -1003,6 +1004,7 @@ resync_timer_cb(void *arg)
 
 	nfv_ctl_lock();
 	ns->resync_timer = NULL;
+	ns->overrun = false;
 	lcp_nl_resync(ns);
 	nfv_ctl_unlock();
 }
@@ -1015,10 +1017,28 @@ schedule_resync(struct lcp_ns *ns)
 						 resync_timer_cb, ns);
 }
 
+/*
+ * Events were lost. Those that follow are read and discarded (a dump will
+ * say where the kernel ended), and the resync waits until the socket has
+ * not overflowed for OVERRUN_QUIET_S: one dump after a burst, not one per
+ * overflow during it.
+ */
+static void
+overrun(struct lcp_ns *ns)
+{
+	lcp_nl_stats.overruns++;
+	ns->overrun = true;
+	if (ns->resync_timer != NULL)
+		nfv_timer_del(ns->resync_timer);
+	ns->resync_timer = nfv_timer_add("lcp_resync", OVERRUN_QUIET_S, true, resync_timer_cb,
+					 ns);
+}
+
 static void
 events_cb(int fd, short revents, void *arg)
 {
 	struct lcp_ns *ns = arg;
+
 	RTE_SET_USED(revents);
 	nfv_ctl_lock();
 	for (unsigned int i = 0; i < NL_EVENT_READS; i++) {
@@ -1026,13 +1046,13 @@ events_cb(int fd, short revents, void *arg)
 
 		if (n < 0) {
 			if (errno == ENOBUFS) {
-				lcp_nl_stats.overruns++;
-				schedule_resync(ns);
+				overrun(ns);
 				continue;
 			}
 			break;
 		}
-		mnl_cb_run(nl_buf, (size_t)n, 0, 0, msg_cb, ns);
+		if (!ns->overrun)
+			mnl_cb_run(nl_buf, (size_t)n, 0, 0, msg_cb, ns);
 	}
 	flush_dirty();
 	nfv_ctl_unlock();
