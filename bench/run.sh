@@ -178,6 +178,9 @@ gen_traffic() {
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv6-64.pcap" --family 6 --size 64 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-2ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2
+    # For nfvd's own address on its input port (lcp: punted to the twin).
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-local.pcap" --family 4 --size 64 \
+        --dst-mac $mac --dst-host 198.18.0.1
     # The 1M-route files take a while: only for the cases that use them.
     if [ ${#cases[@]} -gt 0 ] && ! printf '%s\n' "${cases[@]}" \
             | grep -qx -e ipv4-1m -e route-load -e route-churn; then
