@@ -72,6 +72,7 @@ class App:
     stop_signal: int = signal.SIGINT
     socket: str = ""        # nfvd API socket
     outs: int = 1           # output ports: net_null1, and net_null2 when 2
+    out_devs: tuple = ()    # other output devices (their DPDK names) instead
 
 
 @dataclass
@@ -222,17 +223,16 @@ def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
 def app_nfvd_lcp(env, name, pcap, label, punt=False):
     """nfvd with kernel twins (lcp), in nfvd's own network namespace.
     Forwarding: twins of both ports (two more RX queues for the worker to
-    poll), traffic routed as in the plain case. Punt (punt=True): the twin
-    of the input port is port 1, the port whose TX the driver counts, and
-    the traffic is UDP to nfvd's own address on the input port, to a port
+    poll), traffic routed as in the plain case. Punt (punt=True): the
+    output the driver counts is the input port's twin, and the traffic is UDP to nfvd's own address on the input port, to a port
     it does not serve: every frame goes to the kernel (policer wide open)."""
     prefix = f"{PREFIX_BASE}-{name}"
     if punt:
         lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
-                 "lcp add dev in host-if nfvbenchtw0 punt-rate 100000000 "
-                 "punt-burst 1000000",
                  f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
-                 "addr add 198.18.0.1/24 dev in"]
+                 "addr add 198.18.0.1/24 dev in",
+                 "lcp add dev in host-if nfvbenchtw0 punt-rate 100000000 "
+                 "punt-burst 1000000"]
     else:
         lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
                  f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
@@ -248,7 +248,9 @@ def app_nfvd_lcp(env, name, pcap, label, punt=False):
     sock = env.sock(name)
     argv = [env.nfvd] + eal_args(env, prefix, "0,1", None) + [
         "--", "-c", conf, "-s", sock, "-b", "32"] + env.nfvd_extra
+    # The twin of port 0 is the device net_tap_lcp0.
     return App(label, "nfvd", argv, prefix, "32", socket=sock, stop_signal=signal.SIGTERM,
+               out_devs=("net_tap_lcp0",) if punt else (),
                note="punt path: UDP to nfvd's address, counted at the twin's TX" if punt
                else "full router graph, kernel twins on both ports")
 
@@ -313,7 +315,7 @@ class AppProcess:
         deadline = time.monotonic() + self.app.startup_timeout
         self.tel = Telemetry.wait_for_prefix(self.app.prefix, self.app.startup_timeout,
                                              self.alive)
-        outs = [OUT_DEV, OUT2_DEV][:self.app.outs]
+        outs = list(self.app.out_devs) or [OUT_DEV, OUT2_DEV][:self.app.outs]
         while True:
             ports = self.tel.ports()
             if all(d in ports for d in [IN_DEV] + outs):
