@@ -25,6 +25,7 @@
 
 #define NFV_LCP_NONE UINT16_MAX
 #define NFV_LCP_REASONS 16  /* punted drop reasons, counted one by one */
+#define NFV_LCP_SLOT_ARP_COPY 1 /* the counter slot of ARP copies (lcp_copy) */
 
 /* An interface's twin port, or NFV_LCP_NONE. */
 extern uint16_t nfv_lcp_twin_of[NFV_IFACE_MAX];

@@ -280,7 +280,7 @@ print(r["source"], r.get("proto"), r["via"], r["dev"])')
 	st=$(ctl --json show stats | $PY -c '
 import json, sys
 l = json.load(sys.stdin)["lcp"]
-print(l["punted_by_reason"]["ip4_local/unsupported_protocol"], l["punted_by_reason"]["eth_input/arp"], l["from_twin"])')
+print(l["punted_by_reason"]["ip4_local/unsupported_protocol"], l["punted_by_reason"]["lcp_copy/arp"], l["from_twin"])')
 	read -r punted_tcp punted_arp from_twin <<<"$st"
 	if [ "$punted_tcp" -gt 0 ] && [ "$punted_arp" -gt 0 ] && [ "$from_twin" -gt 0 ]; then
 		pass "BGP ran over the twin: punted TCP $punted_tcp, ARP $punted_arp; from the twin $from_twin"

@@ -67,11 +67,10 @@ static const char *const punt_reasons[][2] = {
 	{ "ip4_input", "link_local" },
 	{ "ip6_input", "link_local" },             /* fe80:: of the twin, BGP over link-local */
 	{ "ip6_lookup", "l2_multicast" },
-	{ "eth_input", "arp" },                    /* while nfvd does not answer ARP itself */
-	{ "arp_input", "not_for_us" },             /* (arp_nd, when it lands) */
 };
-static const char *reason_names[NFV_LCP_REASONS] = { "other" };
-static unsigned int n_reason_slots = 1;
+/* ARP is copied (lcp_copy), not punted: nfvd and the kernel both see it. */
+static const char *reason_names[NFV_LCP_REASONS] = { "other", "lcp_copy/arp" };
+static unsigned int n_reason_slots = 2;
 static int punt_edge = -1;
 
 /* The drop node's edge to lcp_punt, before the graphs exist. */
@@ -160,6 +159,9 @@ ifname_ok(const char *s)
 static void
 twin_unhook(struct lcp_twin *t)
 {
+	char err[NFV_ERR_LEN];
+
+	nfv_arc_feature_set("l2_input", "nfv_lcp_copy", t->iface, false, err);
 	nfv_punt_iface_set(t->iface, -1);
 	__atomic_store_n(&nfv_lcp_twin_of[t->iface], NFV_LCP_NONE, __ATOMIC_RELEASE);
 	if (t->port < RTE_MAX_ETHPORTS)
@@ -284,6 +286,9 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 	t->used = true;
 	__atomic_store_n(&nfv_lcp_iface_of[t->port], t->iface, __ATOMIC_RELEASE);
 	rc = nfv_arc_feature_set("l2_input", "nfv_lcp_xconnect", t->port, true, err);
+	if (rc < 0)
+		goto fail;
+	rc = nfv_arc_feature_set("l2_input", "nfv_lcp_copy", t->iface, true, err);
 	if (rc < 0)
 		goto fail;
 	idx = (int)if_nametoindex(t->tmp_if);
