@@ -20,6 +20,8 @@
 #    kernel's answers crossed to p1); they appear in nfvd's table as source
 #    kernel proto bgp, h2's traffic to one of them is forwarded by nfvd
 #    (p1's TX counter), and once the peer shuts the session they leave.
+# 3. OSPF: an adjacency over the twin (hellos to 224.0.0.5 punted from
+#    ip4_input's multicast drop), the peer's loopback learned as proto ospf.
 #
 # nfvd has no ARP/ND yet: nfvd's own neighbors and h2's are static; the
 # peer and FRR resolve each other through the twin.
@@ -54,7 +56,7 @@ ctl() { "$NFVCTL" -s "$SOCK" "$@"; }
 
 frr_stop() {
 	local ns=$1
-	for d in bgpd zebra; do
+	for d in ospfd bgpd zebra; do
 		local pf=$WORK/frr-$ns/$d.pid
 		[ -f "$pf" ] && kill "$(cat "$pf")" 2>/dev/null
 	done
@@ -96,6 +98,7 @@ for ns in $PEER $H2; do
 done
 ip -n $PEER addr add 10.211.1.2/24 dev eth0
 ip -n $PEER addr add 172.20.5.1/32 dev lo
+ip -n $PEER addr add 172.21.0.1/32 dev lo
 ip -n $PEER link set eth0 up
 ip -n $PEER route add 10.211.2.0/24 via 10.211.1.1
 ip -n $H2 addr add 10.211.2.2/24 dev eth0
@@ -301,6 +304,51 @@ print(l["punted_by_reason"]["ip4_local/unsupported_protocol"], l["punted_by_reas
 		pass "withdrawn: the BGP prefixes left nfvd's table in $(echo "$t1 - $t0" | bc | cut -c1-4) s"
 	else
 		fail "withdrawn: $n BGP prefixes still in nfvd's table"
+	fi
+fi
+
+# ---- 3. OSPF over the twin ----------------------------------------------------------------
+if [ -z "${NFVLCP_SKIP_FRR:-}" ] && [ -x $FRR/ospfd ]; then
+	ospf_start() { # ns router-id interface
+		local ns=$1 dir=$WORK/frr-$1
+		cat >"$dir/ospfd.conf" <<-EOF
+			hostname $ns
+			log file $dir/frr.log
+			interface $3
+			 ip ospf hello-interval 1
+			 ip ospf dead-interval 4
+			router ospf
+			 ospf router-id $2
+			 network 10.211.1.0/24 area 0
+			 network 172.21.0.1/32 area 0
+		EOF
+		chown frr:frr "$dir/ospfd.conf" 2>/dev/null
+		ip netns exec "$ns" $FRR/ospfd -d -N "$ns" -f "$dir/ospfd.conf" -i "$dir/ospfd.pid" \
+			-z "$dir/zserv.api" --vty_socket "$dir" >"$dir/ospfd.out" 2>&1
+	}
+	ospf_start $RTR 10.211.1.1 $TW
+	ospf_start $PEER 10.211.1.2 eth0
+	r=
+	for _ in $(seq 300); do
+		r=$(ctl --json route show 172.21.0.1/32 2>/dev/null | $PY -c '
+import json, sys
+r = json.load(sys.stdin)["routes"][0]
+print(r["source"], r.get("proto"), r["via"], r["dev"])' 2>/dev/null)
+		[ "$r" = "kernel ospf 10.211.1.2 p1" ] && break
+		sleep 0.1
+	done
+	if [ "$r" = "kernel ospf 10.211.1.2 p1" ]; then
+		pass "OSPF adjacency over the twin: 172.21.0.1/32 $r"
+	else
+		fail "OSPF: route 172.21.0.1/32: '$r'; $(vty $RTR -c 'show ip ospf neighbor' | tail -2)"
+	fi
+	n=$(ctl --json show stats | $PY -c '
+import json, sys
+print(json.load(sys.stdin)["lcp"]["punted_by_reason"]["ip4_input/multicast_destination"])')
+	if [ "$n" -gt 0 ]; then
+		pass "OSPF hellos (224.0.0.5) punted to the twin: $n"
+	else
+		fail "no multicast punted"
 	fi
 fi
 
