@@ -17,6 +17,7 @@ import time
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6
 from scapy.layers.l2 import ARP, Ether
 
 from nfvdlib import CtlError, pcap_mac
@@ -221,24 +222,32 @@ def test_punt_and_xconnect(nfvd, netns):
     syn = Ether(dst=P0, src=H0) / IP(src="10.1.0.2", dst="10.1.0.1") / \
         TCP(sport=40000, dport=179, flags="S", seq=1000)
     echo = Ether(dst=P0, src=H0) / IP(src="10.1.0.2", dst="10.1.0.1") / ICMP(id=7, seq=1)
+    ns = Ether(dst="33:33:ff:00:00:01", src=H0) / \
+        IPv6(src="2001:db8:1::2", dst="ff02::1:ff00:1", hlim=255) / \
+        ICMPv6ND_NS(tgt="2001:db8:1::1") / ICMPv6NDOptSrcLLAddr(lladdr=H0)
     n = nfvd()
     # The kernel sees the ARP request before the SYN: it learns 10.1.0.2.
-    n.add_port("p0", rx=[arp, syn, echo])
-    n.cmd("addr add 10.1.0.1/24 dev p0",
+    n.add_port("p0", rx=[arp, syn, echo, ns])
+    n.cmd("addr add 10.1.0.1/24 dev p0", "addr add 2001:db8:1::1/64 dev p0",
           "lcp add dev p0 host-if %s netns %s" % (TWIN, NS))
     n.start()
     deadline = time.monotonic() + 5
-    while lcp_stats(n)["punted"] < 2 and time.monotonic() < deadline:
+    while lcp_stats(n)["punted"] < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.3)
     assert H0 in ipns("neigh", "show", "10.1.0.2").stdout.lower()
     st = lcp_stats(n)
     # ARP: a copy for the kernel; nfvd itself still sees the frame.
     assert st["punted_by_reason"]["lcp_copy/arp"] == 1
+    assert st["punted_by_reason"]["lcp_copy/nd"] == 1
     assert st["punted_by_reason"]["ip4_local/unsupported_protocol"] == 1
+    assert st["punted_by_reason"]["ip6_input/multicast_destination"] == 0
     assert st["policed"] == 0
     show = n.ctl("lcp show")["lcp"][0]
-    assert show["punted"] == 2 and show["from_twin"] >= 2
+    assert show["punted"] == 3 and show["from_twin"] >= 3
+    # The NS itself, dropped by nfvd, is not punted again.
+    drops = {(d["node"], d["reason"]): d["packets"] for d in n.ctl("show drops")["drops"]}
+    assert drops[("lcp_punt", "nd_copied")] == 1
     out = n.stop()
     frames = [Ether(f) for f in out["p0"]]
     replies = [f for f in frames if ARP in f and f[ARP].op == 2]
@@ -252,6 +261,12 @@ def test_punt_and_xconnect(nfvd, netns):
     assert (rst.dst.lower(), rst[IP].src, rst[IP].dst, rst[TCP].sport, rst[TCP].dport) == \
         (H0, "10.1.0.1", "10.1.0.2", 179, 40000)
     assert "R" in str(rst[TCP].flags) and rst[TCP].ack == 1001
+    advs = [f for f in frames if ICMPv6ND_NA in f and f[ICMPv6ND_NA].tgt == "2001:db8:1::1"]
+    assert len(advs) == 1
+    na = advs[0]
+    assert (na.src.lower(), na.dst.lower(), na[IPv6].src, na[IPv6].dst) == \
+        (P0, H0, "2001:db8:1::1", "2001:db8:1::2")
+    assert na[ICMPv6ND_NA].S == 1
     # The echo request was answered by nfvd itself, not punted.
     assert len([f for f in frames if ICMP in f and f[ICMP].type == 0]) == 0  # no neighbor
     # (nfvd has no neighbor for 10.1.0.2: its reply is dropped unresolved,

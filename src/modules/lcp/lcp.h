@@ -25,7 +25,8 @@
 
 #define NFV_LCP_NONE UINT16_MAX
 #define NFV_LCP_REASONS 16  /* punted drop reasons, counted one by one */
-#define NFV_LCP_SLOT_ARP_COPY 1 /* the counter slot of ARP copies (lcp_copy) */
+#define NFV_LCP_SLOT_ARP_COPY 1 /* the counter slots of ARP and ND copies (lcp_copy) */
+#define NFV_LCP_SLOT_ND_COPY 2
 
 /* An interface's twin port, or NFV_LCP_NONE. */
 extern uint16_t nfv_lcp_twin_of[NFV_IFACE_MAX];
@@ -53,6 +54,9 @@ struct nfv_lcp_counters {
 	uint64_t from_twin_iface[NFV_IFACE_MAX]; /* from the twin out, by interface */
 };
 extern struct nfv_counter_block nfv_lcp_counters_block;
+
+/* An ND message (ICMPv6 133-137 right behind the IPv6 header). */
+bool nfv_lcp_is_nd(const struct rte_mbuf *m);
 
 /* Control side (lcp.c). */
 struct nfv_lcp_conf {

@@ -68,9 +68,10 @@ static const char *const punt_reasons[][2] = {
 	{ "ip6_input", "link_local" },             /* fe80:: of the twin, BGP over link-local */
 	{ "ip6_lookup", "l2_multicast" },
 };
-/* ARP is copied (lcp_copy), not punted: nfvd and the kernel both see it. */
-static const char *reason_names[NFV_LCP_REASONS] = { "other", "lcp_copy/arp" };
-static unsigned int n_reason_slots = 2;
+/* ARP and ND are copied (lcp_copy), not punted: nfvd and the kernel both
+ * see them. */
+static const char *reason_names[NFV_LCP_REASONS] = { "other", "lcp_copy/arp", "lcp_copy/nd" };
+static unsigned int n_reason_slots = 3;
 static int punt_edge = -1;
 
 /* The drop node's edge to lcp_punt, before the graphs exist. */

@@ -12,7 +12,8 @@
  * Reads: meta.drop_reason (the reason it would have been dropped for),
  *        mbuf->port (the receiving interface).
  * Writes: meta.tx_port (the twin port).
- * Drops: policed, no_twin (the twin went while the packet was in flight).
+ * Drops: policed, no_twin (the twin went while the packet was in flight),
+ *        nd_copied (ND reaches the twin as a copy, lcp_copy).
  * Counters: lcp.punted per reason and per interface, lcp.policed per reason.
  */
 #include <rte_cycles.h>
@@ -33,6 +34,8 @@ NFV_DROP_REASON(drop_lcp_policed, "lcp_punt", "policed",
 	"punted to the kernel twin over the interface's punt rate");
 NFV_DROP_REASON(drop_lcp_no_twin, "lcp_punt", "no_twin",
 	"punted to a kernel twin that is gone");
+NFV_DROP_REASON(drop_lcp_nd_copied, "lcp_punt", "nd_copied",
+	"ND message nfvd dropped: the twin had its copy from lcp_copy already");
 
 struct lcp_punt_walk {
 	struct nfv_lcp_worker *lw;
@@ -53,6 +56,8 @@ lcp_punt_one(struct rte_mbuf *m, void *arg)
 		: NFV_LCP_NONE;
 	if (unlikely(twin == NFV_LCP_NONE))
 		return nfv_mark_drop(m, drop_lcp_no_twin.id, LCP_PUNT_NEXT_DROP);
+	if (unlikely(nfv_lcp_is_nd(m)))
+		return nfv_mark_drop(m, drop_lcp_nd_copied.id, LCP_PUNT_NEXT_DROP);
 	gen = __atomic_load_n(&nfv_lcp_gen[iface], __ATOMIC_ACQUIRE);
 	if (unlikely(pw->lw->gen[iface] != gen)) {
 		rte_meter_srtcm_config(&pw->lw->meter[iface], &nfv_lcp_profile[iface][gen & 1]);
