@@ -224,8 +224,9 @@ def app_nfvd_lcp(env, name, pcap, label, punt=False):
     """nfvd with kernel twins (lcp), in nfvd's own network namespace.
     Forwarding: twins of both ports (two more RX queues for the worker to
     poll), traffic routed as in the plain case. Punt (punt=True): the
-    output the driver counts is the input port's twin, and the traffic is UDP to nfvd's own address on the input port, to a port
-    it does not serve: every frame goes to the kernel (policer wide open)."""
+    output the driver counts is the input port's twin, and the traffic is
+    UDP to nfvd's own address on the input port, to a port it does not
+    serve: every frame goes to the kernel (policer wide open)."""
     prefix = f"{PREFIX_BASE}-{name}"
     if punt:
         lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
