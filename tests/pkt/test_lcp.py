@@ -12,8 +12,10 @@ answers leaves by the port.
     pcap p0 10.1.0.1/24, 2001:db8:1::1/64  [nfvd]  twin nfvlcpt0 in netns nfvlcp-pkt<pid>
 """
 import os
+import socket
 import subprocess
 import time
+import urllib.request
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
@@ -283,6 +285,11 @@ def test_punt_policer(nfvd, netns):
     n.add_port("p0", rx=flood)
     n.cmd("addr add 10.1.0.1/24 dev p0",
           "lcp add dev p0 host-if %s netns %s punt-rate 10 punt-burst 20" % (TWIN, NS))
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    n.extra_args += ["--metrics", "127.0.0.1:%d" % port]
     n.start()
     deadline = time.monotonic() + 10
     while True:
@@ -297,6 +304,21 @@ def test_punt_policer(nfvd, netns):
     drops = {(d["node"], d["reason"]): d["packets"] for d in n.ctl("show drops")["drops"]}
     assert drops[("lcp_punt", "policed")] == st["policed"]
     assert ("ip4_local", "unsupported_protocol") not in drops
-    prom = n.ctl_result("show", "stats", json_out=False).stdout
-    assert "lcp" in prom
+    # The same counts in Prometheus.
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+        prom = r.read().decode()
+    want = {
+        'nfvd_lcp_policed_packets_total{reason="ip4_local/unsupported_protocol"}':
+            st["policed"],
+        'nfvd_lcp_punted_packets_total{reason="ip4_local/unsupported_protocol"}':
+            st["punted"],
+        'nfvd_lcp_twin_packets_total{dev="p0",dir="to_twin"}': st["punted"],
+    }
+    have = {}
+    for line in prom.splitlines():
+        key, _, value = line.rpartition(" ")
+        if key in want:
+            have[key] = int(value)
+    assert have == want
+    assert "nfvd_lcp_resyncs_total 1" in prom
     n.stop()
