@@ -23,8 +23,9 @@
 # 3. OSPF: an adjacency over the twin (hellos to 224.0.0.5 punted from
 #    ip4_input's multicast drop), the peer's loopback learned as proto ospf.
 #
-# nfvd has no ARP/ND yet: nfvd's own neighbors and h2's are static; the
-# peer and FRR resolve each other through the twin.
+# Without nfvd's own ARP/ND (the arp_nd module), nfvd's neighbors and h2's
+# are static; with it, none is. The peer and FRR resolve each other through
+# the twin either way.
 # Run from the repository root:  NFVD_BUILD=build bash tests/smoke/suites/lcp.sh
 set -uo pipefail
 
@@ -107,15 +108,12 @@ ip -n $H2 route add default via 10.211.2.1
 MAC_PEER=$(ip -n $PEER -br link show eth0 | awk '{print $3}')
 MAC_H2=$(ip -n $H2 -br link show eth0 | awk '{print $3}')
 MAC_P2=$(cat /sys/class/net/$V2/address)
-ip -n $H2 neigh add 10.211.2.1 lladdr "$MAC_P2" dev eth0
 
 cat >"$WORK/startup.conf" <<EOF
 port add p1 dev net_af_packet0,iface=$V1
 port add p2 dev net_af_packet1,iface=$V2
 addr add 10.211.1.1/24 dev p1
 addr add 10.211.2.1/24 dev p2
-neigh add 10.211.1.2 lladdr $MAC_PEER dev p1
-neigh add 10.211.2.2 lladdr $MAC_H2 dev p2
 lcp add dev p1 host-if $TW netns $RTR
 EOF
 "$NFVD" -l 0,1 --no-huge -m 2048 --no-shconf --no-pci --file-prefix "$PREFIX" -- \
@@ -129,6 +127,14 @@ for _ in $(seq 300); do
 done
 if ! [ -S "$SOCK" ]; then
 	fail "nfvd did not start"; tail -20 "$LOG"; exit 1
+fi
+# Static neighbors only while nfvd has no ARP/ND of its own (arp_nd).
+if ctl --json show graph | grep -q '"arp_input"'; then
+	echo "lcp: nfvd resolves its neighbors itself: no static neighbor"
+else
+	ctl neigh add 10.211.1.2 lladdr "$MAC_PEER" dev p1 >/dev/null
+	ctl neigh add 10.211.2.2 lladdr "$MAC_H2" dev p2 >/dev/null
+	ip -n $H2 neigh add 10.211.2.1 lladdr "$MAC_P2" dev eth0
 fi
 if ip -n $RTR -br addr show $TW | grep -q 10.211.1.1/24; then
 	pass "twin $TW in $RTR has nfvd's address"
