@@ -54,6 +54,7 @@ N_FAIL=0
 pass() { echo "PASS: $*"; N_PASS=$((N_PASS + 1)); }
 fail() { echo "FAIL: $*"; N_FAIL=$((N_FAIL + 1)); }
 ctl() { "$NFVCTL" -s "$SOCK" "$@"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 frr_stop() {
 	local ns=$1
@@ -172,7 +173,7 @@ wait_equal() { # phase-name expected-count baseline
 	t1=$(date +%s.%N)
 	if diff <(nfvd_kernel_routes) <(kernel_routes) >"$WORK/diff-$1" && \
 		[ "$(kernel_routes | wc -l)" -eq "$2" ]; then
-		pass "$1: nfvd's kernel routes equal the kernel's ($2), $(echo "$t1 - $t0" | bc | cut -c1-4) s after ip -batch returned"
+		pass "$1: nfvd's kernel routes equal the kernel's ($2), $(elapsed "$t0" "$t1") s after ip -batch returned"
 	else
 		fail "$1: nfvd's kernel routes differ from the kernel's ($(wc -l <"$WORK/diff-$1") diff lines)"
 	fi
@@ -193,7 +194,7 @@ base=$(kernel_count)
 t0=$(date +%s.%N)
 ip -n $RTR -batch "$WORK/add.batch"
 t1=$(date +%s.%N)
-echo "lcp: ip -batch added $N_ROUTES routes in $(echo "$t1 - $t0" | bc | cut -c1-5) s"
+echo "lcp: ip -batch added $N_ROUTES routes in $(elapsed "$t0" "$t1") s"
 wait_equal "burst add" "$N_ROUTES" "$base"
 ip -n $RTR -batch "$WORK/del.batch"
 wait_equal "burst delete" 0 "$base"
@@ -307,7 +308,7 @@ print(l["punted_by_reason"]["ip4_local/unsupported_protocol"], l["punted_by_reas
 	done
 	t1=$(date +%s.%N)
 	if [ "$n" -eq 0 ]; then
-		pass "withdrawn: the BGP prefixes left nfvd's table in $(echo "$t1 - $t0" | bc | cut -c1-4) s"
+		pass "withdrawn: the BGP prefixes left nfvd's table in $(elapsed "$t0" "$t1") s"
 	else
 		fail "withdrawn: $n BGP prefixes still in nfvd's table"
 	fi
