@@ -566,6 +566,7 @@ init_failed:
 	summary = o.report > 0 || o.duration > 0;
 out_ports:
 	nfv_workers_stop();
+	nfv_modules_stop();
 	/* After the workers stopped, before the ports close: the counters of
 	 * one still moment, which add up. */
 	if (summary)
