@@ -77,6 +77,7 @@ cleanup() {
 	[ -n "${NFVLCP_KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM # so that the EXIT trap runs (FRR daemons, namespaces)
 
 for t in "$NFVD" "$NFVCTL"; do
 	[ -x "$t" ] || { echo "lcp: $t not built"; exit 1; }
@@ -297,7 +298,6 @@ print(l["punted_by_reason"]["ip4_local/unsupported_protocol"], l["punted_by_reas
 	else
 		fail "punt counters: TCP $punted_tcp ARP $punted_arp from twin $from_twin"
 	fi
-	[ -n "${NFVLCP_DEBUG_SLEEP:-}" ] && sleep "$NFVLCP_DEBUG_SLEEP"
 	# Withdrawn: the peer shuts the session.
 	vty $PEER -c "configure terminal" -c "router bgp 65002" -c "neighbor 10.211.1.1 shutdown" >/dev/null
 	t0=$(date +%s.%N)
