@@ -182,6 +182,9 @@ gen_traffic() {
         --dst-mac $mac --dst-nets 1,2
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-4ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2,3,4
+    # For nfvd's own address on its input port (lcp: punted to the twin).
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-local.pcap" --family 4 --size 64 \
+        --dst-mac $mac --dst-host 198.18.0.1
     # The 1M-route files take a while: only for the cases that use them.
     if [ ${#cases[@]} -gt 0 ] && ! printf '%s\n' "${cases[@]}" \
             | grep -qx -e ipv4-1m -e route-load -e route-churn; then

@@ -94,13 +94,16 @@ def test_node_names_and_drop_owners(tmp_path):
 
 def test_show_arcs(tmp_path):
     """The IP arcs: nothing on ingress; on egress the VLAN module's output
-    feature, enabled on no interface while there is no VLAN."""
+    feature, enabled on no interface while there is no VLAN; on l2_input the
+    lcp module's features, enabled on no interface while there is no twin."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs == {
-        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input", "features": []},
+        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input",
+                     "features": [{"feature": "lcp_xconnect", "ifaces": []},
+                                  {"feature": "lcp_copy", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": []},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
