@@ -101,13 +101,16 @@ def test_node_names_and_drop_owners(tmp_path):
 def test_show_arcs(tmp_path):
     """The IP arcs: the ACL then the policer on ingress; on egress the same,
     then the VLAN module's output feature (the tag goes on last), enabled on
-    no interface while there is no ACL, policer or VLAN."""
+    no interface while there is no ACL, policer or VLAN; on l2_input the lcp
+    module's features, enabled on no interface while there is no twin."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs == {
-        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input", "features": []},
+        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input",
+                     "features": [{"feature": "lcp_xconnect", "ifaces": []},
+                                  {"feature": "lcp_copy", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": [{"feature": "acl_in4", "ifaces": []},
                                      {"feature": "policer_in4", "ifaces": []}]},

@@ -15,7 +15,8 @@
  * here and counted.
  *
  * Edges: none (terminal).
- * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram).
+ * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram; 0:
+ * not stamped, "stats off").
  * Drops: port_tx/port_down, port_tx/queue_full.
  * Counters: TX burst sizes, TX groups (one per output port per call: the
  * fewest bursts the traffic allows, for show diag), RX-to-TX latency (per
@@ -159,7 +160,7 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	w->stats.tx_packets += sent;
 	/* Every packet sent was received at walk_rx_tsc: one bucket for all
 	 * (those refused or for a port that is down are not forwarded). */
-	if (likely(!w->stats_off)) {
+	if (likely(!w->stats_off && w->walk_rx_tsc != 0)) {
 		uint64_t d = rte_rdtsc() - w->walk_rx_tsc;
 
 		w->stats.lat_hist[nfv_lat_bucket(d)] += sent;
