@@ -570,6 +570,7 @@ out_ports:
 	 * one still moment, which add up. */
 	if (summary)
 		print_summary();
+	nfv_modules_stop();
 	lost = nfv_ports_close_all();
 	if (lost != 0) {
 		NFV_LOG(ERR, "exit: %u mbufs not returned to their pools", lost);

@@ -125,6 +125,14 @@ nfv_modules_fini(void)
 }
 
 void
+nfv_modules_stop(void)
+{
+	for (unsigned int i = n_ordered; i-- > 0;)
+		if (order[i]->initialised && order[i]->stop != NULL)
+			order[i]->stop();
+}
+
+void
 nfv_modules_walk(nfv_module_cb cb, void *arg)
 {
 	if (n_ordered == n_registered) {

@@ -32,6 +32,10 @@ struct nfv_module {
 	/* Runs on the main lcore after EAL, before the workers start and the
 	 * startup file runs; returns 0 or a negative errno (nfvd does not start). */
 	int (*init)(void);
+	/* Optional: at exit, after the workers stopped and before the ports
+	 * close, in the reverse order of init: hand back the mbufs the module
+	 * holds (queued copies), flush what it exports. */
+	void (*stop)(void);
 	/* At exit, after the workers stopped and the ports closed, in the
 	 * reverse order of init. */
 	void (*fini)(void);
@@ -56,6 +60,9 @@ void nfv_module_register(struct nfv_module *m);
 /* Runs every module's init in depends-on order. On failure, what was
  * initialised is undone and err names the module. */
 int nfv_modules_init(char *err, size_t len);
+/* Runs the stop of every initialised module, in reverse order (exit, workers
+ * stopped, ports still open). */
+void nfv_modules_stop(void);
 /* Runs the fini of every initialised module, in reverse order. */
 void nfv_modules_fini(void);
 /* Iteration, in init order once nfv_modules_init() ran. */
