@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet capture to pcapng files:
+ *
+ *	capture start dev IF [in|out|both] file FILE.pcapng [filter "EXPR"] [count N]
+ *	capture stop [dev IF]
+ *
+ * The frames a port receives (as received: the l2_input arc) and/or sends
+ * (as sent: the l2_output arc) that match the filter (tcpdump syntax,
+ * compiled by libpcap for Ethernet, converted to eBPF by rte_bpf_convert
+ * and run by rte_bpf, JIT-compiled where the CPU allows) are copied by the
+ * worker with rte_pcapng_copy (timestamp, direction, queue) into the
+ * capture's own pool and put on its ring; the control thread drains the
+ * ring on its event loop and writes the file (rte_pcapng). A worker never
+ * waits for the file: a full ring or an empty pool costs the copy, counted.
+ * "count N" ends the capture after N frames written; "capture stop" returns
+ * once the file is complete and closed.
+ */
+#ifndef NFV_CAPTURE_H
+#define NFV_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <rte_bpf.h>
+#include <rte_config.h>
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_pcapng.h>
+#include <rte_ring.h>
+
+#include "core/counters.h"
+#include "core/meta.h"
+
+#define NFV_CAPTURE_MAX 8
+
+enum nfv_capture_dir {
+	NFV_CAPTURE_IN,
+	NFV_CAPTURE_OUT,
+	NFV_CAPTURE_DIRS,
+};
+
+/* What the workers read of a capture (immutable while published). */
+struct nfv_capture_dp {
+	struct rte_ring *ring;         /* multi-producer, single consumer */
+	struct rte_mempool *pool;      /* the copies */
+	struct rte_bpf *bpf;           /* NULL: every frame */
+	uint64_t (*jit)(void *);       /* the filter's native code, NULL: interpreted */
+	uint32_t snaplen;
+	uint16_t slot;                 /* its counters */
+};
+
+/* The capture of (direction, port), NULL: none. RCU: workers read it once
+ * per frame within a walk; control frees it after a grace period. */
+extern struct nfv_capture_dp *nfv_capture_of[NFV_CAPTURE_DIRS][RTE_MAX_ETHPORTS];
+
+/* Per worker, per capture slot. */
+struct nfv_capture_counters {
+	uint64_t matched[NFV_CAPTURE_MAX];      /* copied to the ring */
+	uint64_t filtered[NFV_CAPTURE_MAX];     /* did not match the filter */
+	uint64_t ring_drops[NFV_CAPTURE_MAX];   /* ring full */
+	uint64_t nombuf[NFV_CAPTURE_MAX];       /* no mbuf for the copy */
+};
+extern struct nfv_counter_block nfv_capture_counters_block;
+
+/* Wall time of a TSC reading: a reference taken at start (read only). */
+struct nfv_capture_clock {
+	uint64_t tsc;
+	uint64_t ns;
+	uint64_t hz;
+};
+extern struct nfv_capture_clock nfv_capture_clock;
+
+static inline uint64_t
+nfv_capture_ns(uint64_t tsc)
+{
+	const struct nfv_capture_clock *k = &nfv_capture_clock;
+	uint64_t d = tsc - k->tsc, secs = d / k->hz;
+
+	return k->ns + secs * NS_PER_S + (d - secs * k->hz) * NS_PER_S / k->hz;
+}
+
+/* The pcapng enhanced packet block that starts a copy (RFC draft
+ * "PCAP Next Generation", 4.3): its timestamp is set again from our clock. */
+struct nfv_pcapng_epb {
+	uint32_t block_type;
+	uint32_t block_length;
+	uint32_t interface_id;
+	uint32_t timestamp_hi;
+	uint32_t timestamp_lo;
+};
+
+struct nfv_capture_args {
+	const char *dev;
+	unsigned int dirs;   /* bits of enum nfv_capture_dir */
+	const char *file;
+	const char *filter;  /* NULL: none */
+	uint64_t count;      /* 0: no limit */
+};
+
+int nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err);
+int nfv_capture_stop(const char *dev, json_t **out, char *err);
+json_t *nfv_capture_show(void);
+
+static __rte_always_inline void
+nfv_capture_enqueue(struct nfv_capture_counters *c, const struct nfv_capture_dp *s,
+		    struct rte_mbuf **copies, unsigned int n)
+{
+	unsigned int done;
+
+	if (n == 0)
+		return;
+	done = rte_ring_mp_enqueue_burst(s->ring, (void **)copies, n, NULL);
+	c->matched[s->slot] += done;
+	if (unlikely(done < n)) {
+		c->ring_drops[s->slot] += n - done;
+		rte_pktmbuf_free_bulk(copies + done, n - done);
+	}
+}
+
+/*
+ * The frames of pkts[] that the capture of their port (receiving or
+ * output) wants: filter, copy, ring. The originals are only read.
+ */
+static __rte_always_inline void
+nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		  enum nfv_capture_dir dir)
+{
+	struct nfv_capture_counters *c = nfv_worker_counters(w, &nfv_capture_counters_block);
+	const struct nfv_capture_dp *cur = NULL;
+	struct rte_mbuf *copies[64];
+	uint64_t now = rte_rdtsc(), ns = 0;
+	unsigned int k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i], *copy;
+		uint16_t port = dir == NFV_CAPTURE_IN ? m->port : nfv_meta(m)->tx_port;
+		const struct nfv_capture_dp *s = port < RTE_MAX_ETHPORTS ?
+			__atomic_load_n(&nfv_capture_of[dir][port], __ATOMIC_ACQUIRE) : NULL;
+
+		if (s == NULL)
+			continue; /* a capture ending */
+		if (s != cur || k == RTE_DIM(copies)) {
+			if (cur != NULL)
+				nfv_capture_enqueue(c, cur, copies, k);
+			k = 0;
+			cur = s;
+		}
+		if (s->bpf != NULL) {
+			uint64_t match = s->jit != NULL ? s->jit(m) : rte_bpf_exec(s->bpf, m);
+
+			if (match == 0) {
+				c->filtered[s->slot]++;
+				continue;
+			}
+		}
+		copy = rte_pcapng_copy(port, w->index, m, s->pool, s->snaplen, now,
+				       dir == NFV_CAPTURE_IN ? RTE_PCAPNG_DIRECTION_IN :
+				       RTE_PCAPNG_DIRECTION_OUT);
+		if (unlikely(copy == NULL)) {
+			c->nombuf[s->slot]++;
+			continue;
+		}
+		if (ns == 0)
+			ns = nfv_capture_ns(now);
+		{
+			struct nfv_pcapng_epb *epb = rte_pktmbuf_mtod(copy, struct nfv_pcapng_epb *);
+
+			epb->timestamp_hi = (uint32_t)(ns >> 32);
+			epb->timestamp_lo = (uint32_t)ns;
+		}
+		copies[k++] = copy;
+	}
+	if (cur != NULL)
+		nfv_capture_enqueue(c, cur, copies, k);
+}
+
+#endif
