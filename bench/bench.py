@@ -203,10 +203,11 @@ def nfvd_config(env, name, pcap, family=4, routes_file=None, extra=(), outs=1):
 
 
 def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
-             startup_timeout=60.0, burst=32, stats=True, binary=None, note="", outs=1):
+             startup_timeout=60.0, burst=32, stats=True, binary=None, note="", outs=1,
+             extra=()):
     prefix = f"{PREFIX_BASE}-{name}"
     conf = nfvd_config(env, name, pcap, family, routes_file,
-                       extra=() if stats else ("stats off",), outs=outs)
+                       extra=tuple(extra) + (() if stats else ("stats off",)), outs=outs)
     sock = env.sock(name)
     # lcore 0: control thread, lcore 1: the only worker. Ports come from the
     # startup file (probed at run time), not from --vdev.
@@ -515,6 +516,29 @@ def build_cases(env):
         "nfvd: standard flows, small table", apps1m,
         compare_to="nfvd", kind="throughput")
 
+    # Visibility features against plain routing, same run: flow statistics
+    # on every port, and captures whose filter matches nothing (the
+    # filter runs on every frame, nothing is copied).
+    if env.have_nfvd:
+        nomatch = "tcp port 9"
+        cap_in = os.path.join(env.work, "bench-capture-in.pcapng")
+        cap_out = os.path.join(env.work, "bench-capture-out.pcapng")
+        cases["ipv4-64-visibility"] = Case(
+            "ipv4-64-visibility", "IPv4 64 B: flow statistics, capture (filter matching "
+            "nothing) against plain routing",
+            std_traffic.format(size=64) + "; nfvd-flow: flow enable (512 flows, every "
+            f"frame counted); nfvd-capture: captures on both ports with filter '{nomatch}' "
+            "(in on the input, out on the output: both arcs, nothing matches)",
+            [app_testpmd(env, pcap, 32), app_l3fwd(env, pcap, 32),
+             app_nfvd(env, "nfvd-vis-plain", pcap, label="nfvd"),
+             app_nfvd(env, "nfvd-vis-flow", pcap, label="nfvd-flow",
+                      extra=["flow enable"], note="; flow statistics on"),
+             app_nfvd(env, "nfvd-vis-capture", pcap, label="nfvd-capture",
+                      extra=[f'capture start dev in in file {cap_in} filter "{nomatch}"',
+                             f'capture start dev out out file {cap_out} filter "{nomatch}"'],
+                      note=f"; captures in and out, filter '{nomatch}'")],
+            compare_to="nfvd")
+
     if env.have_nfvd:
         cases["route-load"] = Case(
             "route-load", "nfvd: time to load 1,000,000 routes (route load FILE)",
@@ -529,7 +553,7 @@ def build_cases(env):
 
 
 ALL_CASES = ["ipv4-64-b32", "ipv4-64-b64", "ipv4-512", "ipv4-64-2ports", "ipv6-64",
-             "ipv4-1m", "route-load", "route-churn"]
+             "ipv4-1m", "ipv4-64-visibility", "route-load", "route-churn"]
 NFVD_ONLY = {"route-load", "route-churn"}
 
 
