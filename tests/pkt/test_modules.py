@@ -93,14 +93,22 @@ def test_node_names_and_drop_owners(tmp_path):
 
 
 def test_show_arcs(tmp_path):
-    """The IP arcs: nothing on ingress; on egress the VLAN module's output
-    feature, enabled on no interface while there is no VLAN."""
+    """The arcs: nothing on IP ingress; on IP egress the VLAN module's output
+    feature, enabled on no interface while there is no VLAN; the L2 arcs'
+    observers (mirror, capture, flow statistics), in their declared order,
+    enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs == {
-        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input", "features": []},
+        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input",
+                     "features": [{"feature": "mirror_in", "ifaces": []},
+                                  {"feature": "capture_in", "ifaces": []},
+                                  {"feature": "flow_in", "ifaces": []}]},
+        "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",
+                      "features": [{"feature": "mirror_out", "ifaces": []},
+                                   {"feature": "capture_out", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": []},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
