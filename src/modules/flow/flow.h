@@ -96,7 +96,23 @@ struct nfv_flow_record {
 	uint64_t end_tsc;
 };
 
+/*
+ * In front of the IPv4 table, a direct-mapped cache of (key, position),
+ * indexed by the key's CRC hash: a frame of a flow seen lately costs the
+ * hash of its key, one slot compare and the entry update; the others go
+ * to the table's bulk lookup (with the hash already computed) and take the
+ * slot. A flow's deletion clears its slot.
+ */
+#define NFV_FLOW_CACHE_SIZE 4096
+
+struct nfv_flow_cache_slot {
+	struct nfv_flow_key4 key;
+	int32_t pos;               /* -1: empty */
+	uint32_t pad[3];
+};
+
 struct nfv_flow_worker {
+	struct nfv_flow_cache_slot *cache;
 	struct rte_hash *hash[NFV_FLOW_FAMILIES];
 	struct nfv_flow_entry *entries[NFV_FLOW_FAMILIES];
 	struct rte_ring *ring;

@@ -81,6 +81,7 @@ worker_free(struct nfv_flow_worker *fw)
 		rte_free(fw->entries[f]);
 	}
 	rte_ring_free(fw->ring);
+	rte_free(fw->cache);
 	rte_free(fw);
 }
 
@@ -114,6 +115,13 @@ worker_make(unsigned int i, char *err)
 		if (fw->hash[f] == NULL || fw->entries[f] == NULL)
 			goto nomem;
 	}
+	fw->cache = rte_zmalloc_socket("nfv_flow_cache",
+				       NFV_FLOW_CACHE_SIZE * sizeof(*fw->cache), RTE_CACHE_LINE_SIZE,
+				       socket);
+	if (fw->cache == NULL)
+		goto nomem;
+	for (unsigned int k = 0; k < NFV_FLOW_CACHE_SIZE; k++)
+		fw->cache[k].pos = -1;
 	snprintf(name, sizeof(name), "nfv_flow_ring_w%u", i);
 	fw->ring = rte_ring_create_elem(name, sizeof(struct nfv_flow_record), FLOW_RING_SIZE,
 					socket, RING_F_SP_ENQ | RING_F_SC_DEQ);

@@ -4,8 +4,9 @@
  * statistics are on. Counts the IPv4 and IPv6 frames (untagged or with one
  * 802.1Q tag) of a burst in this worker's flow tables: the key is the
  * 5-tuple (ports for TCP, UDP and SCTP when the packet is not a later
- * fragment, else 0) and the receiving port; one bulk lookup per table per
- * 64 frames, a new entry for a key not found (the flow's first packet),
+ * fragment, else 0) and the receiving port; IPv4 keys first in the
+ * worker's flow cache (flow.h), then one bulk lookup per table per 64
+ * frames, a new entry for a key not found (the flow's first packet),
  * then packets, bytes (the IP packet's length), last seen and the TCP
  * flags OR-ed. Only this worker writes its tables; nothing is shared per
  * packet. Frames that are not IP, or too short for their headers, are not
@@ -22,6 +23,7 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_hash.h>
+#include <rte_hash_crc.h>
 #include <rte_ip.h>
 
 #include "core/arc.h"
@@ -152,35 +154,101 @@ flow_create(struct nfv_flow_worker *fw, int fam, const void *key, uint64_t now,
 	return pos;
 }
 
+/* Counts one frame in entry p. */
 static __rte_always_inline void
-flow_count(struct nfv_flow_worker *fw, int fam, const void *const *keys, unsigned int n,
-	   const uint32_t *len, const uint8_t *flags, uint64_t now, struct nfv_flow_counters *c)
+flow_update(struct nfv_flow_entry *e, uint32_t len, uint8_t flags, uint64_t now)
 {
-	int32_t pos[FLOW_CHUNK];
+	/* The first packet since the last record starts the next one. */
+	if (e->packets == e->exp_packets)
+		e->exp_tsc = now;
+	e->packets++;
+	e->bytes += len;
+	e->last_tsc = now;
+	e->tcp_flags |= flags;
+	e->exp_flags |= flags;
+}
 
-	if (n == 0)
-		return;
-	rte_hash_lookup_bulk(fw->hash[fam], (const void **)(uintptr_t)keys, n, pos);
+static __rte_always_inline bool
+key4_equal(const struct nfv_flow_key4 *a, const struct nfv_flow_key4 *b)
+{
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&a0, a, 8);
+	memcpy(&a1, (const uint8_t *)a + 8, 8);
+	memcpy(&b0, b, 8);
+	memcpy(&b1, (const uint8_t *)b + 8, 8);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
+/*
+ * The IPv4 frames of a chunk: the cache first; the keys it misses in one
+ * bulk lookup (with their hashes), new flows added, their slots taken.
+ */
+static __rte_always_inline void
+flow_count4(struct nfv_flow_worker *fw, struct nfv_flow_key4 *keys, unsigned int n,
+	    const uint32_t *len, const uint8_t *flags, uint64_t now,
+	    struct nfv_flow_counters *c)
+{
+	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
+	const void *miss_keys[FLOW_CHUNK];
+	hash_sig_t miss_sig[FLOW_CHUNK];
+	int32_t pos[FLOW_CHUNK];
+	uint8_t miss_idx[FLOW_CHUNK];
+	unsigned int m = 0;
+
 	for (unsigned int i = 0; i < n; i++) {
-		struct nfv_flow_entry *e;
-		int32_t p = pos[i];
+		hash_sig_t sig = rte_hash_crc(&keys[i], sizeof(keys[i]), 0);
+		struct nfv_flow_cache_slot *s = &fw->cache[sig & (NFV_FLOW_CACHE_SIZE - 1)];
+
+		if (likely(s->pos >= 0 && key4_equal(&s->key, &keys[i]))) {
+			flow_update(&entries[s->pos], len[i], flags[i], now);
+			continue;
+		}
+		miss_keys[m] = &keys[i];
+		miss_sig[m] = sig;
+		miss_idx[m++] = (uint8_t)i;
+	}
+	if (m == 0)
+		return;
+	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], miss_keys, miss_sig, m, pos);
+	for (unsigned int k = 0; k < m; k++) {
+		unsigned int i = miss_idx[k];
+		struct nfv_flow_cache_slot *s = &fw->cache[miss_sig[k] & (NFV_FLOW_CACHE_SIZE - 1)];
+		int32_t p = pos[k];
 
 		if (unlikely(p < 0)) {
-			p = flow_create(fw, fam, keys[i], now, c);
+			p = flow_create(fw, NFV_FLOW_V4, &keys[i], now, c);
 			if (p < 0) {
 				c->table_full++;
 				continue;
 			}
 		}
-		e = &fw->entries[fam][p];
-		/* The first packet since the last record starts the next one. */
-		if (e->packets == e->exp_packets)
-			e->exp_tsc = now;
-		e->packets++;
-		e->bytes += len[i];
-		e->last_tsc = now;
-		e->tcp_flags |= flags[i];
-		e->exp_flags |= flags[i];
+		s->key = keys[i];
+		s->pos = p;
+		flow_update(&entries[p], len[i], flags[i], now);
+	}
+}
+
+static __rte_always_inline void
+flow_count6(struct nfv_flow_worker *fw, const void *const *keys, unsigned int n,
+	    const uint32_t *len, const uint8_t *flags, uint64_t now, struct nfv_flow_counters *c)
+{
+	int32_t pos[FLOW_CHUNK];
+
+	if (n == 0)
+		return;
+	rte_hash_lookup_bulk(fw->hash[NFV_FLOW_V6], (const void **)(uintptr_t)keys, n, pos);
+	for (unsigned int i = 0; i < n; i++) {
+		int32_t p = pos[i];
+
+		if (unlikely(p < 0)) {
+			p = flow_create(fw, NFV_FLOW_V6, keys[i], now, c);
+			if (p < 0) {
+				c->table_full++;
+				continue;
+			}
+		}
+		flow_update(&fw->entries[NFV_FLOW_V6][p], len[i], flags[i], now);
 	}
 }
 
@@ -190,7 +258,7 @@ flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n,
 {
 	struct nfv_flow_key4 k4[FLOW_CHUNK];
 	struct nfv_flow_key6 k6[FLOW_CHUNK];
-	const void *kp4[FLOW_CHUNK], *kp6[FLOW_CHUNK];
+	const void *kp6[FLOW_CHUNK];
 	uint32_t len4[FLOW_CHUNK], len6[FLOW_CHUNK];
 	uint8_t fl4[FLOW_CHUNK], fl6[FLOW_CHUNK];
 	unsigned int n4 = 0, n6 = 0;
@@ -201,7 +269,6 @@ flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n,
 		int fam = flow_parse(pkts[i], &k4[n4], &k6[n6], &len, &f);
 
 		if (fam == NFV_FLOW_V4) {
-			kp4[n4] = &k4[n4];
 			len4[n4] = len;
 			fl4[n4++] = f;
 		} else if (fam == NFV_FLOW_V6) {
@@ -210,8 +277,9 @@ flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n,
 			fl6[n6++] = f;
 		}
 	}
-	flow_count(fw, NFV_FLOW_V4, kp4, n4, len4, fl4, now, c);
-	flow_count(fw, NFV_FLOW_V6, kp6, n6, len6, fl6, now, c);
+	if (n4 != 0)
+		flow_count4(fw, k4, n4, len4, fl4, now, c);
+	flow_count6(fw, kp6, n6, len6, fl6, now, c);
 }
 
 static uint16_t

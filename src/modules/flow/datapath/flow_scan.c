@@ -17,6 +17,7 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_hash.h>
+#include <rte_hash_crc.h>
 
 #include "core/node.h"
 #include "modules/flow/flow.h"
@@ -63,8 +64,13 @@ flow_delete(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e)
 		struct nfv_flow_key4 k = { .sport = e->sport, .dport = e->dport,
 					   .proto = e->proto, .iface = e->iface };
 
+		struct nfv_flow_cache_slot *s;
+
 		memcpy(&k.src, e->src, 4);
 		memcpy(&k.dst, e->dst, 4);
+		s = &fw->cache[rte_hash_crc(&k, sizeof(k), 0) & (NFV_FLOW_CACHE_SIZE - 1)];
+		if (s->pos == (int32_t)(e - fw->entries[fam]))
+			s->pos = -1;
 		rte_hash_del_key(fw->hash[fam], &k);
 	} else {
 		struct nfv_flow_key6 k = { .sport = e->sport, .dport = e->dport,
