@@ -190,3 +190,42 @@ def test_ipfix_to_nfcapd(tmp_path):
     assert recs == len(want), r.stdout
     for k, (pkts, byts, _) in want.items():
         assert (got[k + ("packets",)], got[k + ("bytes",)]) == (pkts, byts), (k, r.stdout)
+
+
+def test_visibility_counters_in_stats_telemetry_prometheus(tmp_path):
+    """Mirror, capture and flow counters: the same numbers in show stats,
+    the /nfvd/stats telemetry command and Prometheus."""
+    from test_observability import scrape, telemetry
+    sent = traffic()
+    n_udp53 = sum(1 for f in sent if UDP in f and f[UDP].dport == 53)
+    port = free_udp_port() % 500 + 19600
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    nfvd.add_port("m")
+    nfvd.extra_args = ["--metrics", "127.0.0.1:%d" % port]
+    nfvd.cmd(*CONFIG, "flow enable", "mirror add s dev p0 in to m",
+             'capture start dev p0 in file c.pcapng filter "udp dst port 53"')
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    flows = len(expected(sent))
+    assert st["mirror"] == {"copies": len(sent), "copy_drops": 0, "copy_nombuf": 0}
+    assert st["capture"] == {"captured": n_udp53, "filtered": len(sent) - n_udp53,
+                             "ring_drops": 0, "nombuf": 0}
+    assert (st["flow"]["flows_created"], st["flow"]["table_full"]) == (flows, 0)
+    tel = telemetry(nfvd.prefix, "/nfvd/stats")
+    assert tel["mirror/copies"] == len(sent) and tel["mirror/copy_drops"] == 0
+    assert tel["capture/captured"] == n_udp53 and tel["capture/ring_drops"] == 0
+    assert tel["capture/filtered"] == len(sent) - n_udp53
+    assert tel["flow/flows_created"] == flows and tel["flow/table_full"] == 0
+    samples, types = scrape(port)
+    assert samples[("nfvd_mirror_copies_total", ())] == len(sent)
+    assert samples[("nfvd_mirror_copy_drops_total", (("reason", "port"),))] == 0
+    assert samples[("nfvd_capture_packets_total", (("result", "captured"),))] == n_udp53
+    assert samples[("nfvd_capture_packets_total", (("result", "ring_drops"),))] == 0
+    assert samples[("nfvd_flows_total", ())] == flows
+    assert samples[("nfvd_flows_active", ())] == flows
+    assert samples[("nfvd_flow_table_full_total", ())] == 0
+    assert types["nfvd_flows_active"] == "gauge"
+    nfvd.ctl("capture stop")
+    nfvd.stop()
