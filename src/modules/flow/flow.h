@@ -22,10 +22,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 #include <rte_common.h>
 #include <rte_hash.h>
+#include <rte_hash_crc.h>
 #include <rte_ring.h>
 
 #include "core/counters.h"
@@ -97,13 +99,13 @@ struct nfv_flow_record {
 };
 
 /*
- * In front of the IPv4 table, a direct-mapped cache of (key, position),
- * indexed by the key's CRC hash: a frame of a flow seen lately costs the
- * hash of its key, one slot compare and the entry update; the others go
- * to the table's bulk lookup (with the hash already computed) and take the
- * slot. A flow's deletion clears its slot.
+ * In front of the IPv4 table, a two-way set-associative cache of (key,
+ * position), the set chosen by the key's CRC hash: a frame of a flow seen
+ * lately costs the hash of its key, a compare or two and the entry
+ * update; the others go to the table's bulk lookup (with the hash already
+ * computed) and take a way of their set. A flow's deletion clears its way.
  */
-#define NFV_FLOW_CACHE_SIZE 4096
+#define NFV_FLOW_CACHE_SIZE 4096 /* slots, in sets of two */
 
 struct nfv_flow_cache_slot {
 	struct nfv_flow_key4 key;
@@ -119,6 +121,28 @@ struct nfv_flow_worker {
 	uint32_t scan_pos[NFV_FLOW_FAMILIES];
 	uint64_t next_scan_tsc;
 } __rte_cache_aligned;
+
+/* The CRC32-C of an IPv4 key, as rte_hash_crc computes it (the table's
+ * hash function), with the instruction itself where the CPU has it. */
+static __rte_always_inline uint32_t
+nfv_flow_key4_sig(const struct nfv_flow_key4 *k)
+{
+	uint64_t a, b;
+
+	memcpy(&a, k, 8);
+	memcpy(&b, (const uint8_t *)k + 8, 8);
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	return (uint32_t)__builtin_ia32_crc32di(__builtin_ia32_crc32di(0, a), b);
+#else
+	return rte_hash_crc_8byte(b, rte_hash_crc_8byte(a, 0));
+#endif
+}
+
+static __rte_always_inline struct nfv_flow_cache_slot *
+nfv_flow_cache_set(struct nfv_flow_cache_slot *cache, uint32_t sig)
+{
+	return &cache[sig & (NFV_FLOW_CACHE_SIZE - 2)];
+}
 
 /* Read by the workers; written by control while no port has the feature
  * or with single stores. */

@@ -23,7 +23,6 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_hash.h>
-#include <rte_hash_crc.h>
 #include <rte_ip.h>
 
 #include "core/arc.h"
@@ -180,52 +179,37 @@ key4_equal(const struct nfv_flow_key4 *a, const struct nfv_flow_key4 *b)
 	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
 }
 
-/*
- * The IPv4 frames of a chunk: the cache first; the keys it misses in one
- * bulk lookup (with their hashes), new flows added, their slots taken.
- */
-static __rte_always_inline void
-flow_count4(struct nfv_flow_worker *fw, struct nfv_flow_key4 *keys, unsigned int n,
-	    const uint32_t *len, const uint8_t *flags, uint64_t now,
-	    struct nfv_flow_counters *c)
+/* The IPv4 frames the cache missed: one bulk lookup with their hashes,
+ * new flows added; each takes a way of its set (an empty one, else the
+ * one the hash picks). */
+static void
+flow_count4_missed(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *keys,
+		   const uint32_t *sig, unsigned int m, const uint32_t *len,
+		   const uint8_t *flags, uint64_t now, struct nfv_flow_counters *c)
 {
 	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
-	const void *miss_keys[FLOW_CHUNK];
-	hash_sig_t miss_sig[FLOW_CHUNK];
+	const void *kp[FLOW_CHUNK];
 	int32_t pos[FLOW_CHUNK];
-	uint8_t miss_idx[FLOW_CHUNK];
-	unsigned int m = 0;
 
-	for (unsigned int i = 0; i < n; i++) {
-		hash_sig_t sig = rte_hash_crc(&keys[i], sizeof(keys[i]), 0);
-		struct nfv_flow_cache_slot *s = &fw->cache[sig & (NFV_FLOW_CACHE_SIZE - 1)];
-
-		if (likely(s->pos >= 0 && key4_equal(&s->key, &keys[i]))) {
-			flow_update(&entries[s->pos], len[i], flags[i], now);
-			continue;
-		}
-		miss_keys[m] = &keys[i];
-		miss_sig[m] = sig;
-		miss_idx[m++] = (uint8_t)i;
-	}
-	if (m == 0)
-		return;
-	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], miss_keys, miss_sig, m, pos);
+	for (unsigned int k = 0; k < m; k++)
+		kp[k] = &keys[k];
+	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], kp, (hash_sig_t *)(uintptr_t)sig,
+				       m, pos);
 	for (unsigned int k = 0; k < m; k++) {
-		unsigned int i = miss_idx[k];
-		struct nfv_flow_cache_slot *s = &fw->cache[miss_sig[k] & (NFV_FLOW_CACHE_SIZE - 1)];
+		struct nfv_flow_cache_slot *set = nfv_flow_cache_set(fw->cache, sig[k]);
+		unsigned int way = set[0].pos < 0 ? 0 : set[1].pos < 0 ? 1 : (sig[k] >> 16) & 1;
 		int32_t p = pos[k];
 
 		if (unlikely(p < 0)) {
-			p = flow_create(fw, NFV_FLOW_V4, &keys[i], now, c);
+			p = flow_create(fw, NFV_FLOW_V4, &keys[k], now, c);
 			if (p < 0) {
 				c->table_full++;
 				continue;
 			}
 		}
-		s->key = keys[i];
-		s->pos = p;
-		flow_update(&entries[p], len[i], flags[i], now);
+		set[way].key = keys[k];
+		set[way].pos = p;
+		flow_update(&entries[p], len[k], flags[k], now);
 	}
 }
 
@@ -252,14 +236,19 @@ flow_count6(struct nfv_flow_worker *fw, const void *const *keys, unsigned int n,
 	}
 }
 
+/*
+ * One pass over the frames: parse; an IPv4 key found in the cache is
+ * counted at once, the others are kept for the bulk lookups.
+ */
 static void
 flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, uint64_t now,
 	     struct nfv_flow_counters *c)
 {
+	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
 	struct nfv_flow_key4 k4[FLOW_CHUNK];
 	struct nfv_flow_key6 k6[FLOW_CHUNK];
 	const void *kp6[FLOW_CHUNK];
-	uint32_t len4[FLOW_CHUNK], len6[FLOW_CHUNK];
+	uint32_t len4[FLOW_CHUNK], len6[FLOW_CHUNK], sig4[FLOW_CHUNK];
 	uint8_t fl4[FLOW_CHUNK], fl6[FLOW_CHUNK];
 	unsigned int n4 = 0, n6 = 0;
 
@@ -268,9 +257,19 @@ flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n,
 		uint8_t f;
 		int fam = flow_parse(pkts[i], &k4[n4], &k6[n6], &len, &f);
 
-		if (fam == NFV_FLOW_V4) {
-			len4[n4] = len;
-			fl4[n4++] = f;
+		if (likely(fam == NFV_FLOW_V4)) {
+			uint32_t sig = nfv_flow_key4_sig(&k4[n4]);
+			const struct nfv_flow_cache_slot *set = nfv_flow_cache_set(fw->cache, sig);
+
+			if (likely(set[0].pos >= 0 && key4_equal(&set[0].key, &k4[n4]))) {
+				flow_update(&entries[set[0].pos], len, f, now);
+			} else if (set[1].pos >= 0 && key4_equal(&set[1].key, &k4[n4])) {
+				flow_update(&entries[set[1].pos], len, f, now);
+			} else {
+				sig4[n4] = sig;
+				len4[n4] = len;
+				fl4[n4++] = f;
+			}
 		} else if (fam == NFV_FLOW_V6) {
 			kp6[n6] = &k6[n6];
 			len6[n6] = len;
@@ -278,7 +277,7 @@ flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n,
 		}
 	}
 	if (n4 != 0)
-		flow_count4(fw, k4, n4, len4, fl4, now, c);
+		flow_count4_missed(fw, k4, sig4, n4, len4, fl4, now, c);
 	flow_count6(fw, kp6, n6, len6, fl6, now, c);
 }
 

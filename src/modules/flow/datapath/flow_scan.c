@@ -68,9 +68,10 @@ flow_delete(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e)
 
 		memcpy(&k.src, e->src, 4);
 		memcpy(&k.dst, e->dst, 4);
-		s = &fw->cache[rte_hash_crc(&k, sizeof(k), 0) & (NFV_FLOW_CACHE_SIZE - 1)];
-		if (s->pos == (int32_t)(e - fw->entries[fam]))
-			s->pos = -1;
+		s = nfv_flow_cache_set(fw->cache, nfv_flow_key4_sig(&k));
+		for (unsigned int way = 0; way < 2; way++)
+			if (s[way].pos == (int32_t)(e - fw->entries[fam]))
+				s[way].pos = -1;
 		rte_hash_del_key(fw->hash[fam], &k);
 	} else {
 		struct nfv_flow_key6 k = { .sport = e->sport, .dport = e->dport,
