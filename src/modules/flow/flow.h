@@ -105,7 +105,7 @@ struct nfv_flow_record {
  * update; the others go to the table's bulk lookup (with the hash already
  * computed) and take a way of their set. A flow's deletion clears its way.
  */
-#define NFV_FLOW_CACHE_SIZE 4096 /* slots, in sets of two */
+#define NFV_FLOW_CACHE_SIZE 16384 /* slots, in sets of two */
 
 struct nfv_flow_cache_slot {
 	struct nfv_flow_key4 key;

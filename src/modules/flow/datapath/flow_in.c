@@ -31,6 +31,11 @@
 
 #define FLOW_CHUNK 64
 
+/* The protocols whose first 4 bytes are the source and destination ports. */
+static const uint8_t has_ports[256] = {
+	[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPPROTO_SCTP] = 1,
+};
+
 struct nfv_arc_feature nfv_flow_in_feature = {
 	.arc_name = "l2_input",
 	.node = "nfv_flow_in",
@@ -47,7 +52,7 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 	uint32_t dl = rte_pktmbuf_data_len(m), off = RTE_ETHER_HDR_LEN, l4;
 	uint16_t type, sport = 0, dport = 0;
 	uint8_t proto, f = 0;
-	bool ports;
+	uint8_t ports;
 
 	if (unlikely(dl < RTE_ETHER_HDR_LEN + 20))
 		return -1;
@@ -84,8 +89,7 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 	} else {
 		return -1;
 	}
-	if (ports && (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP) &&
-	    dl >= l4 + 4) {
+	if ((ports & has_ports[proto]) && dl >= l4 + 4) {
 		memcpy(&sport, b + l4, 2);
 		memcpy(&dport, b + l4 + 2, 2);
 		if (proto == IPPROTO_TCP && dl >= l4 + 14)
