@@ -103,77 +103,96 @@ int nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 int nfv_capture_stop(const char *dev, json_t **out, char *err);
 json_t *nfv_capture_show(void);
 
+/* A run of frames of one capture: the copies go on its ring, the counts
+ * into its counters, once per run. */
+struct nfv_capture_run {
+	const struct nfv_capture_dp *s;
+	unsigned int k;        /* copies */
+	uint32_t filtered;
+	uint32_t nombuf;
+	struct rte_mbuf *copies[64];
+};
+
 static __rte_always_inline void
-nfv_capture_enqueue(struct nfv_capture_counters *c, const struct nfv_capture_dp *s,
-		    struct rte_mbuf **copies, unsigned int n)
+nfv_capture_flush(struct nfv_capture_counters *c, struct nfv_capture_run *r)
 {
+	const struct nfv_capture_dp *s = r->s;
 	unsigned int done;
 
-	if (n == 0)
+	if (s == NULL)
 		return;
-	done = rte_ring_mp_enqueue_burst(s->ring, (void **)copies, n, NULL);
+	c->filtered[s->slot] += r->filtered;
+	c->nombuf[s->slot] += r->nombuf;
+	r->filtered = r->nombuf = 0;
+	if (r->k == 0)
+		return;
+	done = rte_ring_mp_enqueue_burst(s->ring, (void **)r->copies, r->k, NULL);
 	c->matched[s->slot] += done;
-	if (unlikely(done < n)) {
-		c->ring_drops[s->slot] += n - done;
-		rte_pktmbuf_free_bulk(copies + done, n - done);
+	if (unlikely(done < r->k)) {
+		c->ring_drops[s->slot] += r->k - done;
+		rte_pktmbuf_free_bulk(r->copies + done, r->k - done);
 	}
+	r->k = 0;
 }
 
 /*
  * The frames of pkts[] that the capture of their port (receiving or
- * output) wants: filter, copy, ring. The originals are only read.
+ * output) wants: filter, copy, ring. The capture is looked up again only
+ * when the port changes; counters are added once per run of one capture.
+ * The originals are only read.
  */
 static __rte_always_inline void
 nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		  enum nfv_capture_dir dir)
 {
 	struct nfv_capture_counters *c = nfv_worker_counters(w, &nfv_capture_counters_block);
-	const struct nfv_capture_dp *cur = NULL;
-	struct rte_mbuf *copies[64];
-	uint64_t now = rte_rdtsc(), ns = 0;
-	unsigned int k = 0;
+	struct nfv_capture_run run;
+	const struct nfv_capture_dp *s = NULL;
+	uint32_t last_port = UINT32_MAX;
+	uint64_t now = 0, ns = 0;
 
+	run.s = NULL;
+	run.k = run.filtered = run.nombuf = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i], *copy;
 		uint16_t port = dir == NFV_CAPTURE_IN ? m->port : nfv_meta(m)->tx_port;
-		const struct nfv_capture_dp *s = port < RTE_MAX_ETHPORTS ?
-			__atomic_load_n(&nfv_capture_of[dir][port], __ATOMIC_ACQUIRE) : NULL;
 
+		if (unlikely(port != last_port)) {
+			last_port = port;
+			s = port < RTE_MAX_ETHPORTS ?
+				__atomic_load_n(&nfv_capture_of[dir][port], __ATOMIC_ACQUIRE) : NULL;
+		}
 		if (s == NULL)
 			continue; /* a capture ending */
-		if (s != cur || k == RTE_DIM(copies)) {
-			if (cur != NULL)
-				nfv_capture_enqueue(c, cur, copies, k);
-			k = 0;
-			cur = s;
+		if (unlikely(s != run.s || run.k == RTE_DIM(run.copies))) {
+			nfv_capture_flush(c, &run);
+			run.s = s;
 		}
-		if (s->bpf != NULL) {
-			uint64_t match = s->jit != NULL ? s->jit(m) : rte_bpf_exec(s->bpf, m);
-
-			if (match == 0) {
-				c->filtered[s->slot]++;
-				continue;
-			}
+		if (s->bpf != NULL &&
+		    (s->jit != NULL ? s->jit(m) : rte_bpf_exec(s->bpf, m)) == 0) {
+			run.filtered++;
+			continue;
+		}
+		if (now == 0) {
+			now = rte_rdtsc();
+			ns = nfv_capture_ns(now);
 		}
 		copy = rte_pcapng_copy(port, w->index, m, s->pool, s->snaplen, now,
 				       dir == NFV_CAPTURE_IN ? RTE_PCAPNG_DIRECTION_IN :
 				       RTE_PCAPNG_DIRECTION_OUT);
 		if (unlikely(copy == NULL)) {
-			c->nombuf[s->slot]++;
+			run.nombuf++;
 			continue;
 		}
-		if (ns == 0)
-			ns = nfv_capture_ns(now);
 		{
 			struct nfv_pcapng_epb *epb = rte_pktmbuf_mtod(copy, struct nfv_pcapng_epb *);
 
 			epb->timestamp_hi = (uint32_t)(ns >> 32);
 			epb->timestamp_lo = (uint32_t)ns;
 		}
-		copies[k++] = copy;
+		run.copies[run.k++] = copy;
 	}
-	if (cur != NULL)
-		nfv_capture_enqueue(c, cur, copies, k);
+	nfv_capture_flush(c, &run);
 }
 
 #endif
