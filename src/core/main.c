@@ -566,11 +566,11 @@ init_failed:
 	summary = o.report > 0 || o.duration > 0;
 out_ports:
 	nfv_workers_stop();
+	nfv_modules_stop();
 	/* After the workers stopped, before the ports close: the counters of
 	 * one still moment, which add up. */
 	if (summary)
 		print_summary();
-	nfv_modules_stop();
 	lost = nfv_ports_close_all();
 	if (lost != 0) {
 		NFV_LOG(ERR, "exit: %u mbufs not returned to their pools", lost);

@@ -111,6 +111,17 @@ nfv_modules_init(char *err, size_t len)
 }
 
 void
+nfv_modules_stop(void)
+{
+	for (unsigned int i = n_ordered; i-- > 0;) {
+		struct nfv_module *m = order[i];
+
+		if (m->initialised && m->stop != NULL)
+			m->stop();
+	}
+}
+
+void
 nfv_modules_fini(void)
 {
 	for (unsigned int i = n_ordered; i-- > 0;) {
@@ -122,14 +133,6 @@ nfv_modules_fini(void)
 			m->fini();
 		m->initialised = false;
 	}
-}
-
-void
-nfv_modules_stop(void)
-{
-	for (unsigned int i = n_ordered; i-- > 0;)
-		if (order[i]->initialised && order[i]->stop != NULL)
-			order[i]->stop();
 }
 
 void

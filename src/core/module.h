@@ -32,9 +32,9 @@ struct nfv_module {
 	/* Runs on the main lcore after EAL, before the workers start and the
 	 * startup file runs; returns 0 or a negative errno (nfvd does not start). */
 	int (*init)(void);
-	/* Optional: at exit, after the workers stopped and before the ports
-	 * close, in the reverse order of init: hand back the mbufs the module
-	 * holds (queued copies), flush what it exports. */
+	/* At exit, after the workers stopped and before the ports close, in
+	 * the reverse order of init: gives back the mbufs the module holds
+	 * (queued, held for later), so that every pool is full when checked. */
 	void (*stop)(void);
 	/* At exit, after the workers stopped and the ports closed, in the
 	 * reverse order of init. */
@@ -60,8 +60,7 @@ void nfv_module_register(struct nfv_module *m);
 /* Runs every module's init in depends-on order. On failure, what was
  * initialised is undone and err names the module. */
 int nfv_modules_init(char *err, size_t len);
-/* Runs the stop of every initialised module, in reverse order (exit, workers
- * stopped, ports still open). */
+/* Runs the stop of every initialised module, in reverse order. */
 void nfv_modules_stop(void);
 /* Runs the fini of every initialised module, in reverse order. */
 void nfv_modules_fini(void);

@@ -122,7 +122,8 @@ class Topo:
                         ("conn", p))
 
     def config(self):
-        lines = []
+        # Static neighbors only: a next hop without one drops (no ARP/NS sent).
+        lines = ["neigh set resolve off"]
         for p in EGRESS:
             n = port_num(p)
             lines += ["addr add 10.%d.0.254/24 dev %s" % (n, p),

@@ -47,7 +47,8 @@ def gw_port(gw):
 
 
 def config():
-    lines = []
+    # Static neighbors only: a next hop without one drops (no ARP/NS sent).
+    lines = ["neigh set resolve off"]
     for port, n in (("p1", 1), ("p2", 2)):
         lines += ["addr add 10.%d.0.254/24 dev %s" % (n, port),
                   "addr add 2001:db8:%d::fe/64 dev %s" % (n, port)]

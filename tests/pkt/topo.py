@@ -28,6 +28,9 @@ H3 = "02:00:00:00:03:01"
 OTHER = "02:00:00:00:09:09"  # nobody's MAC
 
 CONFIG = [
+    # Forwarding with static neighbors: a next hop without one is dropped as
+    # neigh_unresolved, no ARP/NS is sent (resolution: test_arp_nd.py).
+    "neigh set resolve off",
     "addr add 10.0.0.254/24 dev p0",
     "addr add 2001:db8:a::fe/64 dev p0",
     "addr add 10.1.0.254/24 dev p1",

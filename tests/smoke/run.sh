@@ -25,7 +25,8 @@
 #
 # nfvd owns the root-side veth ends through net_af_xdp, then (a second run)
 # net_af_packet; if AF_XDP is unavailable the af_xdp run is skipped and
-# af_packet is used. nfvd has no ARP/ND yet: neighbors are static on both sides.
+# af_packet is used. No neighbor is static anywhere: nfvd gets only "port add"
+# and "addr add", and resolves its neighbors (ARP, ND) as the hosts resolve it.
 # The VLAN scenario (6) needs tcpdump in h3 for its tag check (skipped without).
 #
 # Run from the repository root:  NFVD_BUILD=build bash tests/smoke/run.sh
@@ -65,15 +66,20 @@ VLAN_PEER=${NFVSMK_VLAN_PEER:-auto}
 VLAN_PEER_WHY=
 SMOKE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VLAN_PINGS=5 # echo requests per VLAN ping check
+VLAN_RETRIES=0 # VLAN checks run twice (a neighbor probe in the count)
 PREFIX=nfvsmk-$$ # EAL --file-prefix: unique per run
 # Drop reasons that a healthy run may show: the ones this test provokes
-# (TTL / hop limit), the hosts' own IPv6/IPv4 multicast chatter (MLD, router
-# solicitations, IGMP), TX back-pressure under iperf3 load, and the frames
-# of h3's VLAN 30, which nfvd does not have.
+# (TTL / hop limit, arping an address nfvd does not have), the hosts' own
+# IPv6/IPv4 multicast chatter (MLD, router solicitations, IGMP), TX
+# back-pressure under iperf3 load, the frames of h3's VLAN 30, which nfvd
+# does not have, and the ARP replies and neighbor advertisements nfvd
+# learns from and the solicitations for the hosts' addresses (ends, not
+# losses: show drops names every packet that ends in nfvd).
 EXPECTED_DROPS="ip4_rewrite/ttl_expired ip6_rewrite/hop_limit_expired
 ip6_input/multicast_destination ip6_input/link_local ip6_lookup/l2_multicast
 ip4_input/multicast_destination ip4_lookup/l2_broadcast port_tx/queue_full
-vlan_input/unknown_vlan"
+vlan_input/unknown_vlan arp_input/not_ours arp_input/reply_received
+nd_input/not_ours nd_input/advertisement_received nd_input/router_discovery"
 
 N_PASS=0
 N_FAIL=0
@@ -97,7 +103,7 @@ in_h3() { ip netns exec "$H3" "$@"; }
 in_h4() { ip netns exec "$H4" "$@"; }
 
 # json EXPR: evaluates the Python expression EXPR with d = the JSON on stdin.
-json() { "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+json() { "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$@"; }
 ctl() { timeout 10 "$NFVCTL" -s "$SOCK" "$@"; }
 
 stop_nfvd() { # stop_nfvd: SIGTERM, wait up to 15 s; sets NFVD_RC (124 if it had to be killed)
@@ -231,7 +237,7 @@ setup_host() { # setup_host NS VETH N
 # counters see only what the checks send: no DAD, no router solicitations
 # and no link-local address on the IPv6 VLANs (the MLD reports for their
 # addresses go out once, at setup, well before the checks), IPv6 off on
-# eth0.30; neighbors are static.
+# eth0.30; neighbors are resolved (ARP, ND) on both sides.
 setup_trunk() {
 	local ns id dev
 
@@ -529,9 +535,16 @@ vlan_ping() {
 	local what=$1 ns=$3 out snap got want ok=true how
 	local -a e
 
+	local attempt
+
 	read -r -a e <<<"$2"
 	how=${e[9]:-}
 	shift 3
+	# A neighbor may re-confirm (an ARP or ND probe of nfvd or of a host:
+	# every 15-45 s while used) during a check: its frames are counted too,
+	# and the check is run once more.
+	for attempt in 1 2; do
+	ok=true
 	# ping ends when every request has its answer (reply or error); -W is
 	# how long it waits for the last one (all it does when none comes).
 	out=$(ip netns exec "$ns" timeout 10 ping -n -c "$VLAN_PINGS" -i 0.02 \
@@ -554,6 +567,10 @@ vlan_ping() {
 	done
 	VLAN_LAST=$snap
 	[ "$got" = "$want" ] || ok=false
+	$ok && break
+	[ "$attempt" = 1 ] && info "($what: counters off by a neighbor probe? once more)" &&
+		VLAN_RETRIES=$((VLAN_RETRIES + 1))
+	done
 	if $ok; then
 		pass "$what; $(vlan_show "$got")"
 	else
@@ -589,19 +606,63 @@ vlan_del_add() {
 		info "ping: $(grep -E 'packets transmitted' <<<"$out" || echo "${out##*$'\n'}")"
 	fi
 	for cmd in "vlan add v20 dev p3 id 20" "addr add 10.201.20.1/24 dev v20" \
-		"addr add fd00:201:20::1/64 dev v20" "neigh add 10.201.20.2 lladdr $MAC_H4_20 dev v20"; do
+		"addr add fd00:201:20::1/64 dev v20"; do
 		# shellcheck disable=SC2086
 		out=$(ctl $cmd 2>&1) || { ok=false; info "nfvctl $cmd: $out"; }
 	done
 	VLAN_LAST=$(vlan_snap)
 	read -r -a d <<<"$VLAN_LAST"
 	if $ok && [ "${d[4]} ${d[5]} ${d[6]} ${d[7]}" = "0 0 0 0" ]; then
-		pass "vlan add v20 again (address, neighbor): port show v20 rx 0/0 B tx 0/0 B, a new interface"
+		pass "vlan add v20 again (addresses): port show v20 rx 0/0 B tx 0/0 B, a new interface"
 	else
 		fail "vlan add v20 again: port show v20 rx ${d[4]}/${d[5]} B tx ${d[6]}/${d[7]} B (expected 0/0 B, 0/0 B: a new interface starts from zero)"
 	fi
+	# The new v20 has no neighbor yet: resolved first, outside the count.
+	vlan_warm_up "$H4 10.201.20.1 10.201.20.2 v20"
+	VLAN_LAST=$(vlan_snap)
 	vlan_ping "ping VLAN 10 -> VLAN 20 again ($H3 -> $H4) IPv4 ($n, 0% loss)" \
 		"$n $n $n $n $((2 * n)) $((2 * n)) 0 98 98" "$H3" 10.201.20.2
+}
+
+# neigh_state ADDR DEV: nfvd's state of neighbor ADDR on DEV ("none" if absent).
+neigh_state() {
+	ctl --json neigh show dev "$2" 2>/dev/null |
+		json '([n["state"] for n in d["neighbors"] if n["address"] == sys.argv[2]] + ["none"])[0]' \
+			"$1" 2>/dev/null || echo "?"
+}
+
+# vlan_warm_up "NS NFVD_ADDR HOST_ADDR DEV"...: pings nfvd from each host so
+# that both sides resolve each other, then waits (up to 20 s: nfvd's delay
+# before its first probe is 5 s; a pair not there yet is pinged again every
+# 2 s, as frames get lost on a busy machine) until nfvd has confirmed each
+# host (reachable) and each host has nfvd reachable.
+vlan_warm_up() {
+	local q ns a h dev st hs ping_now t_end=$((SECONDS + 20)) last_ping=-10
+	local -a f
+
+	while [ "$SECONDS" -lt "$t_end" ]; do
+		st=ok
+		ping_now=false
+		[ $((SECONDS - last_ping)) -ge 2 ] && ping_now=true && last_ping=$SECONDS
+		for q in "$@"; do
+			read -r -a f <<<"$q"
+			ns=${f[0]} a=${f[1]} h=${f[2]} dev=${f[3]}
+			hs=$(ip netns exec "$ns" ip neigh show "$a" 2>/dev/null)
+			if [ "$(neigh_state "$h" "$dev")" != reachable ] || ! grep -q REACHABLE <<<"$hs"; then
+				st=wait
+				$ping_now &&
+					ip netns exec "$ns" timeout 5 ping -n -c 2 -i 0.2 -W 1 "$a" >/dev/null 2>&1
+			fi
+		done
+		[ "$st" = ok ] && break
+		sleep 0.1
+	done
+	if [ "$st" != ok ]; then
+		for q in "$@"; do
+			read -r -a f <<<"$q"
+			info "warm-up: nfvd's ${f[2]} on ${f[3]}: $(neigh_state "${f[2]}" "${f[3]}"); ${f[0]}: $(ip netns exec "${f[0]}" ip neigh show "${f[1]}" 2>/dev/null)"
+		done
+	fi
 }
 
 # vlan_checks: (6) of run_driver. p3 carries VLANs 10 and 20 of h3's veth;
@@ -615,21 +676,12 @@ vlan_checks() {
 
 	for cmd in "vlan add v10 dev p3 id 10" "vlan add v20 dev p3 id 20" \
 		"addr add 10.201.10.1/24 dev v10" "addr add fd00:201:10::1/64 dev v10" \
-		"addr add 10.201.20.1/24 dev v20" "addr add fd00:201:20::1/64 dev v20" \
-		"neigh add 10.201.10.2 lladdr $MAC_H3_10 dev v10" \
-		"neigh add fd00:201:10::2 lladdr $MAC_H3_10 dev v10" \
-		"neigh add 10.201.20.2 lladdr $MAC_H4_20 dev v20" \
-		"neigh add fd00:201:20::2 lladdr $MAC_H4_20 dev v20"; do
+		"addr add 10.201.20.1/24 dev v20" "addr add fd00:201:20::1/64 dev v20"; do
 		# shellcheck disable=SC2086
 		out=$(ctl $cmd 2>&1) || { ok=false; info "nfvctl $cmd: $out"; }
 	done
-	in_h3 ip neigh replace 10.201.10.1 lladdr "$MAC_P3" dev eth0.10 nud permanent || ok=false
-	in_h3 ip -6 neigh replace fd00:201:10::1 lladdr "$MAC_P3" dev eth0.10 nud permanent || ok=false
-	in_h3 ip neigh replace 10.201.30.1 lladdr "$MAC_P3" dev eth0.30 nud permanent || ok=false
-	in_h4 ip neigh replace 10.201.20.1 lladdr "$MAC_P3" dev eth0.20 nud permanent || ok=false
-	in_h4 ip -6 neigh replace fd00:201:20::1 lladdr "$MAC_P3" dev eth0.20 nud permanent || ok=false
 	if $ok; then
-		pass "vlan add v10, v20 on p3; their addresses and static neighbors, both sides"
+		pass "vlan add v10, v20 on p3 and their addresses (no neighbor typed in)"
 	else
 		fail "VLAN setup failed; VLAN checks skipped"
 		return 0
@@ -641,6 +693,11 @@ vlan_checks() {
 	else
 		fail "port show: expected v10=vlan/p3/10/$MAC_V3/True v20=vlan/p3/20/$MAC_V3/True, got '$v'"
 	fi
+
+	# Neighbors first (ARP, ND, both sides, until confirmed), so that the
+	# counted checks below see only their own frames.
+	vlan_warm_up "$H3 10.201.10.1 10.201.10.2 v10" "$H3 fd00:201:10::1 fd00:201:10::2 v10" \
+		"$H4 10.201.20.1 10.201.20.2 v20" "$H4 fd00:201:20::1 fd00:201:20::2 v20"
 
 	# Every frame that comes into h3's eth0 (nfvd's), tags included.
 	if command -v tcpdump >/dev/null; then
@@ -682,8 +739,9 @@ vlan_checks() {
 		"$n $n 0 0 $n $n 0 98 126 ttl:10.201.10.1" "$H3" -t 1 10.201.1.2
 	vlan_ping "ping -6 -t 1 $H3 eth0.10 -> h1: $n 'Time exceeded: Hop limit' from fd00:201:10::1" \
 		"$n $n 0 0 $n $n 0 118 166 ttl:fd00:201:10::1" "$H3" -6 -t 1 fd00:201:1::2
-	vlan_ping "ping out of $H3 eth0.30 (VLAN 30, unknown to nfvd): $n dropped as vlan_input/unknown_vlan, no reply" \
-		"0 0 0 0 $n 0 $n 98 98 noreply" "$H3" 10.201.30.1
+	# A broadcast ping: no neighbor to resolve first (h3 has none for VLAN 30).
+	vlan_ping "ping -b out of $H3 eth0.30 (VLAN 30, unknown to nfvd): $n dropped as vlan_input/unknown_vlan, no reply" \
+		"0 0 0 0 $n 0 $n 98 98 noreply" "$H3" -b 10.201.30.255
 	vlan_del_add
 
 	# The tags of what nfvd sent to h3 and h4: replies for eth0.10 tagged
@@ -701,8 +759,8 @@ vlan_checks() {
 import collections, re, sys
 n = collections.Counter()
 for line in open(sys.argv[1]):
-    if not line.strip():
-        continue
+    if not line.strip() or re.search(r"ARP|neighbor (solicitation|advertisement)", line):
+        continue  # neighbor resolution: not what the checks count
     tag = re.search(r": vlan (\d+),", line)
     dst = re.search(r" > ([0-9a-f.:]+): ", line)
     echo = re.search(r": ICMP6?,? echo (request|reply)", line)
@@ -713,8 +771,12 @@ print(" ".join("%s=%d" % kv for kv in sorted(n.items())))
 		want="vlan10:10.201.10.2:other=$n vlan10:10.201.10.2:reply=$((5 * n))"
 		want+=" vlan10:10.201.10.2:request=$n vlan10:fd00:201:10::2:other=$n"
 		want+=" vlan10:fd00:201:10::2:reply=$((4 * n)) vlan10:fd00:201:10::2:request=$n"
+		# (and the 2 echo replies of the warm-up of the new v20)
+		want+=" vlan20:10.201.20.2:reply=2"
 		want+=" vlan20:10.201.20.2:request=$((2 * n)) vlan20:fd00:201:20::2:request=$n"
-		if [ "$v" = "$want" ]; then
+		if [ "$v" != "$want" ] && [ "$VLAN_RETRIES" -gt 0 ]; then
+			skip "tcpdump in $H3: a VLAN check ran twice, the frame counts cannot be exact ($v)"
+		elif [ "$v" = "$want" ]; then
 			pass "tcpdump in $H3: $((16 * n)) frames from nfvd, tagged 10 for eth0.10, 20 for eth0.20; none untagged, none for VLAN 30"
 		else
 			fail "tcpdump in $H3: frames from nfvd by tag:destination:echo"
@@ -762,23 +824,13 @@ run_driver() {
 	MAC_P3=$(json '[p["mac"] for p in d["ports"] if p["name"] == "p3"][0]' <<<"$json_out" 2>/dev/null ||
 		echo "$MAC_V3")
 
-	# Static neighbors, both sides.
-	ok=true
-	ip -n "$H1" neigh replace 10.201.1.1 lladdr "$MAC_P1" dev eth0 nud permanent || ok=false
-	ip -n "$H1" -6 neigh replace fd00:201:1::1 lladdr "$MAC_P1" dev eth0 nud permanent || ok=false
-	ip -n "$H2" neigh replace 10.201.2.1 lladdr "$MAC_P2" dev eth0 nud permanent || ok=false
-	ip -n "$H2" -6 neigh replace fd00:201:2::1 lladdr "$MAC_P2" dev eth0 nud permanent || ok=false
-	for cmd in "neigh add 10.201.1.2 lladdr $MAC_H1 dev p1" \
-		"neigh add fd00:201:1::2 lladdr $MAC_H1 dev p1" \
-		"neigh add 10.201.2.2 lladdr $MAC_H2 dev p2" \
-		"neigh add fd00:201:2::2 lladdr $MAC_H2 dev p2"; do
-		# shellcheck disable=SC2086
-		out=$(ctl $cmd 2>&1) || { ok=false; info "nfvctl $cmd: $out"; }
-	done
-	if $ok; then
-		pass "static neighbors on the hosts and in nfvd (nfvctl neigh add)"
+	# No neighbor is typed in, on either side: the hosts resolve nfvd and
+	# nfvd resolves them (ARP, ND), from the first ping on.
+	v=$(ctl --json neigh show 2>/dev/null | json 'len(d["neighbors"])' 2>/dev/null || echo "?")
+	if [ "$v" = 0 ]; then
+		pass "neigh show: no neighbor before any traffic (only port add and addr add)"
 	else
-		fail "static neighbors could not be installed"
+		fail "neigh show: $v neighbors before any traffic (expected none)"
 	fi
 
 	# (1) forwarding, IPv4 and IPv6
@@ -789,6 +841,81 @@ run_driver() {
 	check "ping nfvd 10.201.1.1 from h1 (echo reply)" ping_ok "$H1" 5 10.201.1.1
 	check "ping nfvd fd00:201:1::1 from h1 (ICMPv6 echo reply)" ping_ok "$H1" 5 -6 fd00:201:1::1
 	check "ping nfvd's far address 10.201.2.1 (on p2) from h1" ping_ok "$H1" 5 10.201.2.1
+	# Its EUI-64 link-local address (RFC 4291 appendix A), like Linux's.
+	LL_P1=$("$PY" -c 'import sys; m = [int(x, 16) for x in sys.argv[1].split(":")]; m[0] ^= 2
+print("fe80::%x:%x:%x:%x" % (m[0] << 8 | m[1], m[2] << 8 | 0xff, 0xfe00 | m[3], m[4] << 8 | m[5]))' "$MAC_V1")
+	check "ping nfvd's link-local $LL_P1 (EUI-64 of p1's MAC) from h1" \
+		ping_ok "$H1" 5 -6 "$LL_P1%eth0"
+
+	# (2b) what was learned: the hosts' MACs in nfvd, nfvd's in the hosts
+	v=$(ctl --json neigh show 2>/dev/null | json '" ".join(sorted("%s=%s/%s/%s" % (n["address"], (n["lladdr"] or "").lower(), n["dev"], n["state"] in ("reachable", "stale", "delay", "probe")) for n in d["neighbors"] if not n["address"].startswith("fe80")))' 2>/dev/null || echo "unreadable")
+	want="10.201.1.2=$MAC_H1/p1/True 10.201.2.2=$MAC_H2/p2/True fd00:201:1::2=$MAC_H1/p1/True fd00:201:2::2=$MAC_H2/p2/True"
+	if [ "$v" = "$want" ]; then
+		pass "neigh show: h1 and h2 learned, IPv4 and IPv6, with their MACs, states resolved"
+	else
+		fail "neigh show: expected '$want', got '$v'"
+	fi
+	v=$(ctl --json neigh show 2>/dev/null | json '",".join(sorted(set(k for n in d["neighbors"] for k in n)))' 2>/dev/null || echo "?")
+	if [ "$v" = "address,age,dev,held,lladdr,probes,state,vrf" ]; then
+		pass "neigh show --json: address, lladdr, dev, state, vrf (and age, probes, held)"
+	else
+		fail "neigh show --json fields: $v"
+	fi
+	if ip -n "$H1" neigh show 10.201.1.1 | grep -qi "lladdr $MAC_V1" &&
+		ip -n "$H1" -6 neigh show fd00:201:1::1 | grep -qi "lladdr $MAC_V1" &&
+		ip -n "$H2" neigh show 10.201.2.1 | grep -qi "lladdr $MAC_V2"; then
+		pass "the hosts resolved nfvd's addresses to its ports' MACs (ARP, ND)"
+	else
+		fail "the hosts did not resolve nfvd: $(ip -n "$H1" neigh show | paste -sd ';' -)"
+	fi
+
+	# (2c) arping: nfvd answers for its own address, never for another (no proxy ARP)
+	if command -v arping >/dev/null; then
+		out=$(in_h1 timeout 10 arping -c 2 -w 3 -I eth0 10.201.1.1 2>&1) || true
+		if grep -q "Received 2 response" <<<"$out" && grep -qi "\[$MAC_V1\]" <<<"$out"; then
+			pass "arping 10.201.1.1 (nfvd's): 2 replies from $MAC_V1"
+		else
+			fail "arping 10.201.1.1: $(tail -n 2 <<<"$out" | paste -sd ' ' -)"
+		fi
+		out=$(in_h1 timeout 10 arping -c 2 -w 2 -I eth0 10.201.1.77 2>&1) || true
+		if grep -q "Received 0 response" <<<"$out"; then
+			pass "arping 10.201.1.77 (not nfvd's, on p1's subnet): no reply"
+		else
+			fail "arping 10.201.1.77: expected no reply: $(tail -n 2 <<<"$out" | paste -sd ' ' -)"
+		fi
+		out=$(in_h1 timeout 10 arping -c 2 -w 2 -I eth0 10.201.2.1 2>&1) || true
+		if grep -q "Received 0 response" <<<"$out"; then
+			pass "arping 10.201.2.1 (nfvd's, but on p2) from h1 on p1: no reply (no proxy ARP)"
+		else
+			fail "arping 10.201.2.1 on p1: expected no reply: $(tail -n 2 <<<"$out" | paste -sd ' ' -)"
+		fi
+	else
+		fail "arping not installed (apt-get install iputils-arping)"
+	fi
+
+	# (2d) a route via a gateway behind a host, resolved when first used
+	ok=true
+	in_h2 ip addr replace 10.201.99.1/32 dev lo || ok=false
+	in_h2 ip addr replace fd00:201:99::1/128 dev lo || ok=false
+	for cmd in "route add 10.201.99.0/24 via 10.201.2.2" "route add fd00:201:99::/48 via fd00:201:2::2" \
+		"neigh flush dev p2"; do
+		# shellcheck disable=SC2086
+		out=$(ctl $cmd 2>&1) || { ok=false; info "nfvctl $cmd: $out"; }
+	done
+	if $ok && [ "$(neigh_state 10.201.2.2 p2)" = none ]; then
+		check "ping h1 -> 10.201.99.1 (route via h2, gateway resolved on first use; 10, 0% loss)" \
+			ping_ok "$H1" 10 10.201.99.1
+		check "ping h1 -> fd00:201:99::1 (route via h2's IPv6 address; 10, 0% loss)" \
+			ping_ok "$H1" 10 -6 fd00:201:99::1
+		v="$(neigh_state 10.201.2.2 p2)/$(neigh_state fd00:201:2::2 p2)"
+		if [[ "$v" =~ ^(reachable|stale|delay|probe)/(reachable|stale|delay|probe)$ ]]; then
+			pass "the gateways 10.201.2.2 and fd00:201:2::2 resolved by nfvd ($v)"
+		else
+			fail "gateways after the pings: $v"
+		fi
+	else
+		fail "route via a gateway behind h2 could not be set up (or neigh flush left an entry)"
+	fi
 
 	nfvd_died && return 3
 
@@ -870,6 +997,34 @@ run_driver() {
 
 	nfvd_died && return 3
 
+	# (5b) h2 gets a new MAC and says so (gratuitous ARP, unsolicited NA:
+	# arp_notify, ndisc_notify): nfvd learns it, traffic goes on.
+	local mac_new=02:00:5e:00:02:02
+	# Both of h2's entries exist first (what an unsolicited NA updates).
+	in_h1 ping -n -c 1 -W 1 10.201.2.2 >/dev/null 2>&1 || true
+	in_h1 ping -6 -n -c 1 -W 1 fd00:201:2::2 >/dev/null 2>&1 || true
+	in_h2 sysctl -qw net.ipv4.conf.eth0.arp_notify=1 net.ipv6.conf.eth0.ndisc_notify=1 || true
+	if ip -n "$H2" link set eth0 address "$mac_new"; then
+		v=
+		for _ in $(seq 30); do
+			v=$(ctl --json neigh show dev p2 2>/dev/null | json '" ".join(sorted("%s=%s" % (n["address"], (n["lladdr"] or "").lower()) for n in d["neighbors"] if n["address"] in ("10.201.2.2", "fd00:201:2::2")))' 2>/dev/null)
+			[ "$v" = "10.201.2.2=$mac_new fd00:201:2::2=$mac_new" ] && break
+			sleep 0.1
+		done
+		if [ "$v" = "10.201.2.2=$mac_new fd00:201:2::2=$mac_new" ]; then
+			pass "h2's MAC changed to $mac_new: re-learned by nfvd (IPv4 and IPv6)"
+		else
+			fail "h2's MAC changed to $mac_new: nfvd has '$v'"
+		fi
+		check "ping h1 -> h2 IPv4 after h2's MAC change (10, 0% loss)" ping_ok "$H1" 10 10.201.2.2
+		check "ping h1 -> h2 IPv6 after h2's MAC change (10, 0% loss)" ping_ok "$H1" 10 -6 fd00:201:2::2
+		ip -n "$H2" link set eth0 address "$MAC_H2" || true
+	else
+		fail "could not change h2's MAC"
+	fi
+
+	nfvd_died && return 3
+
 	# (6) VLAN sub-interfaces: the kernel's 802.1Q devices as the peers
 	vlan_checks
 
@@ -880,6 +1035,8 @@ run_driver() {
 	v=$(json 'd["packets"]["forwarded"]' <<<"$json_out" 2>/dev/null || echo 0)
 	info "nfvd: $(json '"received %d forwarded %d dropped %d; icmp errors %d, echo replies %d; icmp6 errors %d, echo replies %d" % (d["packets"]["received"], d["packets"]["forwarded"], d["packets"]["dropped"], d["icmp"]["errors_sent"], d["icmp"]["echo_replies"], d["icmp6"]["errors_sent"], d["icmp6"]["echo_replies"])' <<<"$json_out" 2>/dev/null || echo "stats unreadable")"
 	info "ports: $(json '"; ".join("%s rx %d tx %d missed %d rx_err %d tx_err %d nombuf %d" % (p["name"], p["rx_packets"], p["tx_packets"], p["rx_missed"], p["rx_errors"], p["tx_errors"], p["rx_nombuf"]) for p in d["ports"])' <<<"$json_out" 2>/dev/null || echo "?")"
+	info "neigh: $(json '" ".join("%s=%d" % kv for kv in sorted(d["neigh"]["events"].items()) if kv[1])' <<<"$json_out" 2>/dev/null || echo "?")"
+	info "punt: $(json '" ".join("%s punted %d policed %d" % (q["name"], q["punted"], q["policed"]) for q in d["punt"]["queues"])' <<<"$json_out" 2>/dev/null || echo "?")"
 	if [ "${v:-0}" -gt 0 ] 2>/dev/null; then
 		pass "show stats: $v packets forwarded"
 	else

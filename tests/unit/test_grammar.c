@@ -111,7 +111,7 @@ static const struct grammar_row rows[] = {
 	{ "show frob", -EINVAL, "unknown word 'frob' after 'show'" },
 	{ "port", -EINVAL, "after 'port' (expected add, del, set, show)" },
 	{ "addr frob", -EINVAL, "unknown word 'frob' after 'addr' (expected add, del, show)" },
-	{ "neigh", -EINVAL, "after 'neigh' (expected add, del, show)" },
+	{ "neigh", -EINVAL, "after 'neigh' (expected set, params, flush, add, del, show)" },
 	{ "nexthop", -EINVAL, "after 'nexthop' (expected show)" },
 	{ "worker get", -EINVAL, "unknown word 'get' after 'worker' (expected set)" },
 	{ "stats", -EINVAL, "after 'stats' (expected reset, on, off)" },

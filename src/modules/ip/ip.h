@@ -20,6 +20,7 @@
 #include <rte_ether.h>
 #include <rte_fib.h>
 #include <rte_fib6.h>
+#include <jansson.h>
 
 #include "core/common.h"
 
@@ -66,7 +67,9 @@ struct nfv_nexthop {
 	uint16_t mtu;      /* L3 MTU of port_id */
 	uint32_t id;
 	uint16_t fwd_mtu;  /* mtu when a single resolved next hop, else 0: one test */
-	uint8_t pad[2];
+	uint8_t notify;    /* tell the control side when used (a stale neighbor):
+			    * fwd_mtu is 0, so only the slow paths see it */
+	uint8_t pad;
 	uint8_t l2[16];    /* rewrite: dst MAC, src MAC, ethertype */
 	uint32_t members[NFV_ECMP_MAX]; /* NFV_NH_GROUP: member ids */
 	/* Control only below. */
@@ -74,6 +77,8 @@ struct nfv_nexthop {
 	uint32_t refcnt;
 	uint8_t has_neigh; /* a "neigh add" entry exists for gw on port_id */
 	uint8_t neigh_mac[6];
+	uint8_t learned;   /* a learned (ARP/ND) MAC; a static one wins */
+	uint8_t learned_mac[6];
 } __rte_cache_aligned;
 
 extern struct nfv_nexthop *nfv_nh_table[NFV_NH_MAX];
@@ -229,6 +234,53 @@ unsigned int nfv_addr_of_iface(uint16_t iface, struct nfv_prefix *out);
 int nfv_neigh_add(const struct nfv_ip *ip, const struct rte_ether_addr *mac, uint16_t port_id,
 		  char *err);
 int nfv_neigh_del(const struct nfv_ip *ip, uint16_t port_id, char *err);
+
+/*
+ * Learned neighbors (a resolution module: ARP/ND, the kernel): the MAC of
+ * ip on an interface. The first learn takes a reference on the gateway
+ * next hop for (ip, iface) and installs the host route (not for IPv6
+ * link-local addresses, nor where one exists on another interface); later
+ * ones change the MAC. A static neighbor ("neigh add") always wins: its
+ * MAC is the one used while it exists. notify: workers report uses of the
+ * next hop (nfv_nh_use_drain), at the cost of the slow path (a stale
+ * entry). Returns 0, -ENOSPC (next-hop or route table full) or -ENOMEM.
+ */
+int nfv_neigh_learn(const struct nfv_ip *ip, uint16_t iface, const uint8_t mac[6], bool notify,
+		    char *err);
+/* Forgets a learned MAC: the next hop is unresolved again (unless static). */
+void nfv_neigh_forget(const struct nfv_ip *ip, uint16_t iface);
+/* True when "neigh add" made ip a static neighbor on iface. */
+bool nfv_neigh_is_static(const struct nfv_ip *ip, uint16_t iface);
+/* The host route of a learned neighbor again, if it went (a static
+ * neighbor deleted over it). True when packets to ip itself reach the
+ * neighbor's next hop (its host route, or link-local). */
+bool nfv_neigh_learned_route(const struct nfv_ip *ip, uint16_t iface);
+
+/* Calls cb with the id of every next hop with notify set that a worker
+ * used since the last call (a next hop may come more than once). */
+void nfv_nh_use_drain(void (*cb)(uint32_t nh_id, void *arg), void *arg);
+
+/*
+ * Where packets go that ipX_rewrite cannot send because their next hop is
+ * not resolved (family AF_INET or AF_INET6): a node registered by a
+ * resolution module, which finds meta.nh set to the (ECMP member) next
+ * hop. Without one they are dropped as neigh_unresolved.
+ */
+void nfv_ip_unresolved_register(uint8_t family, const char *node);
+/* Off: unresolved packets are dropped as if no node had registered. */
+void nfv_ip_unresolved_enable(bool on);
+/* ip6_input's and ip6_local's edge to the node of the module that handles
+ * the link (ND, link-local addresses): ip6_input sends it ICMPv6 echo
+ * requests and neighbor discovery messages (types 133 to 137) for a
+ * link-local unicast or link-scope multicast destination, ip6_local the
+ * neighbor discovery messages to our addresses. Without one those are
+ * dropped as before; so is every other link-scope packet. */
+void nfv_ip6_link_register(const char *node);
+
+/* More rows for "neigh show" (learned entries): a module appends objects
+ * with address, lladdr, dev, state, vrf to rows; dev and vrf: -1 for any. */
+typedef void (*nfv_neigh_rows_fn)(json_t *rows, int dev, int vrf);
+void nfv_neigh_rows_register(nfv_neigh_rows_fn fn);
 
 struct nfv_route_spec {
 	struct nfv_prefix prefix;

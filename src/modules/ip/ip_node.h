@@ -9,8 +9,13 @@
 
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_per_lcore.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 
 #include "core/node.h"
 #include "modules/ip/ip.h"
@@ -110,6 +115,50 @@ nfv_ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 		h = rte_hash_crc_4byte(ports, h);
 	}
 	return h;
+}
+
+/* The resolution module's hooks (control/hooks.c): -1 when none. */
+extern int16_t nfv_ip_unresolved_edge[2]; /* ip4_rewrite's, ip6_rewrite's */
+extern int16_t nfv_ip6_link_edge_input;
+extern int16_t nfv_ip6_link_edge_local;
+extern struct rte_ring *nfv_nh_use_ring[RTE_MAX_LCORE];
+RTE_DECLARE_PER_LCORE(uint32_t, nfv_nh_last_use);
+RTE_DECLARE_PER_LCORE(uint64_t, nfv_nh_last_use_tsc);
+
+/*
+ * A slow path used a next hop with notify set (a stale neighbor): tells the
+ * control side on this lcore's ring, once per next hop and millisecond at
+ * most (a full ring loses the report; the next use reports again).
+ */
+static inline void
+nfv_nh_note_use(const struct nfv_nexthop *nh)
+{
+	struct rte_ring *r = nfv_nh_use_ring[rte_lcore_id()];
+	uint64_t now = rte_rdtsc();
+	uint32_t id = nh->id;
+
+	if (r == NULL || (RTE_PER_LCORE(nfv_nh_last_use) == id &&
+			  now - RTE_PER_LCORE(nfv_nh_last_use_tsc) < rte_get_tsc_hz() / 1000))
+		return;
+	RTE_PER_LCORE(nfv_nh_last_use) = id;
+	RTE_PER_LCORE(nfv_nh_last_use_tsc) = now;
+	rte_ring_sp_enqueue_elem(r, &id, sizeof(id));
+}
+
+/*
+ * ipX_rewrite's answer for a next hop without a neighbor: the resolution
+ * module's node (meta.nh set to the member that needs one), else the drop.
+ */
+static __rte_always_inline uint16_t
+nfv_rewrite_unresolved(struct rte_mbuf *m, const struct nfv_nexthop *nh, unsigned int fam,
+		       uint16_t reason, uint16_t drop_edge)
+{
+	int16_t e = nfv_ip_unresolved_edge[fam];
+
+	if (e < 0)
+		return nfv_mark_drop(m, reason, drop_edge);
+	nfv_meta(m)->nh = nh;
+	return (uint16_t)e;
 }
 
 /* The rewrite's last step: the next hop's Ethernet header and output port. */

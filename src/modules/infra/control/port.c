@@ -537,7 +537,6 @@ nfv_pools_walk(nfv_pool_cb cb, void *arg)
 		u.in_use = rte_mempool_in_use_count(watched[i]);
 		cb(&u, arg);
 	}
-
 	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
 		if (!nfv_ports[pid].used || nfv_ports[pid].pool == NULL)
 			continue;

@@ -15,6 +15,7 @@
 #include "modules/infra/cli.h"
 #include "modules/infra/port.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/control/nexthop.h"
 
 static int
 bad_prefix(const char *tok, int rc, struct nfv_reply *r)
@@ -504,6 +505,7 @@ cmd_neigh_show(int argc, char **argv, struct nfv_reply *r)
 	}
 	f.a = json_array();
 	nfv_nh_walk(neigh_cb, &f);
+	nfv_neigh_rows(f.a, f.dev, f.vrf);
 	r->data = json_pack("{s:o}", "neighbors", f.a);
 	return 0;
 }

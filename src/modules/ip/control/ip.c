@@ -49,6 +49,9 @@ nfv_ip_init(const struct nfv_limits *limits, int socket_id)
 		return rc;
 	}
 	nfv_ip_memory.nexthops = nfv_heap_used(socket_id) - before;
+	rc = nfv_nh_use_init(socket_id);
+	if (rc < 0)
+		return rc;
 	before = nfv_heap_used(socket_id);
 	rc = nfv_route_db_init(limits, socket_id);
 	nfv_ip_memory.routes = nfv_heap_used(socket_id) - before;
@@ -74,6 +77,7 @@ nfv_ip_fini(void)
 	nfv_fib_fini();
 	nfv_addr_fini();
 	nfv_nh_fini();
+	nfv_nh_use_fini();
 }
 
 /* An interface named for a route of VRF vrf must be in it. */

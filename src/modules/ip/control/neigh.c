@@ -127,3 +127,85 @@ nfv_neigh_port_removed(uint16_t port_id)
 	}
 	return n;
 }
+
+/* Learned neighbors (ip.h): the MAC a resolution module found. */
+
+static struct nfv_prefix
+host_prefix(const struct nfv_ip *ip, uint16_t iface)
+{
+	struct nfv_prefix host = { .ip = *ip, .len = ip->family == AF_INET ? 32 : 128,
+				   .vrf = nfv_ifaces[iface].vrf };
+
+	return host;
+}
+
+bool
+nfv_neigh_learned_route(const struct nfv_ip *ip, uint16_t iface)
+{
+	struct nfv_prefix host = host_prefix(ip, iface);
+	uint32_t id = nfv_nh_find_gateway(ip, iface);
+	char err[NFV_ERR_LEN];
+	uint32_t have;
+
+	if (id == 0 || !(nfv_nh_ctl(id)->learned || nfv_nh_ctl(id)->has_neigh))
+		return false;
+	if (nfv_ip_is_link_local(ip))
+		return true;
+	/* One host route per address: the first interface keeps it. */
+	have = nfv_route_source_nh(&host, NFV_RT_NEIGH);
+	if (have != 0)
+		return have == id;
+	nfv_nh_ref(id);
+	return nfv_route_set(&host, NFV_RT_NEIGH, id, err) == 0; /* consumes the reference */
+}
+
+int
+nfv_neigh_learn(const struct nfv_ip *ip, uint16_t iface, const uint8_t mac[6], bool notify,
+		char *err)
+{
+	uint32_t id = nfv_nh_find_gateway(ip, iface);
+	int rc;
+
+	if (id != 0 && nfv_nh_ctl(id)->learned) {
+		rc = nfv_nh_set_learned(id, true, mac, notify);
+		if (rc < 0)
+			snprintf(err, NFV_ERR_LEN, "out of memory");
+		return rc;
+	}
+	id = nfv_nh_get_gateway(ip, iface); /* the learned entry's own reference */
+	if (id == 0) {
+		snprintf(err, NFV_ERR_LEN, "next-hop table full (%u)", NFV_NH_MAX - 1);
+		return -ENOSPC;
+	}
+	rc = nfv_nh_set_learned(id, true, mac, notify);
+	if (rc < 0) {
+		nfv_nh_put(id);
+		snprintf(err, NFV_ERR_LEN, "out of memory");
+		return rc;
+	}
+	nfv_neigh_learned_route(ip, iface);
+	return 0;
+}
+
+void
+nfv_neigh_forget(const struct nfv_ip *ip, uint16_t iface)
+{
+	struct nfv_prefix host = host_prefix(ip, iface);
+	uint32_t id = nfv_nh_find_gateway(ip, iface);
+	char err[NFV_ERR_LEN];
+
+	if (id == 0 || !nfv_nh_ctl(id)->learned)
+		return;
+	nfv_nh_set_learned(id, false, NULL, false);
+	if (!nfv_nh_ctl(id)->has_neigh && nfv_route_source_nh(&host, NFV_RT_NEIGH) == id)
+		nfv_route_set(&host, NFV_RT_NEIGH, 0, err);
+	nfv_nh_put(id);
+}
+
+bool
+nfv_neigh_is_static(const struct nfv_ip *ip, uint16_t iface)
+{
+	uint32_t id = nfv_nh_find_gateway(ip, iface);
+
+	return id != 0 && nfv_nh_ctl(id)->has_neigh;
+}

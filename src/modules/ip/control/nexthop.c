@@ -102,12 +102,14 @@ nh_fill_l2(struct nfv_nexthop *nh)
 				       RTE_ETHER_TYPE_IPV6);
 
 	memset(nh->l2, 0, sizeof(nh->l2));
-	memcpy(nh->l2, nh->neigh_mac, 6);
+	memcpy(nh->l2, nh->has_neigh ? nh->neigh_mac : nh->learned_mac, 6);
 	memcpy(nh->l2 + 6, p->mac.addr_bytes, 6);
 	memcpy(nh->l2 + 12, &et, 2);
 	nh->mtu = p->mtu;
-	nh->resolved = nh->has_neigh;
-	nh->fwd_mtu = nh->resolved ? nh->mtu : 0;
+	nh->resolved = nh->has_neigh || nh->learned;
+	if (nh->has_neigh)
+		nh->notify = 0;
+	nh->fwd_mtu = nh->resolved && !nh->notify ? nh->mtu : 0;
 }
 
 static uint32_t
@@ -308,6 +310,37 @@ nfv_nh_set_neigh(uint32_t id, bool has, const uint8_t mac[6])
 	if (has)
 		memcpy(a.mac, mac, 6);
 	return nh_republish(id, set_neigh, &a);
+}
+
+struct learn_arg {
+	bool has;
+	bool notify;
+	uint8_t mac[6];
+};
+
+static void
+set_learned(struct nfv_nexthop *nh, const void *arg)
+{
+	const struct learn_arg *a = arg;
+
+	nh->learned = a->has;
+	nh->notify = a->has && a->notify;
+	memcpy(nh->learned_mac, a->mac, 6);
+	nh_fill_l2(nh);
+}
+
+int
+nfv_nh_set_learned(uint32_t id, bool has, const uint8_t mac[6], bool notify)
+{
+	struct nfv_nexthop *nh = nfv_nh_table[id];
+	struct learn_arg a = { .has = has, .notify = notify };
+
+	if (has)
+		memcpy(a.mac, mac, 6);
+	if (nh->learned == a.has && (nh->notify != 0) == (a.has && a.notify) &&
+	    memcmp(nh->learned_mac, a.mac, 6) == 0)
+		return 0; /* nothing a worker would see changes */
+	return nh_republish(id, set_learned, &a);
 }
 
 static void

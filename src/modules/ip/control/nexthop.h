@@ -17,7 +17,13 @@ void nfv_nh_ref(uint32_t id);
 void nfv_nh_put(uint32_t id);
 struct nfv_nexthop *nfv_nh_ctl(uint32_t id);
 int nfv_nh_set_neigh(uint32_t id, bool has, const uint8_t mac[6]);
+int nfv_nh_set_learned(uint32_t id, bool has, const uint8_t mac[6], bool notify);
 void nfv_nh_port_changed(uint16_t port_id);
 bool nfv_nh_uses_port(uint32_t id, uint16_t port_id);
+
+/* control/hooks.c */
+int nfv_nh_use_init(int socket_id);
+void nfv_nh_use_fini(void);
+void nfv_neigh_rows(json_t *rows, int dev, int vrf);
 
 #endif

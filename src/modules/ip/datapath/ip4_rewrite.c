@@ -6,7 +6,8 @@
  * fragmentation needed, RFC 1191), decrements the TTL with an incremental
  * checksum update (RFC 1624) and writes the Ethernet header.
  *
- * Edges: port_tx, ip4_icmp_error, drop.
+ * Edges: port_tx, ip4_icmp_error, drop, and the resolution module's node
+ * for unresolved next hops (nfv_ip_unresolved_register).
  * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
  * Drops: ttl_expired, neigh_unresolved, frag_needed,
  *        fragmentation_unsupported, no_route (ECMP member gone).
@@ -88,7 +89,10 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 			return nfv_mark_drop(m, drop_ip4_no_route.id, IP4_REWRITE_NEXT_DROP);
 	}
 	if (!nh->resolved)
-		return nfv_mark_drop(m, drop_ip4_neigh_unresolved.id, IP4_REWRITE_NEXT_DROP);
+		return nfv_rewrite_unresolved(m, nh, 0, drop_ip4_neigh_unresolved.id,
+					      IP4_REWRITE_NEXT_DROP);
+	if (unlikely(nh->notify))
+		nfv_nh_note_use(nh);
 	if (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu) {
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
 			return nfv_mark_icmp(m, NFV_ICMP_DEST_UNREACH,

@@ -6,7 +6,11 @@
  * no link-local address on either side (RFC 4291 2.5.6: never forwarded),
  * no multicast destination (not routed).
  *
- * Edges: ip6_lookup, drop.
+ * ICMPv6 echo requests and ND messages to a link-local unicast or
+ * link-scope multicast destination go to the link module's node when one
+ * registered (nfv_ip6_link_register: ND).
+ *
+ * Edges: ip6_lookup, drop, the link module's node.
  * Drops: too_short, headers_not_contiguous, bad_version,
  *        bad_payload_length, martian_source, martian_destination,
  *        link_local, multicast_destination.
@@ -82,6 +86,20 @@ ip6_is_link_local(const uint8_t *a)
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
+/* ICMPv6 echo request or neighbor discovery (types 133-137), no extension
+ * header: what the link module takes from link-scope destinations. */
+static __rte_always_inline bool
+ip6_is_nd_or_echo(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	uint8_t type;
+
+	if (ip->proto != IPPROTO_ICMPV6 || rte_be_to_cpu_16(ip->payload_len) < 4 ||
+	    rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(*ip) + 4)
+		return false;
+	type = *((const uint8_t *)(ip + 1));
+	return type == 128 || (type >= 133 && type <= 137);
+}
+
 /* Every check, one at a time, to name the reason. */
 static __rte_noinline uint16_t
 ip6_input_slow(struct rte_mbuf *m)
@@ -104,6 +122,13 @@ ip6_input_slow(struct rte_mbuf *m)
 	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
 		     ip6_is_loopback(ip->src_addr) || ip6_is_v4_mapped(ip->src_addr)))
 		return nfv_mark_drop(m, drop_ip6_martian_source.id, IP6_INPUT_NEXT_DROP);
+	/* Echo requests and ND to a link-local unicast or link-scope multicast
+	 * (ff02::/16) destination belong to the module that handles the link
+	 * (ND), if there is one. */
+	if (nfv_ip6_link_edge_input >= 0 &&
+	    ((ip->dst_addr[0] == 0xff && (ip->dst_addr[1] & 0x0f) == 0x2) ||
+	     ip6_is_link_local(ip->dst_addr)) && ip6_is_nd_or_echo(m, ip))
+		return (uint16_t)nfv_ip6_link_edge_input;
 	if (unlikely(ip->dst_addr[0] == 0xff))
 		return nfv_mark_drop(m, drop_ip6_multicast.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(ip6_is_unspecified(ip->dst_addr) || ip6_is_loopback(ip->dst_addr) ||

@@ -6,7 +6,11 @@
  * routed back through ip6_lookup. UDP to a port a module registered
  * (udp.h) goes to that module's node. Everything else is dropped.
  *
- * Edges: ip6_lookup, drop, then the registered UDP ports' nodes.
+ * ICMPv6 neighbor discovery (types 133-137) goes to the link module's node
+ * (nfv_ip6_link_register).
+ *
+ * Edges: ip6_lookup, drop, then the registered UDP ports' nodes and the
+ * link module's node.
  * Drops: unsupported_protocol, bad_icmp.
  */
 #include <rte_graph.h>
@@ -60,6 +64,8 @@ ip6_local_one(struct rte_mbuf *m, void *arg)
 	if (rte_be_to_cpu_16(ip->payload_len) < sizeof(*icmp) ||
 	    rte_pktmbuf_data_len(m) < NFV_L2_LEN + sizeof(*ip) + sizeof(*icmp))
 		return nfv_mark_drop(m, drop_ip6_local_bad_icmp.id, IP6_LOCAL_NEXT_DROP);
+	if (icmp->icmp_type >= 133 && icmp->icmp_type <= 137 && nfv_ip6_link_edge_local >= 0)
+		return (uint16_t)nfv_ip6_link_edge_local; /* neighbor discovery (RFC 4861) */
 	if (icmp->icmp_type != ICMP6_ECHO_REQUEST || icmp->icmp_code != 0)
 		return nfv_mark_drop(m, drop_ip6_local_unsupported.id, IP6_LOCAL_NEXT_DROP);
 	if (nfv_ip6_l4_sum(m, ip, NFV_L2_LEN + sizeof(*ip)) != 0xffff)

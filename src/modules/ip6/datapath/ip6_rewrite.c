@@ -6,7 +6,8 @@
  * never fragment IPv6), decrements the hop limit (no header checksum in
  * IPv6) and writes the Ethernet header.
  *
- * Edges: port_tx, ip6_icmp_error, drop.
+ * Edges: port_tx, ip6_icmp_error, drop, and the resolution module's node
+ * for unresolved next hops (nfv_ip_unresolved_register).
  * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
  * Drops: hop_limit_expired, neigh_unresolved, packet_too_big, no_route.
  */
@@ -77,7 +78,10 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 			return nfv_mark_drop(m, drop_ip6_no_route.id, IP6_REWRITE_NEXT_DROP);
 	}
 	if (unlikely(!nh->resolved))
-		return nfv_mark_drop(m, drop_ip6_neigh_unresolved.id, IP6_REWRITE_NEXT_DROP);
+		return nfv_rewrite_unresolved(m, nh, 1, drop_ip6_neigh_unresolved.id,
+					      IP6_REWRITE_NEXT_DROP);
+	if (unlikely(nh->notify))
+		nfv_nh_note_use(nh);
 	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
 		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, drop_ip6_too_big.id,
 				     IP6_REWRITE_NEXT_ICMP_ERROR);
