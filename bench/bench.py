@@ -37,18 +37,20 @@ TOP_DIR = os.path.dirname(BENCH_DIR)
 IN_DEV = "net_pcap0"        # rx: the pcap replayed forever; tx: dropped by the PMD
 OUT_DEV = "net_null1"       # tx sink; no-rx=1: never produces packets
 OUT_DEVARGS = f"{OUT_DEV},no-rx=1"
-# The second output port of the interleaved-destination case (198.18.2.0/24).
-OUT2_DEV = "net_null2"
+# The output ports of the cases with several (198.18.K.0/24 leaves by port K):
+# net_null1 (OUT_DEV) .. net_null4.
+OUT_DEVS = [f"net_null{k}" for k in range(1, 5)]
+OUT2_DEV = OUT_DEVS[1]
 OUT2_DEVARGS = f"{OUT2_DEV},no-rx=1"
 # net_pcap gives its ports 02:70:63:61:70:<n> ("\x02pcap" + index, counted per
 # process); the only pcap port of each application is therefore ...:00.
 DUT_MAC = "02:70:63:61:70:00"
 NH_MAC = "02:00:00:00:00:02"   # next hop MAC, l3fwd --eth-dest and nfvd neigh
 NH2_MAC = "02:00:00:00:00:03"  # the same on the second output port
+NH_MACS = [f"02:00:00:00:00:{k + 1:02x}" for k in range(1, 5)]   # port K: ...:0(K+1)
 
 # nfvd's addressing on the output port (benchmarking ranges only).
 NFVD_V4_ADDR, NFVD_V4_NH = "198.19.0.1/24", "198.19.0.2"
-NFVD_V4_ADDR2, NFVD_V4_NH2 = "198.19.1.1/24", "198.19.1.2"
 NFVD_V6_ADDR, NFVD_V6_NH = "2001:200:0:ffff::1/64", "2001:200:0:ffff::2"
 BGP_NEXTHOPS = [f"198.19.0.{i}" for i in range(2, 10)]
 
@@ -71,7 +73,8 @@ class App:
     startup_timeout: float = 60.0
     stop_signal: int = signal.SIGINT
     socket: str = ""        # nfvd API socket
-    outs: int = 1           # output ports: net_null1, and net_null2 when 2
+    outs: int = 1           # output ports: net_null1 .. net_null<outs>
+    out_devs: tuple = ()    # other output devices (their DPDK names) instead
     # Frames (hex) injected on nfvd's port "out" until its next hop is
     # resolved: the ARP reply of a neighbor that a null port cannot send.
     resolve: list = field(default_factory=list)
@@ -123,9 +126,9 @@ class Env:
 def eal_args(env, prefix, lcores, in_devargs, outs=1):
     args = ["-l", lcores, "--file-prefix", prefix, "--no-pci"] + env.mem
     if in_devargs:
-        args += ["--vdev", in_devargs, "--vdev", OUT_DEVARGS]
-        if outs == 2:
-            args += ["--vdev", OUT2_DEVARGS]
+        args += ["--vdev", in_devargs]
+        for dev in OUT_DEVS[:outs]:
+            args += ["--vdev", f"{dev},no-rx=1"]
     return args
 
 
@@ -143,10 +146,10 @@ def app_testpmd(env, pcap, burst, outs=1):
     argv = [env.testpmd] + eal_args(env, prefix, "0,1", pcap_devargs(pcap), outs) + [
         "--", "--forward-mode=io", "--nb-cores=1", f"--burst={burst}",
         "--rxd=1024", "--txd=1024", "--stats-period=86400"] + (
-        ["--port-topology=chained"] if outs == 2 else [])
+        ["--port-topology=chained"] if outs > 1 else [])
     return App("testpmd-io", "testpmd", argv, prefix, str(burst), role="floor",
                note="io forwarding, no packet access (I/O floor)"
-               + ("; everything to port 1" if outs == 2 else ""), outs=outs)
+               + ("; everything to port 1" if outs > 1 else ""), outs=outs)
 
 
 def app_l3fwd(env, pcap, burst, ipv6=False, outs=1):
@@ -155,24 +158,25 @@ def app_l3fwd(env, pcap, burst, ipv6=False, outs=1):
     # lcore 1 only: net_pcap with rx_pcap alone has one TX queue and l3fwd
     # wants one per lcore; its main lcore is then the forwarding lcore.
     argv = [binary] + eal_args(env, prefix, "1", pcap_devargs(pcap), outs) + [
-        "--", "-p", "0x7" if outs == 2 else "0x3", "--config", "(0,0,1)", "--parse-ptype",
-        f"--eth-dest=1,{NH_MAC}"] + ([f"--eth-dest=2,{NH2_MAC}"] if outs == 2 else []) + (
+        "--", "-p", hex((2 << outs) - 1), "--config", "(0,0,1)", "--parse-ptype"] + [
+        f"--eth-dest={k},{NH_MACS[k - 1]}" for k in range(1, outs + 1)] + (
         ["--ipv6"] if ipv6 else [])
     return App("l3fwd", "l3fwd", argv, prefix, str(burst), role="reference",
                note="LPM, software ptype (--parse-ptype), no RX checksum offload"
                + ("; a TX buffer per port, flushed when full (32) or on its drain timer"
-                  if outs == 2 else ""), outs=outs)
+                  if outs > 1 else ""), outs=outs)
 
 
-def app_l3fwd_graph(env, pcap):
+def app_l3fwd_graph(env, pcap, outs=1):
     prefix = f"{PREFIX_BASE}-l3fwd-graph"
     # l3fwd-graph runs its graph on a worker only and sets up one TX queue per
     # lcore (2); a second rx_pcap gives net_pcap0 a second (unused) queue pair.
     argv = [os.path.join(env.bin, "l3fwd-graph")] + eal_args(
-        env, prefix, "0,1", pcap_devargs(pcap, extra_rx_queue=True)) + [
-        "--", "-p", "0x3", "--config", "(0,0,1)", f"--eth-dest=1,{NH_MAC}"]
+        env, prefix, "0,1", pcap_devargs(pcap, extra_rx_queue=True), outs) + [
+        "--", "-p", hex((2 << outs) - 1), "--config", "(0,0,1)"] + [
+        f"--eth-dest={k},{NH_MACS[k - 1]}" for k in range(1, outs + 1)]
     return App("l3fwd-graph", "l3fwd-graph", argv, prefix, "256 (RTE_GRAPH_BURST_SIZE)",
-               note="rte_graph + librte_node; its burst is fixed by the library")
+               note="rte_graph + librte_node; its burst is fixed by the library", outs=outs)
 
 
 def nfvd_config(env, name, pcap, family=4, routes_file=None, extra=(), outs=1, learned=False):
@@ -181,11 +185,11 @@ def nfvd_config(env, name, pcap, family=4, routes_file=None, extra=(), outs=1, l
         f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
         f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
     ]
-    if outs == 2:
-        lines += [f"port add out2 dev {OUT2_DEVARGS} rxd 1024 txd 1024",
-                  f"addr add {NFVD_V4_ADDR2} dev out2",
-                  f"neigh add {NFVD_V4_NH2} lladdr {NH2_MAC} dev out2",
-                  f"route add 198.18.2.0/24 via {NFVD_V4_NH2}"]
+    for k in range(2, outs + 1):
+        lines += [f"port add out{k} dev {OUT_DEVS[k - 1]},no-rx=1 rxd 1024 txd 1024",
+                  f"addr add 198.19.{k - 1}.1/24 dev out{k}",
+                  f"neigh add 198.19.{k - 1}.2 lladdr {NH_MACS[k - 1]} dev out{k}",
+                  f"route add 198.18.{k}.0/24 via 198.19.{k - 1}.2"]
     if family == 4 and learned:
         # No neighbor typed in: resolved by ARP (the reply injected, see
         # App.resolve). Reachable for an hour: the null port never answers
@@ -256,6 +260,42 @@ def resolve_neighbors(env, app, timeout=20.0):
     raise RuntimeError("next hop not resolved by the injected ARP reply")
 
 
+def app_nfvd_lcp(env, name, pcap, label, punt=False):
+    """nfvd with kernel twins (lcp), in nfvd's own network namespace.
+    Forwarding: twins of both ports (two more RX queues for the worker to
+    poll), traffic routed as in the plain case. Punt (punt=True): the
+    output the driver counts is the input port's twin, and the traffic is
+    UDP to nfvd's own address on the input port, to a port it does not
+    serve: every frame goes to the kernel (policer wide open)."""
+    prefix = f"{PREFIX_BASE}-{name}"
+    if punt:
+        lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
+                 f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
+                 "addr add 198.18.0.1/24 dev in",
+                 "lcp add dev in host-if nfvbenchtw0 punt-rate 100000000 "
+                 "punt-burst 1000000"]
+    else:
+        lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
+                 f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
+                 f"addr add {NFVD_V4_ADDR} dev out",
+                 "addr add 198.18.0.1/24 dev in",
+                 f"neigh add {NFVD_V4_NH} lladdr {NH_MAC} dev out",
+                 f"route add 198.18.1.0/24 via {NFVD_V4_NH}",
+                 "lcp add dev in host-if nfvbenchtw0",
+                 "lcp add dev out host-if nfvbenchtw1"]
+    conf = os.path.join(env.cfg, f"{name}.conf")
+    with open(conf, "w") as f:
+        f.write("# generated by bench/bench.py\n" + "\n".join(lines) + "\n")
+    sock = env.sock(name)
+    argv = [env.nfvd] + eal_args(env, prefix, "0,1", None) + [
+        "--", "-c", conf, "-s", sock, "-b", "32"] + env.nfvd_extra
+    # The twin of port 0 is the device net_tap_lcp0.
+    return App(label, "nfvd", argv, prefix, "32", socket=sock, stop_signal=signal.SIGTERM,
+               out_devs=("net_tap_lcp0",) if punt else (),
+               note="punt path: UDP to nfvd's address, counted at the twin's TX" if punt
+               else "full router graph, kernel twins on both ports")
+
+
 def app_nfvd_baseline(env, name, pcap, family=4, outs=1):
     """The same nfvd set-up on the baseline build (run.sh --baseline REV)."""
     return app_nfvd(env, name, pcap, label="nfvd-baseline", family=family,
@@ -316,7 +356,7 @@ class AppProcess:
         deadline = time.monotonic() + self.app.startup_timeout
         self.tel = Telemetry.wait_for_prefix(self.app.prefix, self.app.startup_timeout,
                                              self.alive)
-        outs = [OUT_DEV, OUT2_DEV][:self.app.outs]
+        outs = list(self.app.out_devs) or OUT_DEVS[:self.app.outs]
         while True:
             ports = self.tel.ports()
             if all(d in ports for d in [IN_DEV] + outs):
@@ -510,18 +550,46 @@ def build_cases(env):
                              std_traffic.format(size=512), v4(512, 32))
 
     # Destinations interleaved within every burst: 198.18.1.0/24 (port 1) and
-    # 198.18.2.0/24 (port 2) in turn. What a per-port TX buffer is for.
-    pcap2 = p("ipv4-64-2ports.pcap")
-    apps2 = [app_testpmd(env, pcap2, 32, outs=2), app_l3fwd(env, pcap2, 32, outs=2)]
-    if env.have_nfvd:
-        apps2.append(app_nfvd(env, "nfvd-v4-2ports", pcap2, outs=2))
-        if env.nfvd_baseline:
-            apps2.append(app_nfvd_baseline(env, "nfvd-v4-2ports-baseline", pcap2, outs=2))
+    # 198.18.2.0/24 (port 2) in turn (the default case: ordinary traffic),
+    # or over four ports. What a per-port TX buffer is for.
+    def interleaved(outs, stats_off=False):
+        pcap = p("ipv4-64-2ports.pcap" if outs == 2 else f"ipv4-64-{outs}ports.pcap")
+        apps = [app_testpmd(env, pcap, 32, outs=outs), app_l3fwd(env, pcap, 32, outs=outs),
+                app_l3fwd_graph(env, pcap, outs=outs)]
+        if env.have_nfvd:
+            apps.append(app_nfvd(env, f"nfvd-v4-{outs}ports", pcap, outs=outs))
+            if stats_off:
+                apps.append(app_nfvd(env, f"nfvd-v4-{outs}ports-nostats", pcap,
+                                     label="nfvd-stats-off", stats=False, outs=outs))
+            if env.nfvd_baseline:
+                apps.append(app_nfvd_baseline(env, f"nfvd-v4-{outs}ports-baseline", pcap,
+                                              outs=outs))
+        return apps
+
     cases["ipv4-64-2ports"] = Case(
         "ipv4-64-2ports", "IPv4 64 B, burst 32, destinations alternating between two ports",
         "512 flows IPv4/UDP, 64 B frames, to 198.18.1.0/24 (port 1) and 198.18.2.0/24 "
         "(port 2) in turn (l3fwd's default LPM routes), so every burst is interleaved; "
-        f"port 2 is `{OUT2_DEVARGS}`, a second sink; Mpps counts both output ports", apps2)
+        f"port 2 is `{OUT2_DEVARGS}`, a second sink; Mpps counts both output ports",
+        interleaved(2, stats_off=True))
+    cases["ipv4-64-4ports"] = Case(
+        "ipv4-64-4ports", "IPv4 64 B, burst 32, destinations in turn over four ports",
+        "512 flows IPv4/UDP, 64 B frames, to 198.18.1.0/24 .. 198.18.4.0/24 (ports 1-4) "
+        "in turn, every burst interleaved over four `net_null` sinks; Mpps counts all "
+        "four output ports", interleaved(4))
+
+    # What nfvd's own accounting costs (per-node calls, packets and sampled
+    # cycles, burst histograms, RX-to-TX latency): stats on against off,
+    # interleaved traffic, nothing else in the rounds.
+    pcap2 = p("ipv4-64-2ports.pcap")
+    if env.have_nfvd:
+        cases["stats-cost"] = Case(
+            "stats-cost", "nfvd with its statistics on and off (IPv4 64 B, two ports)",
+            "the ipv4-64-2ports traffic",
+            [app_nfvd(env, "nfvd-v4-stats", pcap2, outs=2),
+             app_nfvd(env, "nfvd-v4-stats-off", pcap2, label="nfvd-stats-off", stats=False,
+                      outs=2)],
+            compare_to="nfvd")
 
     pcap6 = p("ipv6-64.pcap")
     apps6 = [app_testpmd(env, pcap6, 32), app_l3fwd(env, pcap6, 32, ipv6=True)]
@@ -531,7 +599,8 @@ def build_cases(env):
             apps6.append(app_nfvd_baseline(env, "nfvd-v6-baseline", pcap6, family=6))
     cases["ipv6-64"] = Case("ipv6-64", "IPv6 64 B, burst 32 (l3fwd --ipv6)",
                             "512 flows IPv6/UDP, 64 B frames, to 2001:200:0:1::/64 "
-                            "(l3fwd's default LPM6 route to port 1)", apps6)
+                            "(l3fwd's default LPM6 route to port 1); no l3fwd-graph: "
+                            "DPDK 22.11's librte_node has no IPv6 nodes", apps6)
 
     # Forwarding with a learned next hop (ARP) against a static one.
     pcap = p("ipv4-64.pcap")
@@ -601,6 +670,17 @@ def build_cases(env):
             compare_to="nfvd")
 
     if env.have_nfvd:
+        cases["lcp"] = Case(
+            "lcp", "nfvd with kernel twins (lcp) against without; the punt path's rate",
+            "nfvd, nfvd-lcp: the standard 64 B flows to 198.18.1.0/24; nfvd-lcp-punt: "
+            "512 flows of 64 B UDP to nfvd's own address 198.18.0.1 (a port it does not "
+            "serve), punted to the input port's twin (TAP) with the policer wide open; "
+            "its Mpps is what reached the kernel",
+            [app_l3fwd(env, pcap, 32), app_nfvd(env, "nfvd-nolcp", pcap, label="nfvd"),
+             app_nfvd_lcp(env, "nfvd-lcp", pcap, "nfvd-lcp"),
+             app_nfvd_lcp(env, "nfvd-lcp-punt", p("ipv4-64-local.pcap"), "nfvd-lcp-punt",
+                          punt=True)],
+            compare_to="nfvd", kind="throughput")
         cases["route-load"] = Case(
             "route-load", "nfvd: time to load 1,000,000 routes (route load FILE)",
             "standard 64 B flows forwarded during the load",
@@ -613,10 +693,10 @@ def build_cases(env):
     return cases
 
 
-ALL_CASES = ["ipv4-64-b32", "ipv4-64-b64", "ipv4-512", "ipv4-64-2ports", "ipv6-64",
-             "ipv4-1m", "route-load", "route-churn", "ipv4-64-learned", "punt-arp",
-             "ipv4-64-visibility"]
-NFVD_ONLY = {"route-load", "route-churn", "ipv4-64-learned", "punt-arp"}
+ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
+             "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
+             "ipv4-64-learned", "punt-arp", "lcp", "ipv4-64-visibility"]
+NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp"}
 
 
 # ------------------------------------------------------- throughput runs
@@ -1097,7 +1177,8 @@ def collect_meta(env):
             "nfvd_present": env.have_nfvd,
             "nfvd_baseline_revision": env.nfvd_baseline_rev or None,
             "ports": {"in": pcap_devargs("FILE"), "out": OUT_DEVARGS,
-                      "out2 (ipv4-64-2ports)": OUT2_DEVARGS},
+                      "out2..out4 (ipv4-64-2ports, ipv4-64-4ports)":
+                      [f"{d},no-rx=1" for d in OUT_DEVS[1:]]},
             "forwarding_lcores": 1}
 
 

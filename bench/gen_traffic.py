@@ -19,7 +19,7 @@ bytes in the pcap.
 
 Usage:
     gen_traffic.py pcap --out FILE --family 4|6 --size N --flows N --dst-mac MAC
-                        [--dst-nets X,Y,...]
+                        [--dst-nets X,Y,...] [--dst-host IP]
     gen_traffic.py routes --out FILE --count N --nexthops A,B,... [--seed N]
     gen_traffic.py pcap-from-routes --routes FILE --out FILE --flows N --dst-mac MAC
     gen_traffic.py churn --out-dir DIR --per-second N --seconds N --nexthop IP
@@ -76,23 +76,24 @@ def cmd_pcap(args):
     s = scapy()
     rnd = random.Random(args.seed)
     nets = [int(x) for x in args.dst_nets.split(",")]
-    if args.family != 4 and nets != [1]:
-        sys.exit("--dst-nets is for IPv4 traffic")
     frames = []
     for i in range(args.flows):
         host = 1 + i % 254                     # 198.18.1.1 .. 198.18.1.254
         sport = 1024 + rnd.randrange(60000)
         dport = 1024 + rnd.randrange(60000)
-        if args.family == 4:
+        family = args.family if args.family != 46 else (4, 6)[i % 2]
+        net = nets[i % len(nets)] if args.family != 46 else nets[i // 2 % len(nets)]
+        if family == 4:
             src = f"198.19.{1 + i // 254 % 250}.{1 + i % 254}"
-            dst = f"198.18.{nets[i % len(nets)]}.{host}"
+            dst = args.dst_host or f"198.18.{net}.{host}"
         else:
             src = f"2001:200:0:100::{i + 1:x}"
-            dst = f"2001:200:0:1::{host:x}"
-        frames.append(build_frame(s, args.family, args.dst_mac, src, dst,
+            dst = f"2001:200:0:{net:x}::{host:x}"
+        frames.append(build_frame(s, family, args.dst_mac, src, dst,
                                   sport, dport, args.size))
     s.wrpcap(args.out, frames)
-    print(f"wrote {args.out}: {len(frames)} IPv{args.family} flows, {args.size} B")
+    print(f"wrote {args.out}: {len(frames)} IPv{args.family} flows, {args.size} B, "
+          f"to net(s) {args.dst_nets}")
 
 
 def random_bgp_prefixes(count, seed):
@@ -187,12 +188,15 @@ def main():
 
     p = sub.add_parser("pcap")
     p.add_argument("--out", required=True)
-    p.add_argument("--family", type=int, choices=(4, 6), default=4)
+    p.add_argument("--family", type=int, choices=(4, 6, 46), default=4,
+                   help="46: IPv4 and IPv6 flows in turn")
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--flows", type=int, default=512)
     p.add_argument("--dst-mac", required=True)
     p.add_argument("--dst-nets", default="1",
                    help="X,Y,...: frames to 198.18.X.0/24, 198.18.Y.0/24, ... in turn")
+    p.add_argument("--dst-host", default="",
+                   help="IPv4: every frame to this address (traffic for the DUT itself)")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_pcap)
 

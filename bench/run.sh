@@ -5,15 +5,17 @@
 #   bash bench/run.sh [CASE...] [--rounds N] [--duration S] [--warmup S]
 #                     [--baseline GIT-REV]
 #
-# Cases (default all): ipv4-64-b32 ipv4-64-b64 ipv4-512 ipv4-64-2ports ipv6-64
-#                      ipv4-1m route-load route-churn
+# Cases (default all): ipv4-64-2ports ipv4-64-b32 ipv4-64-4ports ipv6-64 ipv4-512
+#                      ipv4-64-b64 stats-cost ipv4-1m route-load route-churn
+#                      ipv4-64-learned punt-arp
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
 # default build/src/nfvd and build/src/nfvctl), NFVD_ARGS (extra nfvd options).
 # --baseline REV builds nfvd at git revision REV in the scratch dir and runs it
 # as "nfvd-baseline" beside the current build in the IPv4 64 B burst-32,
-# two-port and IPv6 cases: what a change bought, before and after in the same run.
+# two-port, four-port and IPv6 cases: what a change bought, before and after in
+# the same run.
 # Results: bench/results/<date>-<case>.md and .json. See bench/README.md.
 set -euo pipefail
 
@@ -37,7 +39,7 @@ set -- ${args[@]+"${args[@]}"}
 cases=()
 for a in "$@"; do
     case $a in
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) ;;
         *) [[ ${prev:-} == --rounds || ${prev:-} == --duration || ${prev:-} == --warmup ]] \
                || cases+=("$a") ;;
@@ -178,6 +180,11 @@ gen_traffic() {
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv6-64.pcap" --family 6 --size 64 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-2ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-4ports.pcap" --family 4 --size 64 \
+        --dst-mac $mac --dst-nets 1,2,3,4
+    # For nfvd's own address on its input port (lcp: punted to the twin).
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-local.pcap" --family 4 --size 64 \
+        --dst-mac $mac --dst-host 198.18.0.1
     # The 1M-route files take a while: only for the cases that use them.
     if [ ${#cases[@]} -gt 0 ] && ! printf '%s\n' "${cases[@]}" \
             | grep -qx -e ipv4-1m -e route-load -e route-churn; then

@@ -29,8 +29,9 @@ NFV_SHOW_COMMAND(cmd_graph_dot, nfv_stats_graph_dot)
  * Test hooks (off by default):
  *   debug tx-split N        TX bursts cut into chunks of at most N (0 = off)
  *   debug rx-delay-us N     each received burst held N microseconds (0 = off)
- *   debug fastpath on|off   off: IPv4 takes the node chain, never the fused
- *                           ip4_fast node (the reference path, for tests)
+ *   debug fastpath on|off   off: IPv4 and IPv6 take the node chain, never the
+ *                           fused ip4_fast / ip6_fast nodes (the reference
+ *                           path, for tests)
  */
 static int
 cmd_debug(int argc, char **argv, struct nfv_reply *r)

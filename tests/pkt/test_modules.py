@@ -94,16 +94,19 @@ def test_node_names_and_drop_owners(tmp_path):
 
 def test_show_arcs(tmp_path):
     """The arcs: nothing on IP ingress; on IP egress the VLAN module's output
-    feature, enabled on no interface while there is no VLAN; the L2 arcs'
-    observers (mirror, capture, flow statistics), in their declared order,
-    enabled nowhere until asked."""
+    feature, enabled on no interface while there is no VLAN; on l2_input the
+    lcp module's features (no twin yet) and the observers (mirror, capture,
+    flow statistics), on l2_output the observers, enabled nowhere until
+    asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs == {
         "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input",
-                     "features": [{"feature": "mirror_in", "ifaces": []},
+                     "features": [{"feature": "lcp_xconnect", "ifaces": []},
+                                  {"feature": "lcp_copy", "ifaces": []},
+                                  {"feature": "mirror_in", "ifaces": []},
                                   {"feature": "capture_in", "ifaces": []},
                                   {"feature": "flow_in", "ifaces": []}]},
         "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",

@@ -117,6 +117,19 @@ nfv_ip4_flow_hash(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 	return h;
 }
 
+/* The flow hash that picks an IPv6 packet's ECMP member: the device's RSS
+ * hash, else the addresses and the flow label. */
+static __rte_always_inline uint32_t
+nfv_ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	uint64_t addrs[4]; /* rte_hash_crc reads 8 bytes at a time: align them */
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	memcpy(addrs, ip->src_addr, sizeof(addrs));
+	return rte_hash_crc(addrs, sizeof(addrs), rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
+}
+
 /* The resolution module's hooks (control/hooks.c): -1 when none. */
 extern int16_t nfv_ip_unresolved_edge[2]; /* ip4_rewrite's, ip6_rewrite's */
 extern int16_t nfv_ip6_link_edge_input;
@@ -234,10 +247,9 @@ static __rte_always_inline uint32_t
 nfv_ip4_ttl_dec_word(uint32_t w)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint32_t x = (w >> 16) + 1;
-
-	x -= x >= 0xffff ? 0xffff : 0;
-	return ((w - 1) & 0xffff) | x << 16;
+	/* TTL - 1 in the low byte, x + 1 in the high half: w - 1 + 0x10000,
+	 * and x' = 0 or 1 (x - 0xfffe less) when x is 0xfffe or 0xffff. */
+	return w + 0xffffu - (w >= 0xfffe0000u ? 0xffff0000u : 0);
 #else
 	uint32_t sum = (uint16_t)~w + 0xfeffu;
 

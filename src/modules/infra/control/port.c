@@ -16,6 +16,8 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "modules/infra/port.h"
@@ -184,6 +186,114 @@ port_teardown(uint16_t pid, bool remove_dev)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * The af_xdp driver registers the memory of the pool it is given as one
+ * AF_XDP umem: from the first memory chunk's address, populated_size
+ * objects long. The pool must therefore be one virtual span of objects with
+ * no gap. rte_pktmbuf_pool_create() cuts it into chunks wherever the IOVA
+ * of its pages breaks (hugepages not physically contiguous, IOVA as PA),
+ * and leaves gaps where it keeps objects from crossing a page. Here the
+ * objects are AF_XDP_OBJ bytes (header, mbuf, private area and data room),
+ * which divides every page size, in one virtually contiguous memzone
+ * aligned to it: the chunks rte_mempool_populate_virt() cuts at IOVA breaks
+ * follow each other with no gap, no object crosses a page, and every mbuf
+ * has its real IOVA.
+ */
+#define AF_XDP_OBJ 4096u
+
+static void
+af_xdp_pool_mz_free(struct rte_mempool_memhdr *memhdr, void *opaque)
+{
+	RTE_SET_USED(memhdr);
+	rte_memzone_free(opaque);
+}
+
+static void
+af_xdp_pool_span(struct rte_mempool *mp, void *opaque, struct rte_mempool_memhdr *memhdr,
+		 unsigned int idx)
+{
+	uintptr_t *end = opaque; /* [0] the next chunk's start, [1] 0 while no gap */
+
+	RTE_SET_USED(mp);
+	if (idx != 0 && (uintptr_t)memhdr->addr != end[0])
+		end[1] = 1;
+	end[0] = (uintptr_t)memhdr->addr + memhdr->len;
+}
+
+/* True when the pool's objects are one virtual span with no gap. */
+static bool
+pool_is_one_span(struct rte_mempool *mp)
+{
+	struct rte_mempool_memhdr *first = STAILQ_FIRST(&mp->mem_list);
+	uintptr_t end[2] = { 0, 0 };
+	size_t obj = mp->header_size + mp->elt_size + mp->trailer_size;
+
+	if (first == NULL)
+		return false;
+	rte_mempool_mem_iter(mp, af_xdp_pool_span, end);
+	return end[1] == 0 && end[0] - (uintptr_t)first->addr == (size_t)mp->populated_size * obj;
+}
+
+static struct rte_mempool *
+af_xdp_pool_create(const char *name, unsigned int n, uint32_t data_room, int socket,
+		   char *err, const char *port)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_priv_size = nfv_mbuf_priv_size(),
+	};
+	uint32_t head = RTE_ALIGN_CEIL(sizeof(struct rte_mempool_objhdr), RTE_MEMPOOL_ALIGN);
+	uint32_t elt = AF_XDP_OBJ - head;
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+	struct rte_mempool *mp;
+	int rc;
+
+	if (sizeof(struct rte_mbuf) + priv.mbuf_priv_size + data_room > elt) {
+		snprintf(err, NFV_ERR_LEN, "port %s: af_xdp mbufs hold at most %zu bytes of data "
+			 "room here, the MTU needs %u", port,
+			 (size_t)elt - sizeof(struct rte_mbuf) - priv.mbuf_priv_size, data_room);
+		return NULL;
+	}
+	priv.mbuf_data_room_size = (uint16_t)(elt - sizeof(struct rte_mbuf) - priv.mbuf_priv_size);
+	mp = rte_mempool_create_empty(name, n, elt, NFV_POOL_CACHE, sizeof(priv), socket,
+				      RTE_MEMPOOL_F_NO_SPREAD);
+	if (mp == NULL)
+		goto fail;
+	if (mp->header_size + mp->elt_size + mp->trailer_size != AF_XDP_OBJ) {
+		snprintf(err, NFV_ERR_LEN, "port %s: af_xdp pool objects of %u bytes, not %u",
+			 port, mp->header_size + mp->elt_size + mp->trailer_size, AF_XDP_OBJ);
+		rte_mempool_free(mp);
+		return NULL;
+	}
+	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (rc < 0) {
+		rte_errno = -rc;
+		goto fail_free;
+	}
+	rte_pktmbuf_pool_init(mp, &priv);
+	snprintf(mz_name, sizeof(mz_name), "%s_umem", name);
+	mz = rte_memzone_reserve_aligned(mz_name, (size_t)n * AF_XDP_OBJ, socket, 0, AF_XDP_OBJ);
+	if (mz == NULL)
+		goto fail_free;
+	rc = rte_mempool_populate_virt(mp, mz->addr, mz->len, mz->hugepage_sz,
+				       af_xdp_pool_mz_free, (void *)(uintptr_t)mz);
+	if (rc < 0 || mp->populated_size != n) {
+		if (rc <= 0) /* the memzone is the pool's once a chunk holds it */
+			rte_memzone_free(mz);
+		rte_errno = rc < 0 ? -rc : ENOMEM;
+		goto fail_free;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+
+fail_free:
+	rte_mempool_free(mp);
+fail:
+	snprintf(err, NFV_ERR_LEN, "port %s: cannot allocate its mbuf pool (%s): reserve more "
+		 "hugepages or lower rxd/txd", port, rte_strerror(rte_errno));
+	return NULL;
+}
+
 static int
 port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 {
@@ -195,6 +305,7 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	uint16_t n_txq, rxd = c->rxd, txd = c->txd;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t data_room;
+	unsigned int pool_n;
 	int socket, rc;
 
 	rc = rte_eth_dev_info_get(pid, &info);
@@ -291,23 +402,29 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	if ((uint32_t)p->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM > data_room)
 		data_room = (uint32_t)p->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM;
 	snprintf(pool_name, sizeof(pool_name), "nfv_pool_%u", pool_seq++);
-	p->pool = rte_pktmbuf_pool_create(pool_name,
-					  pool_size_for(&(struct nfv_port_conf){
-						  .n_rxq = c->n_rxq, .rxd = rxd, .txd = txd },
-						  n_txq),
-					  NFV_POOL_CACHE, nfv_mbuf_priv_size(),
-					  (uint16_t)data_room, socket);
-	if (p->pool == NULL) {
-		snprintf(err, NFV_ERR_LEN, "port %s: cannot allocate its mbuf pool (%s): reserve "
-			 "more hugepages or lower rxd/txd", p->name, rte_strerror(rte_errno));
-		return -ENOMEM;
+	pool_n = pool_size_for(&(struct nfv_port_conf){ .n_rxq = c->n_rxq, .rxd = rxd, .txd = txd },
+			       n_txq);
+	if (strcmp(info.driver_name, "net_af_xdp") == 0) {
+		p->pool = af_xdp_pool_create(pool_name, pool_n, data_room, socket, err, p->name);
+		if (p->pool == NULL)
+			return -ENOMEM;
+		NFV_LOG(INFO, "port %s: af_xdp umem of %u mbufs in %u IOVA-contiguous chunk(s), "
+			"one virtual span", p->name, pool_n, p->pool->nb_mem_chunks);
+	} else {
+		p->pool = rte_pktmbuf_pool_create(pool_name, pool_n, NFV_POOL_CACHE,
+						  nfv_mbuf_priv_size(), (uint16_t)data_room,
+						  socket);
+		if (p->pool == NULL) {
+			snprintf(err, NFV_ERR_LEN, "port %s: cannot allocate its mbuf pool (%s): "
+				 "reserve more hugepages or lower rxd/txd", p->name,
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
 	}
-
 	/* The af_xdp driver registers the pool's memory as one AF_XDP umem. */
-	if (strcmp(info.driver_name, "net_af_xdp") == 0 && p->pool->nb_mem_chunks != 1) {
-		snprintf(err, NFV_ERR_LEN, "port %s: af_xdp needs its mbuf pool in one memory "
-			 "chunk but it got %u (fragmented hugepages): add --iova-mode=va to the "
-			 "EAL options, reserve more hugepages, or use --no-huge", p->name,
+	if (strcmp(info.driver_name, "net_af_xdp") == 0 && !pool_is_one_span(p->pool)) {
+		snprintf(err, NFV_ERR_LEN, "port %s: af_xdp needs its mbuf pool in one span of "
+			 "memory but it is in %u chunks with gaps", p->name,
 			 p->pool->nb_mem_chunks);
 		return -ENOMEM;
 	}

@@ -115,9 +115,11 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		w->stats.empty_polls++;
 		return 0;
 	}
-	w->walk_rx_tsc = rte_rdtsc();
+	/* The RX time of the walk, for port_tx's latency histogram; 0 (no
+	 * TSC read) under "stats off". */
+	w->walk_rx_tsc = likely(!w->stats_off) ? rte_rdtsc() : 0;
 	if (unlikely(w->debug.delay_cycles != 0)) {
-		uint64_t until = w->walk_rx_tsc + w->debug.delay_cycles;
+		uint64_t until = rte_rdtsc() + w->debug.delay_cycles;
 
 		while (rte_rdtsc() < until)
 			rte_pause();

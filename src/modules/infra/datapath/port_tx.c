@@ -18,11 +18,12 @@
  * port with features on it (mirroring, capture: packets as sent) are marked
  * NFV_META_L2_OUTPUT_DONE and go to its first feature; the last sends them
  * to l2_output_end, which brings them back here in the same walk, where
- * they leave in one burst per port as the others do. With no feature on any port the arc costs one load per
- * call.
+ * they leave in one burst per port as the others do. With no feature on
+ * any port the arc costs one load per call.
  *
  * Edges: the l2_output arc's features and its end, l2_output_end.
- * Reads: meta.tx_port, meta.flags; worker.walk_rx_tsc (RX-to-TX latency).
+ * Reads: meta.tx_port, meta.flags; worker.walk_rx_tsc (RX-to-TX latency
+ * histogram; 0: not stamped, "stats off").
  * Drops: port_tx/port_down, port_tx/queue_full.
  * Counters: TX burst sizes, TX groups (one per output port per call: the
  * fewest bursts the traffic allows, for show diag), RX-to-TX latency (per
@@ -210,7 +211,7 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	w->stats.tx_packets += sent;
 	/* Every packet sent was received at walk_rx_tsc: one bucket for all
 	 * (those refused or for a port that is down are not forwarded). */
-	if (likely(!w->stats_off)) {
+	if (likely(!w->stats_off && w->walk_rx_tsc != 0)) {
 		uint64_t d = rte_rdtsc() - w->walk_rx_tsc;
 
 		w->stats.lat_hist[nfv_lat_bucket(d)] += sent;

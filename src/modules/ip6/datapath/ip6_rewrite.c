@@ -47,17 +47,6 @@ NFV_DROP_REASON(drop_ip6_neigh_unresolved, "ip6_rewrite", "neigh_unresolved",
 NFV_DROP_REASON(drop_ip6_too_big, "ip6_rewrite", "packet_too_big",
 	"larger than the output MTU (ICMPv6 sent)");
 
-static __rte_always_inline uint32_t
-ip6_flow_hash(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
-{
-	uint64_t addrs[4]; /* rte_hash_crc reads 8 bytes at a time: align them */
-
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return m->hash.rss;
-	memcpy(addrs, ip->src_addr, sizeof(addrs));
-	return rte_hash_crc(addrs, sizeof(addrs), rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff);
-}
-
 static __rte_noinline uint16_t
 ip6_rewrite_slow(struct rte_mbuf *m)
 {
@@ -73,7 +62,7 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 				     drop_ip6_hop_limit_expired.id, IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
 	if (unlikely(nh->type == NFV_NH_GROUP)) {
-		nh = nfv_nh_group_pick(nh, ip6_flow_hash(m, ip));
+		nh = nfv_nh_group_pick(nh, nfv_ip6_flow_hash(m, ip));
 		if (unlikely(nh == NULL))
 			return nfv_mark_drop(m, drop_ip6_no_route.id, IP6_REWRITE_NEXT_DROP);
 	}

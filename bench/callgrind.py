@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""Instructions per packet of nfvd's worker, by node, under callgrind.
+
+Wall-clock rates on a shared machine move with the neighbours; instruction
+counts do not. This runs nfvd under `valgrind --tool=callgrind` with the
+bench's ports and traffic (net_pcap replaying a pcap forever into net_null
+sinks, one worker), zeroes the counters once it forwards, dumps them WINDOW
+seconds later and prints, for the worker thread, the instructions per
+forwarded packet of the whole thread and of each node's process function
+(inclusive: what it calls, drivers and FIB, counts with it).
+
+    bench/callgrind.py [--nfvd BIN] [--l3fwd BIN] [--window S] [--warmup S] CASE...
+
+With --l3fwd BIN, DPDK's l3fwd (a build without -march=native of the copy
+run.sh makes) runs instead, with the same ports and traffic, so that the two
+compare in instructions (whole forwarding thread, drivers included: the
+same driver code for both): its packets are the calls of its
+l3fwd_lpm_process_packets (one per RX burst, each full) times the burst.
+
+Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
+interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
+interleaved, one port), ipv4-stats-off.
+
+Packets: calls of eth_input's process function times the burst (32): every
+RX burst of the endless replay is full, so that is exactly the packets of
+the dumped window (nfvd's own counters, read through the control thread,
+which valgrind slows to seconds per reply, do not line up with it).
+
+valgrind cannot run code built for the build machine's own instruction set
+extensions it does not know: build nfvd with `meson setup build-cg
+-Dnative=false --buildtype=release` for this (the default --nfvd).
+Counts are deterministic to about 0.1 instructions per packet.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+NFVCTL = os.path.join(TOP, "build/src/nfvctl")
+DUT_MAC = "02:70:63:61:70:00"
+BURST = 32
+
+# (traffic file, gen_traffic arguments, output ports, families)
+CASES = {
+    "ipv4": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-2ports": ("ipv4-64-2ports.pcap", ["--family", "4", "--dst-nets", "1,2"], 2, "4"),
+    "ipv4-4ports": ("ipv4-64-4ports.pcap", ["--family", "4", "--dst-nets", "1,2,3,4"], 4, "4"),
+    "ipv6": ("ipv6-64.pcap", ["--family", "6"], 1, "6"),
+    "ipv6-2ports": ("ipv6-64-2ports.pcap", ["--family", "6", "--dst-nets", "1,2"], 2, "6"),
+    "mixed": ("mixed-64.pcap", ["--family", "46"], 1, "46"),
+    "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+}
+L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
+NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
+         "ip4_input_process", "ip4_lookup_process", "ip4_rewrite_process",
+         "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
+         "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
+         "eth_pcap_rx_infinite", "eth_null_tx"]
+
+
+def config(case, pcap):
+    _f, _g, outs, fams = CASES[case]
+    lines = [f"port add in dev net_pcap0,rx_pcap={pcap},infinite_rx=1 rxd 1024 txd 1024"]
+    for k in range(1, outs + 1):
+        lines += [f"port add out{k} dev net_null{k},no-rx=1 rxd 1024 txd 1024",
+                  f"addr add 198.19.{k - 1}.1/24 dev out{k}",
+                  f"neigh add 198.19.{k - 1}.2 lladdr 02:00:00:00:00:{k + 1:02x} dev out{k}",
+                  f"route add 198.18.{k}.0/24 via 198.19.{k - 1}.2",
+                  f"addr add 2001:200:0:ff{k - 1:02x}::1/64 dev out{k}",
+                  f"neigh add 2001:200:0:ff{k - 1:02x}::2 lladdr 02:00:00:00:00:{k + 1:02x}"
+                  f" dev out{k}",
+                  f"route add 2001:200:0:{k}::/64 via 2001:200:0:ff{k - 1:02x}::2"]
+    if case.endswith("stats-off"):
+        lines.append("stats off")
+    return "\n".join(lines) + "\n"
+
+
+def traffic(case, work):
+    name, gen, _outs, _fams = CASES[case]
+    path = os.path.join(work, "traffic", name)
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        subprocess.run([PY, os.path.join(HERE, "gen_traffic.py"), "pcap", "--out", path,
+                        "--size", "64", "--dst-mac", DUT_MAC] + gen, check=True,
+                       stdout=subprocess.DEVNULL)
+    return path
+
+
+def parse_calls(path, fn):
+    """Calls made to function fn in a callgrind output file."""
+    names = {}
+    calls = 0
+    target = False
+    with open(path) as f:
+        for line in f:
+            if line.startswith(("fn=", "cfn=")):
+                m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.strip())
+                if m:
+                    if m.group(2):
+                        names[m.group(1)] = m.group(2)
+                    name = names.get(m.group(1), "")
+                else:
+                    name = line.strip().split("=", 1)[1]
+                target = line.startswith("cfn=") and name == fn
+            elif line.startswith("calls=") and target:
+                calls += int(line.split("=")[1].split()[0])
+                target = False
+    return calls
+
+
+def inclusive(path):
+    """Inclusive instructions of every function (callgrind_annotate)."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    total = 0
+    funcs = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+PROGRAM TOTALS", line)
+        if m:
+            total = int(m.group(1).replace(",", ""))
+            continue
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*:(\S+)", line)
+        if m and m.group(2) not in funcs:   # listed once more per file with debug info
+            funcs[m.group(2)] = int(m.group(1).replace(",", ""))
+    return total, funcs
+
+
+def wait_forwarding(p, sock, log, case, timeout=600):
+    """Until nfvd (slow under valgrind) has forwarded packets."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            sys.exit(f"{case}: nfvd exited early; see {log}")
+        if os.path.exists(sock):
+            r = subprocess.run([NFVCTL, "-s", sock, "--json", "show", "stats"],
+                               capture_output=True, text=True)
+            try:
+                if json.loads(r.stdout)["packets"]["forwarded"] > 0:
+                    return
+            except (ValueError, KeyError):
+                pass
+        time.sleep(2)
+    sys.exit(f"{case}: nothing forwarded within {timeout} s; see {log}")
+
+
+def l3fwd_argv(case, args, pcap, prefix):
+    _f, _g, outs, fams = CASES[case]
+    if fams not in ("4", "6"):
+        sys.exit(f"{case}: l3fwd takes one family at a time")
+    argv = [args.l3fwd, "-l", "1", "--no-pci", "--no-huge", "-m", "1024", "--file-prefix",
+            prefix, "--vdev", f"net_pcap0,rx_pcap={pcap},infinite_rx=1"]
+    for k in range(1, outs + 1):
+        argv += ["--vdev", f"net_null{k},no-rx=1"]
+    argv += ["--", "-p", hex((2 << outs) - 1), "--config", "(0,0,1)", "--parse-ptype"]
+    argv += [f"--eth-dest={k},02:00:00:00:00:{k + 1:02x}" for k in range(1, outs + 1)]
+    return argv + (["--ipv6"] if fams == "6" else [])
+
+
+def run(case, args, work):
+    pcap = traffic(case, work)
+    tmp = tempfile.mkdtemp(prefix="nfvperf-cg-")
+    conf = os.path.join(tmp, "nfvd.conf")
+    with open(conf, "w") as f:
+        f.write(config(case, pcap))
+    sock = os.path.join(tmp, "nfvd.sock")
+    prefix = f"nfvperf-cg-{os.getpid()}"
+    out = os.path.join(tmp, "cg.out")
+    argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+            f"--callgrind-out-file={out}"]
+    if args.l3fwd:
+        argv += l3fwd_argv(case, args, pcap, prefix)
+    else:
+        argv += [args.nfvd, "-l", "0,1", "--no-pci", "--no-huge", "-m", "1024",
+                 "--file-prefix", prefix, "--log-level=4", "--", "-c", conf, "-s", sock,
+                 "-b", str(BURST)]
+    log = open(os.path.join(tmp, "nfvd.log"), "w")
+    p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+                         start_new_session=True)
+    try:
+        if args.l3fwd:
+            # No control socket: its log says when it forwards.
+            deadline = time.monotonic() + 600
+            while "entering main loop" not in open(log.name).read():
+                if p.poll() is not None or time.monotonic() > deadline:
+                    sys.exit(f"{case}: l3fwd did not start; see {log.name}")
+                time.sleep(2)
+        else:
+            wait_forwarding(p, sock, log.name, case)
+        time.sleep(args.warmup)
+        subprocess.run(["callgrind_control", "-z", str(p.pid)], check=True,
+                       stdout=subprocess.DEVNULL)
+        time.sleep(args.window)
+        subprocess.run(["callgrind_control", "-d", str(p.pid)], check=True,
+                       stdout=subprocess.DEVNULL)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        log.close()
+        shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
+    # The dump of the worker thread: the one that ran port_rx.
+    best = None
+    for name in sorted(os.listdir(tmp)):
+        if not re.fullmatch(r"cg\.out\.1-\d+", name):   # the first dump, per thread
+            continue
+        path = os.path.join(tmp, name)
+        calls = parse_calls(path, "l3fwd_lpm_process_packets" if args.l3fwd
+                            else "eth_input_process")
+        if calls and (best is None or calls > best[1]):
+            best = (path, calls)
+    if best is None:
+        sys.exit(f"{case}: no dump with the worker's calls in {tmp}")
+    total, funcs = inclusive(best[0])
+    pkts = best[1] * BURST
+    res = {"case": case, "packets": pkts, "total": total / pkts,
+           "nodes": {n: funcs[n] / pkts for n in (L3FWD_FUNCS if args.l3fwd else NODES)
+                     if n in funcs}}
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        res["dir"] = tmp
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases", nargs="+", choices=sorted(CASES))
+    ap.add_argument("--nfvd", default=os.path.join(TOP, "build-cg/src/nfvd"))
+    ap.add_argument("--l3fwd", default="", help="run this l3fwd binary instead of nfvd")
+    ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--warmup", type=float, default=5.0,
+                    help="seconds from the first packet forwarded to the zeroing")
+    ap.add_argument("--work", default=os.path.join(HERE, ".work"))
+    ap.add_argument("--keep", action="store_true", help="keep the dumps")
+    args = ap.parse_args()
+    for tool in ("valgrind", "callgrind_control", "callgrind_annotate"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} not found: apt-get install valgrind")
+    for case in args.cases:
+        r = run(case, args, args.work)
+        who = "l3fwd" if args.l3fwd else "nfvd"
+        print(f"{case} ({who}): {r['packets']} packets, worker {r['total']:.1f} "
+              "instructions/packet"
+              + (f" (dumps in {r['dir']})" if "dir" in r else ""))
+        for n, v in r["nodes"].items():
+            print(f"  {n:24s} {v:8.1f}")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_fast: plain IPv6 unicast forwarding in one node, ip4_fast's twin:
+ * ip6_input's checks, ip6_lookup's bulk FIB6 lookup and ip6_rewrite's hop
+ * limit and Ethernet rewrite fused (a pass that validates and gathers the
+ * destinations, the lookup, a pass that decides and rewrites:
+ * modules/ip/ip_fast.h), straight to port_tx. eth_input sends it the IPv6
+ * frames of the bursts its fast path takes whole as IP for the port's own
+ * MAC (unless "debug fastpath off").
+ *
+ * A packet is forwarded here when all of these hold: a 40-byte header whole
+ * in the first segment, version 6, a payload length within the frame (link
+ * padding beyond it is trimmed here, as ip6_input does), source and
+ * destination outside ::/8 (unspecified, loopback, IPv4-mapped), fe00::/8
+ * (link-local, RFC 4291 2.5.6) and ff00::/8 (multicast: a source is a
+ * martian, a destination is not routed), the receiving interface in the
+ * default VRF with no feature on its IPv6 ingress arc, a route to a
+ * resolved next hop (single, whose fwd_mtu the packet fits: routers never
+ * fragment IPv6, RFC 8200 5; or the member of an ECMP group ip6_rewrite
+ * would pick), a hop limit above 1 (RFC 4443 3.3) and no feature on the
+ * output interface's IPv6 egress arc. Any other packet goes to ip6_input as
+ * it came (nothing but the padding trim is written before every test has
+ * passed): the node chain, the reference, decides for it, sends its
+ * ICMPv6 error and names its drop. This node drops nothing.
+ *
+ * As in ip4_fast, one packet failing the header checks, or leaving by an
+ * interface with an egress feature, sends the whole burst to the chain, so
+ * that what the chain forwards is never reordered with what is forwarded
+ * here.
+ *
+ * Edges: port_tx, ip6_input.
+ * Writes: meta.tx_port (forwarded packets only).
+ */
+#include <rte_fib6.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+
+#include "core/arc.h"
+#include "modules/infra/iface.h"
+#include "modules/ip/ip.h"
+#include "modules/ip/ip_fast.h"
+#include "modules/ip/ip_node.h"
+
+extern struct nfv_arc nfv_ip6_ingress_arc; /* ip6_input.c */
+extern struct nfv_arc nfv_ip6_egress_arc;  /* ip6_rewrite.c */
+
+/* First bytes of addresses ip6_input must look at: ::/8, fe00::/8, ff00::/8
+ * (the same set as its fast path). */
+static const uint8_t ip6_fast_special[256] = {
+	[0x00] = 1, [0xfe] = 1, [0xff] = 1,
+};
+
+/*
+ * ip6_input_fast's test but for version and payload length, whose 8 bytes
+ * (the header's first but the traffic class, flow label and the next two
+ * fields) are returned in *mismatch as their difference from those of a
+ * packet filling the frame: zero in the common case. Loads before the
+ * length test, as there: within the data room, thrown away when short.
+ */
+static __rte_always_inline bool
+ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
+{
+	const uint8_t want_bytes[8] = { 0x60, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask_bytes[8] = { 0xf0, 0, 0, 0, 0xff, 0xff, 0, 0 };
+	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
+	rte_be16_t len = rte_cpu_to_be_16((uint16_t)payload);
+	uint64_t first, want, mask;
+
+	memcpy(&first, ip, sizeof(first));
+	memcpy(&want, want_bytes, sizeof(want));
+	memcpy(&mask, mask_bytes, sizeof(mask));
+	memcpy((uint8_t *)&want + offsetof(struct rte_ipv6_hdr, payload_len), &len, sizeof(len));
+	*mismatch = ((first & mask) ^ want) | (payload > UINT16_MAX);
+	return (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
+	       !(ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
+		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
+}
+
+/* The receiving interface's test: default VRF, no ingress feature. */
+static __rte_always_inline bool
+ip6_fast_iface_ok(uint16_t iface)
+{
+	return nfv_ifaces[iface].vrf == 0 &&
+	       nfv_arc_start_edge(&nfv_ip6_ingress_arc, iface) == nfv_ip6_ingress_arc.end_edge;
+}
+
+/*
+ * A burst with a packet whose version and payload length are not those of
+ * a packet filling the frame: true when each such packet is version 6 with
+ * link padding beyond its payload, which is then trimmed as ip6_input
+ * does; false (nothing changed) when one is anything else.
+ */
+static __rte_noinline bool
+ip6_fast_trim(struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
+		uint32_t total = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+
+		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 || total > l3_len)
+			return false;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
+		uint32_t total = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+
+		if (total < l3_len)
+			nfv_pktmbuf_trim(pkts[i], l3_len - total);
+	}
+	return true;
+}
+
+static uint16_t
+ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
+	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
+	uint64_t mismatches = 0;
+	uint16_t port0, ports = 0, i;
+	bool valid = true;
+
+	if (unlikely(n == 0))
+		return 0;
+	port0 = pkts[0]->port;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
+		uint64_t mismatch;
+
+		valid &= ip6_fast_valid(m, ip, &mismatch);
+		mismatches |= mismatch;
+		ports |= m->port ^ port0;
+		hdrs[i] = ip;
+		memcpy(ips[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
+	}
+	if (likely(ports == 0))
+		valid &= ip6_fast_iface_ok(port0);
+	else
+		for (i = 0; i < n; i++)
+			valid &= ip6_fast_iface_ok(pkts[i]->port);
+	if (unlikely(!valid || (mismatches != 0 && !ip6_fast_trim(pkts, n)))) {
+		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+		return n;
+	}
+	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
+	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip6_egress_arc, true);
+}
+
+static struct rte_node_register ip6_fast_node = {
+	.name = "nfv_ip6_fast",
+	.process = ip6_fast_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = NFV_IP_FAST_NEXT_MAX,
+	.next_nodes = {
+		[NFV_IP_FAST_NEXT_TX] = "nfv_port_tx",
+		[NFV_IP_FAST_NEXT_CHAIN] = "nfv_ip6_input",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_fast_node);
