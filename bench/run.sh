@@ -7,7 +7,7 @@
 #
 # Cases (default all): ipv4-64-2ports ipv4-64-b32 ipv4-64-4ports ipv6-64 ipv4-512
 #                      ipv4-64-b64 stats-cost ipv4-1m route-load route-churn
-#                      ipv4-64-learned punt-arp
+#                      ipv4-64-learned punt-arp lcp ipv4-acl conntrack-new
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
