@@ -597,9 +597,14 @@ capture_init(void)
 				    NULL);
 	if (drain_timer == NULL)
 		return -ENOMEM;
-	/* dpdk-dumpcap talks to the primary over EAL's multi-process channel,
-	 * which --in-memory and --no-shconf turn off. */
-	if (rte_pdump_init() == 0) {
+	/* dpdk-dumpcap is a secondary process: it needs the primary's shared
+	 * configuration (the runtime directory's "config" file), which
+	 * --in-memory and --no-shconf do without; then pdump's memory (about
+	 * 2 MB of statistics) is not taken either. */
+	char cfg[PATH_MAX];
+
+	snprintf(cfg, sizeof(cfg), "%s/config", rte_eal_get_runtime_dir());
+	if (access(cfg, F_OK) == 0 && rte_pdump_init() == 0) {
 		pdump_on = true;
 		NFV_LOG(INFO, "dpdk-dumpcap can attach (--file-prefix %s)",
 			strrchr(rte_eal_get_runtime_dir(), '/') + 1);
