@@ -19,7 +19,7 @@ bytes in the pcap.
 
 Usage:
     gen_traffic.py pcap --out FILE --family 4|6 --size N --flows N --dst-mac MAC
-                        [--dst-nets X,Y,...]
+                        [--dst-nets X,Y,...] [--dst-host IP]
     gen_traffic.py routes --out FILE --count N --nexthops A,B,... [--seed N]
     gen_traffic.py pcap-from-routes --routes FILE --out FILE --flows N --dst-mac MAC
     gen_traffic.py churn --out-dir DIR --per-second N --seconds N --nexthop IP
@@ -85,7 +85,7 @@ def cmd_pcap(args):
         net = nets[i % len(nets)] if args.family != 46 else nets[i // 2 % len(nets)]
         if family == 4:
             src = f"198.19.{1 + i // 254 % 250}.{1 + i % 254}"
-            dst = f"198.18.{net}.{host}"
+            dst = args.dst_host or f"198.18.{net}.{host}"
         else:
             src = f"2001:200:0:100::{i + 1:x}"
             dst = f"2001:200:0:{net:x}::{host:x}"
@@ -195,6 +195,8 @@ def main():
     p.add_argument("--dst-mac", required=True)
     p.add_argument("--dst-nets", default="1",
                    help="X,Y,...: frames to 198.18.X.0/24, 198.18.Y.0/24, ... in turn")
+    p.add_argument("--dst-host", default="",
+                   help="IPv4: every frame to this address (traffic for the DUT itself)")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_pcap)
 

@@ -7,7 +7,7 @@
 #
 # Cases (default all): ipv4-64-2ports ipv4-64-b32 ipv4-64-4ports ipv6-64 ipv4-512
 #                      ipv4-64-b64 stats-cost ipv4-1m route-load route-churn
-#                      ipv4-64-learned punt-arp
+#                      ipv4-64-learned punt-arp lcp ipv4-acl conntrack-new
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
@@ -182,6 +182,9 @@ gen_traffic() {
         --dst-mac $mac --dst-nets 1,2
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-4ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2,3,4
+    # For nfvd's own address on its input port (lcp: punted to the twin).
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-local.pcap" --family 4 --size 64 \
+        --dst-mac $mac --dst-host 198.18.0.1
     # The 1M-route files take a while: only for the cases that use them.
     if [ ${#cases[@]} -gt 0 ] && ! printf '%s\n' "${cases[@]}" \
             | grep -qx -e ipv4-1m -e route-load -e route-churn; then

@@ -64,8 +64,11 @@ def test_every_module_command_in_help(tmp_path):
     assert "unknown word 'frobnicate' after 'route' (expected add, del, load, show)" in r.stderr
     nfvd.ctl("vlan add v7 dev p0 id 7")
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
-    assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
-    assert arcs["ip4_ingress"]["features"] == []
+    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
+                                              {"feature": "policer_out4", "ifaces": []},
+                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
+                                               {"feature": "policer_in4", "ifaces": []}]
     nfvd.stop()
 
 
@@ -87,33 +90,49 @@ def test_node_names_and_drop_owners(tmp_path):
     assert '"ip4_lookup" -> "ip4_rewrite";' in dot
     nfvd.ctl("vlan add v7 dev p0 id 7")
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
-    assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
-    assert arcs["ip4_ingress"]["features"] == []
+    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
+                                              {"feature": "policer_out4", "ifaces": []},
+                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
+                                               {"feature": "policer_in4", "ifaces": []}]
     nfvd.stop()
 
 
 def test_show_arcs(tmp_path):
-    """The IP arcs: nothing on ingress; on egress the VLAN module's output
-    feature, enabled on no interface while there is no VLAN."""
+    """The IP arcs: the ACL then the policer on ingress; on egress the same,
+    then the VLAN module's output feature (the tag goes on last), enabled on
+    no interface while there is no ACL, policer or VLAN; on l2_input the lcp
+    module's features, enabled on no interface while there is no twin."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs == {
-        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input", "features": []},
+        "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input",
+                     "features": [{"feature": "lcp_xconnect", "ifaces": []},
+                                  {"feature": "lcp_copy", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
-                        "features": []},
+                        "features": [{"feature": "acl_in4", "ifaces": []},
+                                     {"feature": "policer_in4", "ifaces": []}]},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
-                       "features": [{"feature": "vlan_output4", "ifaces": []}]},
+                       "features": [{"feature": "acl_out4", "ifaces": []},
+                                    {"feature": "policer_out4", "ifaces": []},
+                                    {"feature": "vlan_output4", "ifaces": []}]},
         "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
-                        "features": []},
+                        "features": [{"feature": "acl_in6", "ifaces": []},
+                                     {"feature": "policer_in6", "ifaces": []}]},
         "ip6_egress": {"arc": "ip6_egress", "from": "ip6_rewrite", "to": "port_tx",
-                       "features": [{"feature": "vlan_output6", "ifaces": []}]},
+                       "features": [{"feature": "acl_out6", "ifaces": []},
+                                    {"feature": "policer_out6", "ifaces": []},
+                                    {"feature": "vlan_output6", "ifaces": []}]},
     }
     nfvd.ctl("vlan add v7 dev p0 id 7")
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
-    assert arcs["ip4_egress"]["features"] == [{"feature": "vlan_output4", "ifaces": ["v7"]}]
-    assert arcs["ip4_ingress"]["features"] == []
+    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
+                                              {"feature": "policer_out4", "ifaces": []},
+                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
+                                               {"feature": "policer_in4", "ifaces": []}]
     nfvd.stop()
 
 

@@ -185,6 +185,7 @@ enum nfv_route_source {
 	NFV_RT_LOCAL,     /* addr add: the address itself */
 	NFV_RT_CONNECTED, /* addr add: the subnet */
 	NFV_RT_STATIC,    /* route add */
+	NFV_RT_KERNEL,    /* learned from the kernel (lcp: routes on kernel twins) */
 	NFV_RT_NEIGH,     /* neigh add: host route to the neighbor */
 	NFV_RT_SOURCE_MAX
 };
@@ -296,6 +297,20 @@ int nfv_route_add(const struct nfv_route_spec *spec, char *err);
 int nfv_route_del(const struct nfv_prefix *p, char *err);
 int nfv_route_load(const char *path, uint16_t vrf, uint32_t *n_loaded, char *err);
 
+/*
+ * Routes of another source than "route add" (the lcp module's kernel
+ * routes): specs[i] sets source src of its prefix, or clears it when its
+ * type is NFV_NH_NONE; protos[i] is kept with it (route show's "proto").
+ * Every spec of one call is of one family and VRF; the FIB is updated
+ * once for all of them. Not all or nothing: a spec that cannot be applied
+ * (a gateway on no interface of the VRF, a full table) is left out and
+ * counted in *n_failed, err naming the last such. 0 or -errno when the FIB
+ * update itself failed.
+ */
+int nfv_route_source_apply(enum nfv_route_source src, const struct nfv_route_spec *specs,
+			   const uint8_t *protos, unsigned int n, unsigned int *n_failed,
+			   char *err);
+
 /* Called when a port is removed or its MAC/MTU changes. */
 unsigned int nfv_ip_port_removed(uint16_t port_id);
 void nfv_ip_port_changed(uint16_t port_id);
@@ -305,6 +320,7 @@ struct nfv_route_info {
 	struct nfv_prefix prefix;
 	enum nfv_route_source source;
 	uint32_t nh_id;
+	uint8_t proto;     /* NFV_RT_KERNEL: the kernel's rtm_protocol */
 };
 typedef void (*nfv_route_cb)(const struct nfv_route_info *ri, void *arg);
 void nfv_route_walk(nfv_route_cb cb, void *arg);
@@ -327,6 +343,9 @@ const char *nfv_prefix_str(const struct nfv_prefix *p, char *buf, size_t len);
 /* Why ip can be neither an interface address nor a neighbor (unspecified,
  * loopback, multicast, broadcast, reserved), or NULL when it can. */
 const char *nfv_ip_unusable(const struct nfv_ip *ip);
+/* The name of a kernel route protocol (rtm_protocol: "kernel", "boot",
+ * "static", "bgp", "ospf"...), or its number. */
+const char *nfv_route_proto_name(uint8_t proto, char *buf, size_t len);
 /* fe80::/10: one per link, never forwarded. */
 bool nfv_ip_is_link_local(const struct nfv_ip *ip);
 

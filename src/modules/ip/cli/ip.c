@@ -50,7 +50,9 @@ take_vrf(int *argc, char **argv, uint16_t *vrf, struct nfv_reply *r)
 static const char *
 source_name(enum nfv_route_source s)
 {
-	static const char *n[] = { "local", "connected", "static", "neighbor" };
+	static const char *n[] = { "local", "connected", "static", "kernel", "neighbor" };
+
+	RTE_BUILD_BUG_ON(RTE_DIM(n) != NFV_RT_SOURCE_MAX);
 
 	return s < NFV_RT_SOURCE_MAX ? n[s] : "?";
 }
@@ -106,6 +108,9 @@ route_json(const struct nfv_route_info *ri)
 		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
 		      "vrf", nfv_vrf_name(ri->prefix.vrf), "nexthop_id", ri->nh_id);
 	json_decref(nh);
+	if (ri->source == NFV_RT_KERNEL)
+		json_object_set_new(o, "proto", json_string(nfv_route_proto_name(ri->proto, buf,
+										 sizeof(buf))));
 	return o;
 }
 

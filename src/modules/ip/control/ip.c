@@ -197,6 +197,11 @@ nfv_route_del(const struct nfv_prefix *p, char *err)
 
 	if (nfv_route_source_nh(p, NFV_RT_STATIC) != 0)
 		return nfv_route_set(p, NFV_RT_STATIC, 0, err);
+	if (nfv_route_lookup_exact(p, &ri) == 0 && ri.source == NFV_RT_KERNEL) {
+		snprintf(err, NFV_ERR_LEN, "%s is a kernel route (lcp): remove it in the kernel "
+			 "or its routing daemon", nfv_prefix_str(p, buf, sizeof(buf)));
+		return -EPERM;
+	}
 	if (nfv_route_lookup_exact(p, &ri) == 0) {
 		snprintf(err, NFV_ERR_LEN, "%s is a %s route: remove it with '%s'",
 			 nfv_prefix_str(p, buf, sizeof(buf)),
@@ -207,6 +212,47 @@ nfv_route_del(const struct nfv_prefix *p, char *err)
 	}
 	snprintf(err, NFV_ERR_LEN, "no route %s", nfv_prefix_str(p, buf, sizeof(buf)));
 	return -ENOENT;
+}
+
+int
+nfv_route_source_apply(enum nfv_route_source src, const struct nfv_route_spec *specs,
+		       const uint8_t *protos, unsigned int n, unsigned int *n_failed, char *err)
+{
+	struct nfv_prefix *ps = malloc((n + 1) * sizeof(*ps));
+	uint32_t *nhs = malloc((n + 1) * sizeof(*nhs));
+	uint8_t *pr = malloc(n + 1);
+	unsigned int k = 0;
+	int rc;
+
+	if (ps == NULL || nhs == NULL || pr == NULL) {
+		free(ps);
+		free(nhs);
+		free(pr);
+		*n_failed += n;
+		snprintf(err, NFV_ERR_LEN, "out of memory for %u routes", n);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct nfv_route_spec *sp = &specs[i];
+		uint32_t nh = 0;
+
+		if (sp->type != NFV_NH_NONE) {
+			nh = spec_nh(sp, err);
+			if (nh == 0) {
+				(*n_failed)++;
+				/* What it replaces goes: the source no longer has it. */
+			}
+		}
+		ps[k] = sp->prefix;
+		nhs[k] = nh;
+		pr[k] = protos != NULL ? protos[i] : 0;
+		k++;
+	}
+	rc = nfv_route_set_many(ps, nhs, pr, k, src, n_failed, err);
+	free(ps);
+	free(nhs);
+	free(pr);
+	return rc;
 }
 
 struct load_vec {

@@ -103,3 +103,26 @@ nfv_ip_unusable(const struct nfv_ip *ip)
 		return "an IPv4-mapped address";
 	return NULL;
 }
+
+const char *
+nfv_route_proto_name(uint8_t proto, char *buf, size_t len)
+{
+	/* linux/rtnetlink.h and /etc/iproute2/rt_protos (FRR's daemons). */
+	static const struct {
+		uint8_t proto;
+		const char *name;
+	} names[] = {
+		{ 1, "redirect" }, { 2, "kernel" }, { 3, "boot" }, { 4, "static" },
+		{ 9, "ra" }, { 11, "zebra" }, { 16, "dhcp" }, { 42, "babel" },
+		{ 186, "bgp" }, { 187, "isis" }, { 188, "ospf" }, { 189, "rip" },
+		{ 190, "ripng" }, { 191, "nhrp" }, { 192, "eigrp" }, { 193, "ldp" },
+		{ 194, "sharp" }, { 195, "pbr" }, { 196, "static" }, { 197, "openfabric" },
+		{ 198, "srte" },
+	};
+
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].proto == proto)
+			return names[i].name;
+	snprintf(buf, len, "%u", proto);
+	return buf;
+}

@@ -29,6 +29,7 @@ struct route_key {
 struct nfv_route {
 	struct nfv_prefix prefix;
 	uint32_t nh[NFV_RT_SOURCE_MAX];
+	uint8_t kernel_proto; /* NFV_RT_KERNEL: the kernel's protocol number */
 };
 
 static struct rte_hash *route_hash;
@@ -478,6 +479,100 @@ out:
 }
 
 int
+nfv_route_set_many(const struct nfv_prefix *ps, const uint32_t *nhs, const uint8_t *protos,
+		   unsigned int n, enum nfv_route_source src, unsigned int *n_failed, char *err)
+{
+	struct nfv_fib_op *ops = calloc(n + 1, sizeof(*ops));
+	uint32_t *old = calloc(n + 1, sizeof(*old));
+	struct nfv_prefix *gone = calloc(n + 1, sizeof(*gone));
+	unsigned int n_ops = 0, n_gone = 0, i;
+	uint32_t n_new[2] = { 0, 0 };
+	int rc = 0;
+
+	if (ops == NULL || old == NULL || gone == NULL) {
+		for (i = 0; i < n; i++)
+			nfv_nh_put(nhs[i]);
+		*n_failed += n;
+		snprintf(err, NFV_ERR_LEN, "out of memory for %u routes", n);
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (n > 0) {
+		for (i = 0; i < n; i++)
+			if (nhs[i] != 0 && route_find(&ps[i]) == NULL)
+				n_new[fam_idx(ps[i].ip.family)]++;
+		/* Grow first when the batch needs room (never in the middle). */
+		nfv_route_reserve(ps[0].ip.family, ps[0].vrf, n_new[fam_idx(ps[0].ip.family)]);
+	}
+	for (i = 0; i < n; i++) {
+		struct nfv_route *r = route_find(&ps[i]);
+		uint32_t old_best;
+		struct route_key k;
+
+		if (r == NULL) {
+			if (nhs[i] == 0)
+				continue;
+			if (!nfv_route_has_room(ps[i].ip.family, ps[i].vrf, 1)) {
+				full_err(err, &ps[i], "");
+				nfv_nh_put(nhs[i]);
+				(*n_failed)++;
+				continue;
+			}
+			r = calloc(1, sizeof(*r));
+			key_of(&k, &ps[i]);
+			if (r == NULL || rte_hash_add_key_data(route_hash, &k, r) < 0) {
+				free(r);
+				snprintf(err, NFV_ERR_LEN, "route database full");
+				nfv_nh_put(nhs[i]);
+				(*n_failed)++;
+				continue;
+			}
+			r->prefix = ps[i];
+			n_routes[ps[i].vrf][fam_idx(ps[i].ip.family)]++;
+		}
+		old_best = best_nh(r);
+		old[i] = r->nh[src];
+		r->nh[src] = nhs[i];
+		if (src == NFV_RT_KERNEL && protos != NULL)
+			r->kernel_proto = protos[i];
+		if (best_nh(r) != old_best) {
+			/* A prefix twice in one batch: its last op wins in the FIB. */
+			ops[n_ops].prefix = ps[i];
+			ops[n_ops].nh_id = best_nh(r);
+			ops[n_ops].old_nh_id = old_best;
+			n_ops++;
+		}
+		if (best_nh(r) == 0 && old_best != 0)
+			gone[n_gone++] = ps[i];
+	}
+	rc = nfv_fib_apply_batch(ops, n_ops);
+	if (rc < 0) {
+		snprintf(err, NFV_ERR_LEN, "FIB update failed (%s): the table has no room left",
+			 strerror(-rc));
+		nfv_fib_resync_standby(ps[0].ip.family, ps[0].vrf);
+	}
+	for (i = 0; i < n_gone; i++) {
+		struct nfv_route *r = route_find(&gone[i]);
+		struct route_key k;
+
+		/* Set again later in the batch: still in use. */
+		if (r == NULL || best_nh(r) != 0)
+			continue;
+		key_of(&k, &gone[i]);
+		rte_hash_del_key(route_hash, &k);
+		n_routes[gone[i].vrf][fam_idx(gone[i].ip.family)]--;
+		free(r);
+	}
+	for (i = 0; i < n; i++)
+		nfv_nh_put(old[i]);
+out:
+	free(ops);
+	free(old);
+	free(gone);
+	return rc;
+}
+
+int
 nfv_route_lookup_exact(const struct nfv_prefix *p, struct nfv_route_info *ri)
 {
 	struct nfv_route *r = route_find(p);
@@ -489,6 +584,7 @@ nfv_route_lookup_exact(const struct nfv_prefix *p, struct nfv_route_info *ri)
 		if (r->nh[s] != 0) {
 			ri->source = s;
 			ri->nh_id = r->nh[s];
+			ri->proto = s == NFV_RT_KERNEL ? r->kernel_proto : 0;
 			return 0;
 		}
 	return -ENOENT;

@@ -9,6 +9,12 @@ void nfv_route_db_fini(void);
 int nfv_route_set(const struct nfv_prefix *p, enum nfv_route_source src, uint32_t nh, char *err);
 int nfv_route_set_static_bulk(const struct nfv_prefix *ps, const uint32_t *nhs, unsigned int n,
 			      char *err);
+/* Sets (nhs[i] != 0, references consumed) or clears source src of many
+ * prefixes of one family and VRF with one FIB update; see
+ * nfv_route_source_apply. */
+int nfv_route_set_many(const struct nfv_prefix *ps, const uint32_t *nhs, const uint8_t *protos,
+		       unsigned int n, enum nfv_route_source src, unsigned int *n_failed,
+		       char *err);
 uint32_t nfv_route_source_nh(const struct nfv_prefix *p, enum nfv_route_source src);
 bool nfv_route_has_room(uint8_t family, uint16_t vrf, uint32_t n_new);
 void nfv_route_count_new(const struct nfv_prefix *ps, unsigned int n, uint32_t *n_new);

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Access control lists (rte_acl) and connection tracking.
+ *
+ * An ACL is a list of rules ordered by prio (lowest first, first match
+ * wins); it is attached to interfaces, per direction ("in" runs on the
+ * ip4/ip6 ingress arcs, "out" on the egress arcs). A packet that matches no
+ * rule of an attached ACL is denied. Rules are compiled into one rte_acl
+ * context per family; a change builds new contexts and publishes them with
+ * RCU, so a worker sees either the old rule set or the new one, never a
+ * mix, and never waits.
+ *
+ * Connection tracking: per-worker rte_hash tables keyed by the 5-tuple and
+ * the interface of the ACL that created the flow, one key per direction. A
+ * "reflect" rule permits and records the flow; every packet at an attached
+ * ACL first looks up the tables, and a packet of a known flow (either
+ * direction) is permitted without the rules.
+ */
+#ifndef NFV_ACL_H
+#define NFV_ACL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_acl.h>
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_hash.h>
+
+#include "core/common.h"
+#include "core/counters.h"
+#include "core/worker.h"
+
+enum nfv_acl_dir {
+	NFV_ACL_IN,
+	NFV_ACL_OUT,
+	NFV_ACL_DIRS,
+};
+
+enum nfv_acl_action {
+	NFV_ACL_PERMIT,
+	NFV_ACL_DENY,
+	NFV_ACL_REFLECT,
+};
+
+/* Counter slots for per-rule hits (each rule and each ACL's "no match"). */
+#define NFV_ACL_SLOTS 65536
+#define NFV_ACL_RULES_MAX 32768 /* per ACL */
+
+/*
+ * The classifier's input, built per packet in network byte order. The
+ * first field of an rte_acl layout is one byte; the others are read four
+ * bytes at a time. l4 is 1 (big endian) when the packet carries its L4
+ * ports (or ICMP type and code): a rule with a port range matches only
+ * such packets, so a non-first fragment matches only rules without ports.
+ * For ICMP and ICMPv6, sport is the type and dport the code.
+ */
+struct nfv_acl4_key {
+	uint8_t proto;
+	uint8_t pad[3];
+	rte_be32_t src;
+	rte_be32_t dst;
+	rte_be16_t sport;
+	rte_be16_t dport;
+	rte_be32_t l4;
+};
+
+struct nfv_acl6_key {
+	uint8_t proto;
+	uint8_t pad[3];
+	uint8_t src[16];
+	uint8_t dst[16];
+	rte_be16_t sport;
+	rte_be16_t dport;
+	rte_be32_t l4;
+};
+
+struct nfv_acl_compiled_rule {
+	uint8_t action; /* enum nfv_acl_action */
+	uint32_t slot;  /* hit counter */
+};
+
+/* One published version of an ACL; immutable. rte_acl results are the
+ * index in rule[] plus one (0: no rule matched). */
+struct nfv_acl_compiled {
+	struct rte_acl_ctx *ctx[2]; /* [0] IPv4, [1] IPv6; NULL: no rule of that family */
+	uint32_t default_slot;
+	uint32_t n_rules;
+	struct nfv_acl_compiled_rule rule[];
+};
+
+struct nfv_acl;
+
+/* What the workers read: the ACL attached to an interface in a direction
+ * (NULL: none), and its published version. */
+extern struct nfv_acl *nfv_acl_bound[NFV_ACL_DIRS][NFV_IFACE_MAX];
+const struct nfv_acl_compiled *nfv_acl_active(const struct nfv_acl *acl);
+
+/* Per-worker hit counters, indexed by slot; written only by the worker. */
+extern uint64_t *nfv_acl_hits[NFV_MAX_WORKERS];
+
+struct nfv_acl_counters {
+	uint64_t permitted;
+	uint64_t denied;       /* a deny rule */
+	uint64_t no_match;     /* the default deny */
+	uint64_t flow_hits;    /* permitted by a tracked flow */
+};
+extern struct nfv_counter_block nfv_acl_counters_block;
+
+/* Actions (control side). */
+int nfv_acl_add(const char *name, char *err);
+int nfv_acl_del(const char *name, char *err);
+struct nfv_acl_rule_spec {
+	uint32_t prio;
+	uint8_t family;     /* 0: both (no address given), AF_INET or AF_INET6 */
+	bool has_src, has_dst, has_proto, has_ports;
+	uint8_t src[16], dst[16];
+	uint8_t src_len, dst_len;
+	uint8_t proto;
+	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+	uint8_t action;
+};
+int nfv_acl_rule_add(const char *name, const struct nfv_acl_rule_spec *s, char *err);
+int nfv_acl_rule_del(const char *name, uint32_t prio, char *err);
+int nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
+		   char *err);
+int nfv_acl_show(const char *name, json_t **out, char *err);
+
+/* ---- connection tracking ---- */
+
+enum nfv_ct_state {
+	NFV_CT_TCP_SYN_SENT,
+	NFV_CT_TCP_SYN_RECV,
+	NFV_CT_TCP_ESTABLISHED,
+	NFV_CT_TCP_FIN_WAIT,   /* a FIN seen in one direction */
+	NFV_CT_TCP_TIME_WAIT,  /* FINs seen in both */
+	NFV_CT_TCP_CLOSE,      /* reset */
+	NFV_CT_UDP,            /* one way so far */
+	NFV_CT_UDP_STREAM,     /* replied */
+	NFV_CT_ICMP,
+	NFV_CT_OTHER,
+	NFV_CT_STATES,
+};
+
+struct nfv_ct_key {
+	uint16_t iface;
+	uint8_t family;
+	uint8_t proto;
+	rte_be16_t sport; /* ICMP echo: the identifier in both */
+	rte_be16_t dport;
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+
+struct nfv_ct_flow {
+	struct nfv_ct_key key[2]; /* [0] as first seen, [1] the reply */
+	uint64_t expire_tsc;
+	uint64_t packets[2];
+	uint32_t gen;     /* flush generation it was created in */
+	uint8_t state;    /* enum nfv_ct_state */
+	uint8_t used;
+	uint8_t fin_seen; /* bit d: FIN seen in direction d */
+	uint8_t pad;
+};
+
+struct nfv_ct_table {
+	struct rte_hash *hash;    /* key -> (flow index << 1 | direction) */
+	struct nfv_ct_flow *flows;
+	uint32_t *free_list;
+	uint32_t n_free;
+	uint32_t count;
+	uint32_t sweep;           /* next flow the incremental sweep looks at */
+	uint32_t gen;
+} __rte_cache_aligned;
+
+extern struct nfv_ct_table *nfv_ct_tables; /* one per worker */
+extern uint32_t nfv_ct_gen;                /* "conntrack flush" bumps it */
+
+struct nfv_ct_counters {
+	uint64_t created;
+	uint64_t expired;
+	uint64_t table_full;
+	uint64_t hits;
+};
+extern struct nfv_counter_block nfv_ct_counters_block;
+
+/* Worker side. The per-packet facts connection tracking needs. */
+struct nfv_ct_pkt {
+	uint8_t tcp_flags;
+	uint8_t trackable;  /* has ports (TCP/UDP/SCTP), ICMP echo, or another protocol */
+	uint8_t icmp_echo;  /* 1: request, 2: reply */
+	uint8_t pad;
+	rte_be16_t icmp_id;
+};
+
+/* Prepares the worker's table for a burst (a flush clears it); returns
+ * true when it has flows. */
+bool nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now);
+/* A packet of a known flow: updates its state and returns true. */
+/* The same for a key found by rte_hash_lookup_bulk_data (data: its value);
+ * false when the flow expired or the packet starts a new connection. */
+bool nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+		uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
+bool nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c,
+		   const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
+/* Records a new flow (the packet matched a reflect rule); -ENOSPC when the
+ * table is full. */
+int nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c,
+		  const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
+
+/* Control side. */
+int nfv_ct_set_max(uint32_t max, char *err);
+int nfv_ct_set_timeout(const char *name, uint32_t seconds, char *err);
+void nfv_ct_flush(void);
+json_t *nfv_ct_show(void);
+
+#endif

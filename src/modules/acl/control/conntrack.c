@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection tracking: one table per worker, written only by that worker.
+ *
+ * A flow is two rte_hash keys (its two directions, each naming the
+ * interface of the ACL that recorded it) pointing at one entry of the
+ * worker's flow array. The TCP state machine follows the flags (RFC 793
+ * states, as Linux's conntrack names them, without sequence checks):
+ * SYN -> syn_sent, SYN+ACK back -> syn_recv, ACK -> established, a FIN ->
+ * fin_wait, FINs both ways -> time_wait, RST -> close; a SYN on a flow in
+ * time_wait or close starts it again. UDP flows are udp until replied,
+ * then udp_stream; ICMP echo flows are keyed by the identifier. Each
+ * state has a timeout (Linux's defaults, "conntrack set timeout").
+ *
+ * Expiry is lazy: a worker finds an expired flow when a packet looks it up
+ * (and forgets it), and sweeps a few entries of its table per burst; views
+ * skip expired and flushed flows. "conntrack flush" bumps a generation the
+ * workers compare once per burst (a worker clears its own table).
+ *
+ * Both directions of a flow must reach the same worker: with one worker
+ * trivially; with several, the interfaces a flow crosses are polled by one
+ * worker (e.g. "worker set"), or the ports spread flows with a symmetric
+ * RSS key and queue i of every port is polled by the same worker. A reply
+ * that reaches another worker finds no flow and meets that interface's ACL.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <jansson.h>
+#include <rte_cycles.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_tcp.h>
+
+#include "core/log.h"
+#include "core/module.h"
+#include "core/stats.h"
+#include "modules/acl/acl.h"
+#include "modules/infra/iface.h"
+
+struct nfv_ct_table *nfv_ct_tables;
+uint32_t nfv_ct_gen;
+NFV_COUNTER_BLOCK(nfv_ct_counters_block, "conntrack", struct nfv_ct_counters);
+
+static uint32_t ct_capacity = 65536; /* flows per worker */
+static uint32_t ct_max;              /* "conntrack set max": all workers */
+static uint32_t ct_worker_max;       /* what each worker may hold; workers read */
+
+static const char *const state_names[NFV_CT_STATES] = {
+	"syn_sent", "syn_recv", "established", "fin_wait", "time_wait", "close",
+	"udp", "udp_stream", "icmp", "other",
+};
+static const char *const timeout_names[NFV_CT_STATES] = {
+	"tcp-syn-sent", "tcp-syn-recv", "tcp-established", "tcp-fin-wait", "tcp-time-wait",
+	"tcp-close", "udp", "udp-stream", "icmp", "other",
+};
+/* Linux's defaults (nf_conntrack_proto_*.c), in seconds. */
+static uint32_t timeout_s[NFV_CT_STATES] = {
+	120, 60, 432000, 120, 120, 10, 30, 120, 30, 600,
+};
+static uint64_t timeout_tsc[NFV_CT_STATES]; /* workers read */
+
+static void
+timeouts_publish(void)
+{
+	for (unsigned int i = 0; i < NFV_CT_STATES; i++)
+		__atomic_store_n(&timeout_tsc[i], (uint64_t)timeout_s[i] * rte_get_tsc_hz(),
+				 __ATOMIC_RELAXED);
+}
+
+/* ---- worker side ---- */
+
+static void
+flow_forget(struct nfv_ct_table *t, uint32_t idx)
+{
+	struct nfv_ct_flow *f = &t->flows[idx];
+
+	rte_hash_del_key(t->hash, &f->key[0]);
+	rte_hash_del_key(t->hash, &f->key[1]);
+	__atomic_store_n(&f->used, 0, __ATOMIC_RELEASE);
+	t->free_list[t->n_free++] = idx;
+	t->count--;
+}
+
+static void
+table_clear(struct nfv_ct_table *t)
+{
+	rte_hash_reset(t->hash);
+	for (uint32_t i = 0; i < ct_capacity; i++) {
+		__atomic_store_n(&t->flows[i].used, 0, __ATOMIC_RELAXED);
+		t->free_list[i] = ct_capacity - 1 - i;
+	}
+	t->n_free = ct_capacity;
+	t->count = 0;
+}
+
+/* Forgets the expired flows among the next n entries. */
+static void
+sweep(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint32_t n, uint64_t now)
+{
+	for (uint32_t k = 0; k < n && t->count > 0; k++) {
+		uint32_t i = t->sweep;
+		struct nfv_ct_flow *f = &t->flows[i];
+
+		t->sweep = i + 1 == ct_capacity ? 0 : i + 1;
+		if (f->used && (int64_t)(now - f->expire_tsc) >= 0) {
+			flow_forget(t, i);
+			if (c != NULL)
+				c->expired++;
+		}
+	}
+}
+
+bool
+nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now)
+{
+	uint32_t gen = __atomic_load_n(&nfv_ct_gen, __ATOMIC_ACQUIRE);
+
+	if (unlikely(t->gen != gen)) {
+		if (t->count > 0)
+			table_clear(t);
+		t->gen = gen;
+	}
+	if (t->count > 0)
+		sweep(t, c, 4, now);
+	return t->count > 0;
+}
+
+static void
+flow_touch(struct nfv_ct_flow *f, uint64_t now)
+{
+	f->expire_tsc = now + __atomic_load_n(&timeout_tsc[f->state], __ATOMIC_RELAXED);
+}
+
+/* RFC 793 through the flags: the state after a packet in direction d. */
+static uint8_t
+tcp_next(const struct nfv_ct_flow *f, unsigned int d, uint8_t flags, uint8_t *fin_seen)
+{
+	uint8_t s = f->state;
+
+	if (flags & RTE_TCP_RST_FLAG)
+		return NFV_CT_TCP_CLOSE;
+	if (flags & RTE_TCP_FIN_FLAG) {
+		*fin_seen |= (uint8_t)(1u << d);
+		return *fin_seen == 3 ? NFV_CT_TCP_TIME_WAIT : NFV_CT_TCP_FIN_WAIT;
+	}
+	switch (s) {
+	case NFV_CT_TCP_SYN_SENT:
+		if (d == 1 && (flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+		    (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG))
+			return NFV_CT_TCP_SYN_RECV;
+		return s;
+	case NFV_CT_TCP_SYN_RECV:
+		if (d == 0 && (flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_ACK_FLAG)
+			return NFV_CT_TCP_ESTABLISHED;
+		return s;
+	default:
+		return s;
+	}
+}
+
+static uint8_t
+new_state(const struct nfv_ct_key *k, const struct nfv_ct_pkt *p)
+{
+	switch (k->proto) {
+	case IPPROTO_TCP:
+		if ((p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG)
+			return NFV_CT_TCP_SYN_SENT;
+		/* Picked up in the middle (as Linux's nf_conntrack_tcp_loose). */
+		return NFV_CT_TCP_ESTABLISHED;
+	case IPPROTO_UDP:
+		return NFV_CT_UDP;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return NFV_CT_ICMP;
+	default:
+		return NFV_CT_OTHER;
+	}
+}
+
+bool
+nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, uint8_t proto,
+	   const struct nfv_ct_pkt *p, uint64_t now)
+{
+	uint32_t idx = (uint32_t)((uintptr_t)data >> 1), d = (uint32_t)((uintptr_t)data & 1);
+	struct nfv_ct_flow *f = &t->flows[idx];
+
+	if (!f->used)
+		return false; /* forgotten by an earlier packet of the burst */
+	if ((int64_t)(now - f->expire_tsc) >= 0) {
+		flow_forget(t, idx);
+		c->expired++;
+		return false;
+	}
+	if (proto == IPPROTO_TCP) {
+		uint8_t syn = p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG);
+		uint8_t fin = f->fin_seen;
+
+		if (syn == RTE_TCP_SYN_FLAG &&
+		    (f->state == NFV_CT_TCP_TIME_WAIT || f->state == NFV_CT_TCP_CLOSE)) {
+			/* A new connection on the same ports: the rules decide again. */
+			flow_forget(t, idx);
+			return false;
+		}
+		f->state = tcp_next(f, d, p->tcp_flags, &fin);
+		f->fin_seen = fin;
+	} else if (f->state == NFV_CT_UDP && d == 1) {
+		f->state = NFV_CT_UDP_STREAM;
+	}
+	f->packets[d]++;
+	flow_touch(f, now);
+	c->hits++;
+	return true;
+}
+
+bool
+nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
+	      const struct nfv_ct_pkt *p, uint64_t now)
+{
+	void *data;
+
+	if (!p->trackable || rte_hash_lookup_data(t->hash, k, &data) < 0)
+		return false;
+	return nfv_ct_hit(t, c, data, k->proto, p, now);
+}
+
+static void
+key_reverse(struct nfv_ct_key *r, const struct nfv_ct_key *k)
+{
+	r->iface = k->iface;
+	r->family = k->family;
+	r->proto = k->proto;
+	r->sport = k->dport;
+	r->dport = k->sport;
+	memcpy(r->src, k->dst, sizeof(r->src));
+	memcpy(r->dst, k->src, sizeof(r->dst));
+}
+
+int
+nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
+	      const struct nfv_ct_pkt *p, uint64_t now)
+{
+	struct nfv_ct_flow *f;
+	uint32_t idx;
+
+	if (!p->trackable || (k->proto == IPPROTO_TCP && (p->tcp_flags & RTE_TCP_RST_FLAG)))
+		return 0; /* nothing to follow: permitted, not recorded */
+	if (t->count >= __atomic_load_n(&ct_worker_max, __ATOMIC_RELAXED) || t->n_free == 0) {
+		sweep(t, c, 256, now);
+		if (t->count >= __atomic_load_n(&ct_worker_max, __ATOMIC_RELAXED) ||
+		    t->n_free == 0) {
+			c->table_full++;
+			return -ENOSPC;
+		}
+	}
+	idx = t->free_list[--t->n_free];
+	f = &t->flows[idx];
+	f->key[0] = *k;
+	key_reverse(&f->key[1], k);
+	if (rte_hash_add_key_data(t->hash, &f->key[0], (void *)(uintptr_t)(idx << 1)) < 0) {
+		t->n_free++;
+		c->table_full++;
+		return -ENOSPC;
+	}
+	/* An echo request to oneself is its own reply key: one key then. */
+	if (memcmp(&f->key[0], &f->key[1], sizeof(f->key[0])) != 0 &&
+	    rte_hash_add_key_data(t->hash, &f->key[1], (void *)(uintptr_t)(idx << 1 | 1)) < 0) {
+		rte_hash_del_key(t->hash, &f->key[0]);
+		t->n_free++;
+		c->table_full++;
+		return -ENOSPC;
+	}
+	f->state = new_state(k, p);
+	f->fin_seen = 0;
+	f->packets[0] = 1;
+	f->packets[1] = 0;
+	f->gen = t->gen;
+	flow_touch(f, now);
+	__atomic_store_n(&f->used, 1, __ATOMIC_RELEASE);
+	t->count++;
+	c->created++;
+	return 0;
+}
+
+/* ---- control side ---- */
+
+static int
+ct_setup(void)
+{
+	nfv_ct_tables = rte_zmalloc("nfv_ct_tables", nfv_n_workers * sizeof(*nfv_ct_tables),
+				    RTE_CACHE_LINE_SIZE);
+	if (nfv_ct_tables == NULL)
+		return -ENOMEM;
+	if (ct_max == 0)
+		ct_max = ct_capacity * nfv_n_workers;
+	ct_worker_max = (ct_max + nfv_n_workers - 1) / nfv_n_workers;
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		struct nfv_ct_table *t = &nfv_ct_tables[w];
+		int socket = (int)rte_lcore_to_socket_id(nfv_workers[w].lcore_id);
+		char name[RTE_HASH_NAMESIZE];
+		struct rte_hash_parameters prm = {
+			.name = name,
+			.entries = 2 * ct_capacity,
+			.key_len = sizeof(struct nfv_ct_key),
+			.hash_func = rte_hash_crc,
+			.socket_id = socket,
+		};
+
+		snprintf(name, sizeof(name), "nfv_ct%u", w);
+		t->hash = rte_hash_create(&prm);
+		t->flows = rte_zmalloc_socket("nfv_ct_flows", ct_capacity * sizeof(*t->flows),
+					      RTE_CACHE_LINE_SIZE, socket);
+		t->free_list = rte_malloc_socket("nfv_ct_free", ct_capacity * sizeof(uint32_t), 0,
+						 socket);
+		if (t->hash == NULL || t->flows == NULL || t->free_list == NULL) {
+			NFV_LOG(ERR, "conntrack: no memory for %u flows per worker "
+				"(--conntrack-size)", ct_capacity);
+			return -ENOMEM;
+		}
+		table_clear(t);
+	}
+	timeouts_publish();
+	return 0;
+}
+NFV_GRAPH_SETUP(ct_setup);
+
+int
+nfv_ct_set_max(uint32_t max, char *err)
+{
+	uint32_t cap = ct_capacity * RTE_MAX(nfv_n_workers, 1u);
+
+	if (max > cap) {
+		snprintf(err, NFV_ERR_LEN, "max %u is above the tables' capacity %u (%u flows per "
+			 "worker, --conntrack-size)", max, cap, ct_capacity);
+		return -ERANGE;
+	}
+	ct_max = max;
+	__atomic_store_n(&ct_worker_max, (max + RTE_MAX(nfv_n_workers, 1u) - 1) /
+			 RTE_MAX(nfv_n_workers, 1u), __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+nfv_ct_set_timeout(const char *name, uint32_t seconds, char *err)
+{
+	for (unsigned int i = 0; i < NFV_CT_STATES; i++)
+		if (strcmp(name, timeout_names[i]) == 0) {
+			timeout_s[i] = seconds;
+			timeouts_publish();
+			return 0;
+		}
+	snprintf(err, NFV_ERR_LEN, "unknown timeout '%s' (tcp-syn-sent, tcp-syn-recv, "
+		 "tcp-established, tcp-fin-wait, tcp-time-wait, tcp-close, udp, udp-stream, "
+		 "icmp, other)", name);
+	return -EINVAL;
+}
+
+void
+nfv_ct_flush(void)
+{
+	__atomic_fetch_add(&nfv_ct_gen, 1, __ATOMIC_RELEASE);
+}
+
+static const char *
+proto_str(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case IPPROTO_TCP:
+		return "tcp";
+	case IPPROTO_UDP:
+		return "udp";
+	case IPPROTO_ICMP:
+		return "icmp";
+	case IPPROTO_ICMPV6:
+		return "icmp6";
+	default:
+		snprintf(buf, len, "%u", p);
+		return buf;
+	}
+}
+
+#define CT_SHOW_ENTRIES_MAX 10000
+
+/* The flows now (read while the workers write: a flow that changes as it is
+ * read may show a mix, never memory that is not a flow). */
+json_t *
+nfv_ct_show(void)
+{
+	uint64_t by_state[NFV_CT_STATES] = { 0 }, now = rte_get_tsc_cycles(), count = 0;
+	uint32_t gen = __atomic_load_n(&nfv_ct_gen, __ATOMIC_RELAXED);
+	json_t *entries = json_array(), *states = json_object(), *tmo = json_object(), *o;
+	struct nfv_ct_counters c;
+	bool truncated = false;
+
+	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
+		const struct nfv_ct_table *t = &nfv_ct_tables[w];
+
+		for (uint32_t i = 0; i < ct_capacity; i++) {
+			struct nfv_ct_flow f;
+			char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pb[8];
+
+			if (!__atomic_load_n(&t->flows[i].used, __ATOMIC_ACQUIRE))
+				continue;
+			memcpy(&f, &t->flows[i], sizeof(f));
+			if (f.gen != gen || (int64_t)(now - f.expire_tsc) >= 0 ||
+			    f.state >= NFV_CT_STATES)
+				continue;
+			count++;
+			by_state[f.state]++;
+			if (json_array_size(entries) >= CT_SHOW_ENTRIES_MAX) {
+				truncated = true;
+				continue;
+			}
+			inet_ntop(f.key[0].family, f.key[0].src, src, sizeof(src));
+			inet_ntop(f.key[0].family, f.key[0].dst, dst, sizeof(dst));
+			json_array_append_new(entries, json_pack(
+				"{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:i, s:I, s:I, s:I}",
+				"dev", nfv_iface_name_of(f.key[0].iface),
+				"proto", proto_str(f.key[0].proto, pb, sizeof(pb)),
+				"src", src, "dst", dst,
+				"sport", rte_be_to_cpu_16(f.key[0].sport),
+				"dport", rte_be_to_cpu_16(f.key[0].dport),
+				"state", state_names[f.state], "worker", (int)w,
+				"expires_in_ms", (json_int_t)((f.expire_tsc - now) * 1000 /
+							      rte_get_tsc_hz()),
+				"packets_orig", (json_int_t)f.packets[0],
+				"packets_reply", (json_int_t)f.packets[1]));
+		}
+	}
+	for (unsigned int i = 0; i < NFV_CT_STATES; i++) {
+		json_object_set_new(states, state_names[i], json_integer((json_int_t)by_state[i]));
+		json_object_set_new(tmo, timeout_names[i], json_integer(timeout_s[i]));
+	}
+	nfv_counters_sum(&nfv_ct_counters_block, &c);
+	o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:b, s:o}",
+		      "count", (json_int_t)count, "max", (json_int_t)ct_max,
+		      "capacity", (json_int_t)ct_capacity * RTE_MAX(nfv_n_workers, 1u),
+		      "by_state", states, "timeouts", tmo,
+		      "created", (json_int_t)c.created, "expired", (json_int_t)c.expired,
+		      "table_full", (json_int_t)c.table_full, "truncated", truncated,
+		      "entries", entries);
+	return o;
+}
+
+static void
+ct_show_stats(json_t *stats)
+{
+	struct nfv_ct_counters c;
+
+	nfv_counters_sum(&nfv_ct_counters_block, &c);
+	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I}",
+		"created", (json_int_t)c.created, "expired", (json_int_t)c.expired,
+		"table_full", (json_int_t)c.table_full, "hits", (json_int_t)c.hits));
+}
+
+static void
+ct_metrics(FILE *f)
+{
+	struct nfv_ct_counters c;
+	bool was = nfv_stats_since_start(true);
+
+	nfv_counters_sum(&nfv_ct_counters_block, &c);
+	nfv_stats_since_start(was);
+	nfv_metrics_help(f, "nfvd_conntrack_flows_created_total", "counter",
+			 "Flows recorded by reflect rules.");
+	fprintf(f, "nfvd_conntrack_flows_created_total %" PRIu64 "\n", c.created);
+	nfv_metrics_help(f, "nfvd_conntrack_table_full_total", "counter",
+			 "New flows refused: the table was full.");
+	fprintf(f, "nfvd_conntrack_table_full_total %" PRIu64 "\n", c.table_full);
+}
+
+static const struct nfv_collector ct_collector = {
+	.name = "conntrack",
+	.show_stats = ct_show_stats,
+	.metrics = ct_metrics,
+};
+NFV_COLLECTOR_REGISTER(ct_collector);
+
+static const struct nfv_module_option ct_options[] = {
+	{ "conntrack-size", "N", "flows each worker's connection table holds (65536)" },
+	{ NULL, NULL, NULL },
+};
+
+static int
+ct_parse_option(const char *name, const char *value, char *err, size_t len)
+{
+	char *end;
+	unsigned long v = strtoul(value != NULL ? value : "", &end, 10);
+
+	if (value == NULL || *end != '\0' || v < 64 || v > (1u << 24)) {
+		snprintf(err, len, "--conntrack-size: expected 64-16777216, not '%s'",
+			 value != NULL ? value : "");
+		return -EINVAL;
+	}
+	ct_capacity = (uint32_t)v;
+	return 0;
+}
+
+static void
+ct_fini(void)
+{
+	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
+		rte_hash_free(nfv_ct_tables[w].hash);
+		rte_free(nfv_ct_tables[w].flows);
+		rte_free(nfv_ct_tables[w].free_list);
+	}
+	rte_free(nfv_ct_tables);
+	nfv_ct_tables = NULL;
+}
+
+static struct nfv_module ct_module = {
+	.name = "conntrack",
+	.depends_on = "acl",
+	.fini = ct_fini,
+	.options = ct_options,
+	.parse_option = ct_parse_option,
+};
+NFV_MODULE_REGISTER(ct_module);

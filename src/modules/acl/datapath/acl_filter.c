@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acl_in4 / acl_in6 / acl_out4 / acl_out6: the ACL attached to the packet's
+ * interface ("in": the receiving one, on the ip4/ip6 ingress arcs; "out":
+ * the output one, on the egress arcs, before the VLAN tag is added).
+ *
+ * For each packet: the 5-tuple is read (for ICMP the type and code stand
+ * for the ports; a non-first fragment has none); a packet of a flow the
+ * connection table knows (either direction, recorded on this interface) is
+ * permitted at once; the others are classified in one rte_acl_classify
+ * call per ACL version in the burst. The lowest prio wins; permit passes,
+ * deny drops, reflect passes and records the flow; no match drops.
+ *
+ * IPv6: the next header is followed through hop-by-hop, routing,
+ * destination options and fragment headers (at most eight).
+ *
+ * Edges: drop, then the arc's (later features, the end node).
+ * Reads: mbuf->port (in), meta.tx_port (out), the L3/L4 headers.
+ * Drops: acl/denied, acl/no_match, conntrack/table_full.
+ * Counters: acl (permitted, denied, no_match, flow_hits), per-rule hits,
+ *           conntrack (created, expired, table_full, hits).
+ */
+#include <netinet/in.h>
+
+#include <rte_acl.h>
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+
+#include "core/arc.h"
+#include "core/counters.h"
+#include "core/node.h"
+#include "modules/acl/acl.h"
+
+enum acl_next {
+	ACL_NEXT_DROP,
+	ACL_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_acl_denied, "acl", "denied", "a deny rule of the attached ACL matched");
+NFV_DROP_REASON(drop_acl_no_match, "acl", "no_match",
+	"no rule of the attached ACL matched (the default action is deny)");
+NFV_DROP_REASON(drop_ct_full, "conntrack", "table_full",
+	"a reflect rule matched but the connection table is full (conntrack set max)");
+
+static struct nfv_arc_feature acl_in4_feature = {
+	.arc_name = "ip4_ingress", .node = "nfv_acl_in4",
+};
+static struct nfv_arc_feature acl_in6_feature = {
+	.arc_name = "ip6_ingress", .node = "nfv_acl_in6",
+};
+static struct nfv_arc_feature acl_out4_feature = {
+	.arc_name = "ip4_egress", .node = "nfv_acl_out4", .runs_before = "nfv_vlan_output4",
+};
+static struct nfv_arc_feature acl_out6_feature = {
+	.arc_name = "ip6_egress", .node = "nfv_acl_out6", .runs_before = "nfv_vlan_output6",
+};
+NFV_ARC_FEATURE_REGISTER(acl_in4_feature);
+NFV_ARC_FEATURE_REGISTER(acl_in6_feature);
+NFV_ARC_FEATURE_REGISTER(acl_out4_feature);
+NFV_ARC_FEATURE_REGISTER(acl_out6_feature);
+
+/* The ports (or ICMP type and code) at off; l4 stays 0 when the packet is
+ * too short to hold them. */
+static __rte_always_inline void
+l4_read(const struct rte_mbuf *m, uint32_t off, uint8_t proto, rte_be16_t *sport,
+	rte_be16_t *dport, rte_be32_t *l4, struct nfv_ct_pkt *p)
+{
+	uint8_t buf[14];
+	const uint8_t *h;
+
+	switch (proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_SCTP:
+		h = rte_pktmbuf_read(m, off, 4, buf);
+		if (h == NULL)
+			return;
+		memcpy(sport, h, 2);
+		memcpy(dport, h + 2, 2);
+		if (proto == IPPROTO_TCP) {
+			h = rte_pktmbuf_read(m, off + 13, 1, buf);
+			if (h == NULL)
+				return; /* no flags: not tracked */
+			p->tcp_flags = h[0];
+		}
+		p->trackable = 1;
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		h = rte_pktmbuf_read(m, off, 4, buf);
+		if (h == NULL)
+			return;
+		*sport = rte_cpu_to_be_16(h[0]);
+		*dport = rte_cpu_to_be_16(h[1]);
+		if (h[1] == 0 && (proto == IPPROTO_ICMP ? (h[0] == 8 || h[0] == 0) :
+				  (h[0] == 128 || h[0] == 129))) {
+			h = rte_pktmbuf_read(m, off + 4, 2, buf);
+			if (h != NULL) {
+				memcpy(&p->icmp_id, h, 2);
+				p->icmp_echo = 1;
+				p->trackable = 1;
+			}
+		}
+		break;
+	default:
+		p->trackable = 1; /* tracked by addresses and protocol */
+		return;
+	}
+	*l4 = RTE_BE32(1);
+}
+
+static __rte_always_inline void
+key4_build(const struct rte_mbuf *m, struct nfv_acl4_key *k, struct nfv_ct_pkt *p)
+{
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
+
+	memset(k, 0, sizeof(*k));
+	memset(p, 0, sizeof(*p));
+	k->proto = ip->next_proto_id;
+	k->src = ip->src_addr;
+	k->dst = ip->dst_addr;
+	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK))
+		return; /* a non-first fragment: no L4 header */
+	l4_read(m, NFV_L2_LEN + rte_ipv4_hdr_len(ip), k->proto, &k->sport, &k->dport, &k->l4, p);
+}
+
+static __rte_always_inline void
+key6_build(const struct rte_mbuf *m, struct nfv_acl6_key *k, struct nfv_ct_pkt *p)
+{
+	const struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+	uint32_t off = NFV_L2_LEN + sizeof(*ip);
+	uint8_t nh = ip->proto, buf[8];
+
+	memset(k, 0, sizeof(*k));
+	memset(p, 0, sizeof(*p));
+	memcpy(k->src, ip->src_addr, 16);
+	memcpy(k->dst, ip->dst_addr, 16);
+	for (unsigned int i = 0; i < 8; i++) {
+		const uint8_t *h;
+
+		if (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
+			h = rte_pktmbuf_read(m, off, 2, buf);
+			if (h == NULL)
+				break;
+			nh = h[0];
+			off += ((uint32_t)h[1] + 1) * 8;
+		} else if (nh == IPPROTO_FRAGMENT) {
+			h = rte_pktmbuf_read(m, off, 4, buf);
+			if (h == NULL)
+				break;
+			nh = h[0];
+			off += 8;
+			if (((h[2] << 8 | h[3]) & 0xfff8) != 0) {
+				k->proto = nh;
+				return; /* a non-first fragment */
+			}
+		} else {
+			k->proto = nh;
+			l4_read(m, off, nh, &k->sport, &k->dport, &k->l4, p);
+			return;
+		}
+	}
+	k->proto = nh; /* headers cut short or too many: no ports */
+}
+
+static __rte_always_inline void
+ct_key_build(struct nfv_ct_key *ck, const void *key, const struct nfv_ct_pkt *p,
+	     uint16_t iface, const unsigned int fam)
+{
+	memset(ck, 0, sizeof(*ck));
+	ck->iface = iface;
+	if (fam == 0) {
+		const struct nfv_acl4_key *k = key;
+
+		ck->family = AF_INET;
+		ck->proto = k->proto;
+		ck->sport = k->sport;
+		ck->dport = k->dport;
+		memcpy(ck->src, &k->src, 4);
+		memcpy(ck->dst, &k->dst, 4);
+	} else {
+		const struct nfv_acl6_key *k = key;
+
+		ck->family = AF_INET6;
+		ck->proto = k->proto;
+		ck->sport = k->sport;
+		ck->dport = k->dport;
+		memcpy(ck->src, k->src, 16);
+		memcpy(ck->dst, k->dst, 16);
+	}
+	if (p->icmp_echo) {
+		/* Request and reply carry the same identifier. */
+		ck->sport = p->icmp_id;
+		ck->dport = p->icmp_id;
+	}
+}
+
+struct acl_scratch {
+	union {
+		struct nfv_acl4_key k4[RTE_GRAPH_BURST_SIZE];
+		struct nfv_acl6_key k6[RTE_GRAPH_BURST_SIZE];
+	};
+	struct nfv_ct_pkt cp[RTE_GRAPH_BURST_SIZE];
+	const struct nfv_acl_compiled *comp[RTE_GRAPH_BURST_SIZE];
+	const uint8_t *data[RTE_GRAPH_BURST_SIZE];
+	uint32_t res[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t ifaces[RTE_GRAPH_BURST_SIZE];
+	uint16_t todo[RTE_GRAPH_BURST_SIZE];
+	uint16_t batch[RTE_GRAPH_BURST_SIZE];
+	/* Connection table lookups, in bulk. */
+	struct nfv_ct_key ck[RTE_GRAPH_BURST_SIZE];
+	const void *ckp[RTE_GRAPH_BURST_SIZE];
+	void *ctdata[RTE_GRAPH_BURST_SIZE];
+	uint16_t lk[RTE_GRAPH_BURST_SIZE];
+};
+
+static __rte_always_inline uint16_t
+acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+	const unsigned int fam, const enum nfv_acl_dir dir, const struct nfv_arc_feature *f)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct nfv_acl_counters *ac = nfv_worker_counters(w, &nfv_acl_counters_block);
+	struct nfv_ct_counters *cc = nfv_worker_counters(w, &nfv_ct_counters_block);
+	struct nfv_ct_table *ct = &nfv_ct_tables[w->index];
+	uint64_t *hits = nfv_acl_hits[w->index];
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	struct acl_scratch s;
+	struct nfv_acl_counters sum = { 0, 0, 0, 0 };
+	uint64_t now = rte_rdtsc();
+	bool ct_on = nfv_ct_burst_start(ct, cc, now);
+	uint16_t nt = 0, nl = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t iface = dir == NFV_ACL_IN ? m->port : nfv_meta(m)->tx_port;
+		const struct nfv_acl *acl = __atomic_load_n(&nfv_acl_bound[dir][iface],
+							    __ATOMIC_ACQUIRE);
+		void *key = fam == 0 ? (void *)&s.k4[i] : (void *)&s.k6[i];
+
+		s.nexts[i] = nfv_arc_next_edge(f, iface);
+		s.ifaces[i] = iface;
+		if (acl == NULL)
+			continue; /* detached while the packet was on its way */
+		s.comp[i] = nfv_acl_active(acl);
+		if (fam == 0)
+			key4_build(m, key, &s.cp[i]);
+		else
+			key6_build(m, key, &s.cp[i]);
+		if (ct_on && s.cp[i].trackable) {
+			ct_key_build(&s.ck[nl], key, &s.cp[i], iface, fam);
+			s.ckp[nl] = &s.ck[nl];
+			s.lk[nl++] = (uint16_t)i;
+			continue;
+		}
+		s.todo[nt++] = (uint16_t)i;
+	}
+	/* Packets of known flows pass; the others go to the rules. */
+	for (uint16_t k = 0; k < nl; k += RTE_HASH_LOOKUP_BULK_MAX) {
+		uint32_t cnt = RTE_MIN(nl - k, RTE_HASH_LOOKUP_BULK_MAX);
+		uint64_t hit = 0;
+
+		rte_hash_lookup_bulk_data(ct->hash, &s.ckp[k], cnt, &hit, &s.ctdata[k]);
+		for (uint32_t j = 0; j < cnt; j++) {
+			uint16_t i = s.lk[k + j];
+
+			if ((hit >> j & 1) && nfv_ct_hit(ct, cc, s.ctdata[k + j], s.ck[k + j].proto,
+							 &s.cp[i], now))
+				sum.flow_hits++;
+			else
+				s.todo[nt++] = i;
+		}
+	}
+
+	/* One classify call per ACL version among the packets left (one
+	 * when the burst came from or goes to one interface). */
+	while (nt > 0) {
+		const struct nfv_acl_compiled *c = s.comp[s.todo[0]];
+		struct rte_acl_ctx *ctx = c->ctx[fam];
+		uint16_t nb = 0, rest = 0;
+
+		for (uint16_t k = 0; k < nt; k++) {
+			uint16_t i = s.todo[k];
+
+			if (s.comp[i] == c) {
+				s.batch[nb] = i;
+				s.data[nb] = fam == 0 ? (const uint8_t *)&s.k4[i] :
+							(const uint8_t *)&s.k6[i];
+				s.res[nb] = 0;
+				nb++;
+			} else {
+				s.todo[rest++] = i;
+			}
+		}
+		nt = rest;
+		if (ctx != NULL)
+			rte_acl_classify(ctx, s.data, s.res, nb, 1);
+		for (uint16_t k = 0; k < nb; k++) {
+			uint16_t i = s.batch[k];
+			const struct nfv_acl_compiled_rule *r;
+
+			if (s.res[k] == 0) {
+				hits[c->default_slot]++;
+				sum.no_match++;
+				s.nexts[i] = nfv_mark_drop(pkts[i], drop_acl_no_match.id,
+							   ACL_NEXT_DROP);
+				continue;
+			}
+			r = &c->rule[s.res[k] - 1];
+			hits[r->slot]++;
+			if (r->action == NFV_ACL_DENY) {
+				sum.denied++;
+				s.nexts[i] = nfv_mark_drop(pkts[i], drop_acl_denied.id,
+							   ACL_NEXT_DROP);
+				continue;
+			}
+			if (r->action == NFV_ACL_REFLECT) {
+				struct nfv_ct_key ck;
+				const void *key = fam == 0 ? (const void *)&s.k4[i] :
+							     (const void *)&s.k6[i];
+
+				ct_key_build(&ck, key, &s.cp[i], s.ifaces[i], fam);
+				if (!nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now) &&
+				    nfv_ct_create(ct, cc, &ck, &s.cp[i], now) < 0) {
+					s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_full.id,
+								   ACL_NEXT_DROP);
+					continue;
+				}
+			}
+			sum.permitted++;
+		}
+	}
+	ac->permitted += sum.permitted;
+	ac->denied += sum.denied;
+	ac->no_match += sum.no_match;
+	ac->flow_hits += sum.flow_hits;
+	nfv_enqueue_nexts(graph, node, objs, s.nexts, n);
+	return n;
+}
+
+static uint16_t
+acl_in4_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return acl_run(graph, node, objs, n, 0, NFV_ACL_IN, &acl_in4_feature);
+}
+
+static uint16_t
+acl_in6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return acl_run(graph, node, objs, n, 1, NFV_ACL_IN, &acl_in6_feature);
+}
+
+static uint16_t
+acl_out4_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return acl_run(graph, node, objs, n, 0, NFV_ACL_OUT, &acl_out4_feature);
+}
+
+static uint16_t
+acl_out6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return acl_run(graph, node, objs, n, 1, NFV_ACL_OUT, &acl_out6_feature);
+}
+
+#define ACL_NODE(var, name_, fn) \
+	static struct rte_node_register var = { \
+		.name = name_, \
+		.process = fn, \
+		.init = nfv_node_ctx_init, \
+		.nb_edges = ACL_NEXT_MAX, \
+		.next_nodes = { [ACL_NEXT_DROP] = "nfv_drop" }, \
+	}; \
+	RTE_NODE_REGISTER(var)
+
+ACL_NODE(acl_in4_node, "nfv_acl_in4", acl_in4_process);
+ACL_NODE(acl_in6_node, "nfv_acl_in6", acl_in6_process);
+ACL_NODE(acl_out4_node, "nfv_acl_out4", acl_out4_process);
+ACL_NODE(acl_out6_node, "nfv_acl_out6", acl_out6_process);

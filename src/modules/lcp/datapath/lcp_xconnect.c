@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lcp_xconnect: what the kernel sends on a twin leaves by its interface,
+ * untouched (VPP linux-cp's xconnect): a feature of the l2_input arc
+ * enabled on every twin port, so a twin's frames never reach eth_input.
+ *
+ * Edges: port_tx, drop.
+ * Reads: mbuf->port (the twin port).
+ * Writes: meta.tx_port (the interface).
+ * Drops: no_interface (the twin's interface went while the frame was in
+ *        flight).
+ * Counters: lcp.from_twin per interface.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/counters.h"
+#include "core/node.h"
+#include "modules/lcp/lcp.h"
+
+enum lcp_xconnect_next {
+	LCP_XCONNECT_NEXT_TX,
+	LCP_XCONNECT_NEXT_DROP,
+	LCP_XCONNECT_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_lcp_no_iface, "lcp_xconnect", "no_interface",
+	"sent by a kernel twin whose interface is gone");
+
+static uint16_t
+lcp_xconnect_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct nfv_lcp_counters *c = nfv_worker_counters(w, &nfv_lcp_counters_block);
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint16_t iface = m->port < RTE_MAX_ETHPORTS ?
+			__atomic_load_n(&nfv_lcp_iface_of[m->port], __ATOMIC_ACQUIRE) :
+			NFV_LCP_NONE;
+
+		if (unlikely(iface == NFV_LCP_NONE)) {
+			nexts[i] = nfv_mark_drop(m, drop_lcp_no_iface.id, LCP_XCONNECT_NEXT_DROP);
+			continue;
+		}
+		nfv_meta(m)->tx_port = iface;
+		c->from_twin_iface[iface]++;
+		nexts[i] = LCP_XCONNECT_NEXT_TX;
+	}
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register lcp_xconnect_node = {
+	.name = "nfv_lcp_xconnect",
+	.process = lcp_xconnect_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = LCP_XCONNECT_NEXT_MAX,
+	.next_nodes = {
+		[LCP_XCONNECT_NEXT_TX] = "nfv_port_tx",
+		[LCP_XCONNECT_NEXT_DROP] = "nfv_drop",
+	},
+};
+
+RTE_NODE_REGISTER(lcp_xconnect_node);

@@ -1,0 +1,373 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# lcp smoke suite: kernel twins, netlink route sync under a burst, FRR.
+#
+#   nfvlcp-peer (eth0 10.211.1.2/24, FRR bgpd AS 65002, lo 172.20.5.1)
+#        |  veth nfvlcp-v1
+#   nfvd p1 10.211.1.1/24  ---- twin nfvlcp-tw1 in nfvlcp-rtr (FRR zebra+bgpd AS 65001)
+#   nfvd p2 10.211.2.1/24
+#        |  veth nfvlcp-v2
+#   nfvlcp-h2 (eth0 10.211.2.2/24)
+#
+# 1. Netlink resync: 100,000 routes added on the twin in one burst
+#    (ip -batch), then deleted; nfvd runs with a small netlink buffer
+#    (--lcp-netlink-rcvbuf) so events are lost (ENOBUFS) and it must
+#    resynchronise; at the end of each phase nfvd's kernel routes are
+#    exactly the kernel's.
+# 2. FRR: the peer announces 1,000 prefixes over BGP to FRR on nfvd's twin
+#    (the session itself runs over the twin: ARP and TCP/179 punted, the
+#    kernel's answers crossed to p1); they appear in nfvd's table as source
+#    kernel proto bgp, h2's traffic to one of them is forwarded by nfvd
+#    (p1's TX counter), and once the peer shuts the session they leave.
+# 3. OSPF: an adjacency over the twin (hellos to 224.0.0.5 punted from
+#    ip4_input's multicast drop), the peer's loopback learned as proto ospf.
+#
+# Without nfvd's own ARP/ND (the arp_nd module), nfvd's neighbors and h2's
+# are static; with it, none is. The peer and FRR resolve each other through
+# the twin either way.
+# Run from the repository root:  NFVD_BUILD=build bash tests/smoke/suites/lcp.sh
+set -uo pipefail
+
+BUILD=${NFVD_BUILD:-build}
+NFVD=$BUILD/src/nfvd
+NFVCTL=$BUILD/src/nfvctl
+PY=/usr/bin/python3
+FRR=/usr/lib/frr
+N_ROUTES=${NFVLCP_ROUTES:-100000}
+N_BGP=${NFVLCP_BGP_PREFIXES:-1000}
+
+PEER=nfvlcp-peer
+RTR=nfvlcp-rtr
+H2=nfvlcp-h2
+V1=nfvlcp-v1
+V2=nfvlcp-v2
+TW=nfvlcp-tw1
+PREFIX=nfvlcp-$$
+WORK=$(mktemp -d /tmp/nfvlcp.XXXXXX)
+SOCK=$WORK/api.sock
+LOG=$WORK/nfvd.log
+NFVD_PID=
+
+N_PASS=0
+N_FAIL=0
+pass() { echo "PASS: $*"; N_PASS=$((N_PASS + 1)); }
+fail() { echo "FAIL: $*"; N_FAIL=$((N_FAIL + 1)); }
+ctl() { "$NFVCTL" -s "$SOCK" "$@"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+frr_stop() {
+	local ns=$1
+	for d in ospfd bgpd zebra; do
+		local pf=$WORK/frr-$ns/$d.pid
+		[ -f "$pf" ] && kill "$(cat "$pf")" 2>/dev/null
+	done
+}
+
+cleanup() {
+	frr_stop "$PEER"
+	frr_stop "$RTR"
+	if [ -n "$NFVD_PID" ] && kill -0 "$NFVD_PID" 2>/dev/null; then
+		kill "$NFVD_PID"
+		wait "$NFVD_PID" 2>/dev/null
+	fi
+	for ns in $PEER $RTR $H2; do ip netns del "$ns" 2>/dev/null; done
+	ip link del $V1 2>/dev/null
+	ip link del $V2 2>/dev/null
+	[ -n "${NFVLCP_KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM # so that the EXIT trap runs (FRR daemons, namespaces)
+
+for t in "$NFVD" "$NFVCTL"; do
+	[ -x "$t" ] || { echo "lcp: $t not built"; exit 1; }
+done
+
+# ---- topology ------------------------------------------------------------------------
+cleanup_quiet() { for ns in $PEER $RTR $H2; do ip netns del "$ns" 2>/dev/null; done; \
+	ip link del $V1 2>/dev/null; ip link del $V2 2>/dev/null; }
+cleanup_quiet
+for ns in $PEER $RTR $H2; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
+ip link add $V1 type veth peer name eth0 netns $PEER
+ip link add $V2 type veth peer name eth0 netns $H2
+# veths hand af_packet frames with checksums left to offload: full ones.
+for v in $V1 $V2; do
+	ip link set $v up
+	sysctl -qw net.ipv6.conf.$v.disable_ipv6=1
+	ethtool -K $v tx off rx off gso off gro off tso off >/dev/null 2>&1
+done
+for ns in $PEER $H2; do
+	ip netns exec $ns ethtool -K eth0 tx off rx off gso off gro off tso off >/dev/null 2>&1
+done
+ip -n $PEER addr add 10.211.1.2/24 dev eth0
+ip -n $PEER addr add 172.20.5.1/32 dev lo
+ip -n $PEER addr add 172.21.0.1/32 dev lo
+ip -n $PEER link set eth0 up
+ip -n $PEER route add 10.211.2.0/24 via 10.211.1.1
+ip -n $H2 addr add 10.211.2.2/24 dev eth0
+ip -n $H2 link set eth0 up
+ip -n $H2 route add default via 10.211.2.1
+MAC_PEER=$(ip -n $PEER -br link show eth0 | awk '{print $3}')
+MAC_H2=$(ip -n $H2 -br link show eth0 | awk '{print $3}')
+MAC_P2=$(cat /sys/class/net/$V2/address)
+
+cat >"$WORK/startup.conf" <<EOF
+port add p1 dev net_af_packet0,iface=$V1
+port add p2 dev net_af_packet1,iface=$V2
+addr add 10.211.1.1/24 dev p1
+addr add 10.211.2.1/24 dev p2
+lcp add dev p1 host-if $TW netns $RTR
+EOF
+"$NFVD" -l 0,1 --no-huge -m 2048 --no-shconf --no-pci --file-prefix "$PREFIX" -- \
+	-c "$WORK/startup.conf" -s "$SOCK" --max-routes4 262144 \
+	--lcp-netlink-rcvbuf 65536 >"$LOG" 2>&1 &
+NFVD_PID=$!
+for _ in $(seq 300); do
+	[ -S "$SOCK" ] && break
+	kill -0 "$NFVD_PID" 2>/dev/null || break
+	sleep 0.1
+done
+if ! [ -S "$SOCK" ]; then
+	fail "nfvd did not start"; tail -20 "$LOG"; exit 1
+fi
+# Static neighbors only while nfvd has no ARP/ND of its own (arp_nd).
+if ctl --json show graph | grep -q '"arp_input"'; then
+	echo "lcp: nfvd resolves its neighbors itself: no static neighbor"
+else
+	ctl neigh add 10.211.1.2 lladdr "$MAC_PEER" dev p1 >/dev/null
+	ctl neigh add 10.211.2.2 lladdr "$MAC_H2" dev p2 >/dev/null
+	ip -n $H2 neigh add 10.211.2.1 lladdr "$MAC_P2" dev eth0
+fi
+if ip -n $RTR -br addr show $TW | grep -q 10.211.1.1/24; then
+	pass "twin $TW in $RTR has nfvd's address"
+else
+	fail "twin $TW: $(ip -n $RTR -br addr show $TW 2>&1)"
+fi
+
+# nfvd's kernel routes (prefixes, sorted) and the kernel's on the twin
+# within 100.64.0.0/10, host routes written with /32.
+nfvd_kernel_routes() {
+	ctl --json route show | $PY -c '
+import json, sys
+for r in json.load(sys.stdin)["routes"]:
+    if r["source"] == "kernel" and r["prefix"].startswith("100."):
+        print(r["prefix"])' | sort
+}
+kernel_routes() {
+	ip -n $RTR -4 route show dev $TW | awk '$1 ~ /^100\./ {p=$1; if (p !~ /\//) p=p"/32"; print p}' | sort
+}
+stat_of() { # netlink counter
+	ctl --json show stats | $PY -c "import json,sys; print(json.load(sys.stdin)['lcp']['netlink']['$1'])"
+}
+kernel_count() { # nfvd's kernel routes now
+	ctl --json show stats | $PY -c "import json,sys; print(json.load(sys.stdin)['lcp']['netlink']['routes'])"
+}
+wait_equal() { # phase-name expected-count baseline
+	local i n t0 t1
+	t0=$(date +%s.%N)
+	for i in $(seq 1200); do
+		n=$(kernel_count)
+		[ "$n" -eq $(($2 + $3)) ] && break
+		sleep 0.1
+	done
+	sleep 0.3 # a resync may still be due: it must change nothing
+	t1=$(date +%s.%N)
+	if diff <(nfvd_kernel_routes) <(kernel_routes) >"$WORK/diff-$1" && \
+		[ "$(kernel_routes | wc -l)" -eq "$2" ]; then
+		pass "$1: nfvd's kernel routes equal the kernel's ($2), $(elapsed "$t0" "$t1") s after ip -batch returned"
+	else
+		fail "$1: nfvd's kernel routes differ from the kernel's ($(wc -l <"$WORK/diff-$1") diff lines)"
+	fi
+}
+
+# ---- 1. 100k routes in one burst, then deleted ----------------------------------------------
+$PY - "$N_ROUTES" "$TW" >"$WORK/add.batch" <<'EOF'
+import sys
+n, dev = int(sys.argv[1]), sys.argv[2]
+for i in range(n):
+    print("route add 100.%d.%d.%d/32 via 10.211.1.2 dev %s proto static" %
+          (64 + (i >> 16), (i >> 8) & 255, i & 255, dev))
+EOF
+sed 's/^route add/route del/' "$WORK/add.batch" >"$WORK/del.batch"
+ov0=$(stat_of overruns)
+rs0=$(stat_of resyncs)
+base=$(kernel_count)
+t0=$(date +%s.%N)
+ip -n $RTR -batch "$WORK/add.batch"
+t1=$(date +%s.%N)
+echo "lcp: ip -batch added $N_ROUTES routes in $(elapsed "$t0" "$t1") s"
+wait_equal "burst add" "$N_ROUTES" "$base"
+ip -n $RTR -batch "$WORK/del.batch"
+wait_equal "burst delete" 0 "$base"
+ov=$(stat_of overruns)
+rs=$(stat_of resyncs)
+if [ "$ov" -gt "$ov0" ] && [ "$rs" -gt "$rs0" ]; then
+	pass "events were lost (ENOBUFS $((ov - ov0)) times) and repaired by $((rs - rs0)) resyncs"
+else
+	fail "the resync path was not exercised (overruns $ov0 -> $ov, resyncs $rs0 -> $rs)"
+fi
+
+# ---- 2. FRR: BGP over the twin ------------------------------------------------------------
+if [ -n "${NFVLCP_SKIP_FRR:-}" ]; then
+	echo "lcp: FRR part skipped (NFVLCP_SKIP_FRR)"
+elif ! [ -x $FRR/bgpd ] || ! [ -x $FRR/zebra ]; then
+	fail "FRR is not installed (Debian package frr)"
+else
+	frr_start() { # ns as router-id neighbor neighbor-as [networks]
+		local ns=$1 dir=$WORK/frr-$1
+		mkdir -p "$dir"
+		{
+			echo "frr defaults traditional"
+			echo "hostname $ns"
+			echo "log file $dir/frr.log"
+			echo "router bgp $2"
+			echo " bgp router-id $3"
+			echo " no bgp ebgp-requires-policy"
+			echo " no bgp network import-check"
+			echo " neighbor $4 remote-as $5"
+			echo " neighbor $4 timers 3 10"
+			echo " neighbor $4 timers connect 1"
+			echo " neighbor $4 advertisement-interval 0"
+			if [ "${6:-0}" -gt 0 ]; then
+				echo " address-family ipv4 unicast"
+				$PY -c "
+for i in range($6):
+    print('  network 172.%d.%d.0/24' % (20 + i // 256, i % 256))"
+				echo " exit-address-family"
+			fi
+		} >"$dir/bgpd.conf"
+		echo "hostname $ns" >"$dir/zebra.conf"
+		chown -R frr:frr "$dir" 2>/dev/null
+		chmod 755 "$WORK" "$dir"
+		ip netns exec "$ns" $FRR/zebra -d -N "$ns" -f "$dir/zebra.conf" -i "$dir/zebra.pid" \
+			-z "$dir/zserv.api" --vty_socket "$dir" >"$dir/zebra.out" 2>&1
+		ip netns exec "$ns" $FRR/bgpd -d -N "$ns" -f "$dir/bgpd.conf" -i "$dir/bgpd.pid" \
+			-z "$dir/zserv.api" --vty_socket "$dir" >"$dir/bgpd.out" 2>&1
+	}
+	vty() { local ns=$1; shift; vtysh --vty_socket "$WORK/frr-$ns" "$@" 2>&1; }
+	bgp_count() {
+		ctl --json route show | $PY -c '
+import json, sys
+print(sum(1 for r in json.load(sys.stdin)["routes"]
+          if r["source"] == "kernel" and r.get("proto") == "bgp"))'
+	}
+	frr_start $RTR 65001 10.211.1.1 10.211.1.2 65002
+	frr_start $PEER 65002 10.211.1.2 10.211.1.1 65001 "$N_BGP"
+	t0=$(date +%s)
+	n=0
+	for _ in $(seq 600); do
+		n=$(bgp_count)
+		[ "$n" -ge "$N_BGP" ] && break
+		sleep 0.1
+	done
+	t1=$(date +%s)
+	if [ "$n" -eq "$N_BGP" ]; then
+		pass "$N_BGP BGP prefixes in nfvd's table as source kernel proto bgp ($((t1 - t0)) s after FRR started)"
+	else
+		fail "$n of $N_BGP BGP prefixes in nfvd's table"
+		vty $RTR -c "show bgp summary" | tail -5
+	fi
+	r=$(ctl --json route show 172.20.5.0/24 | $PY -c '
+import json, sys
+r = json.load(sys.stdin)["routes"][0]
+print(r["source"], r.get("proto"), r["via"], r["dev"])')
+	if [ "$r" = "kernel bgp 10.211.1.2 p1" ]; then
+		pass "route show 172.20.5.0/24: $r"
+	else
+		fail "route show 172.20.5.0/24: $r"
+	fi
+	p1_tx() { ctl --json port show p1 | $PY -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["tx_packets"])'; }
+	tx0=$(p1_tx)
+	if ip netns exec $H2 ping -c 20 -i 0.01 -W 1 -q 172.20.5.1 >"$WORK/ping.out" 2>&1; then
+		tx1=$(p1_tx)
+		if [ $((tx1 - tx0)) -ge 20 ]; then
+			pass "h2 -> 172.20.5.1 (BGP route) forwarded by nfvd: p1 sent $((tx1 - tx0)) packets"
+		else
+			fail "ping answered but p1 sent only $((tx1 - tx0)) packets"
+		fi
+	else
+		fail "h2 cannot reach 172.20.5.1 over the BGP route: $(tail -2 "$WORK/ping.out")"
+	fi
+	st=$(ctl --json show stats | $PY -c '
+import json, sys
+l = json.load(sys.stdin)["lcp"]
+print(l["punted_by_reason"]["ip4_local/unsupported_protocol"], l["punted_by_reason"]["lcp_copy/arp"], l["from_twin"])')
+	read -r punted_tcp punted_arp from_twin <<<"$st"
+	if [ "$punted_tcp" -gt 0 ] && [ "$punted_arp" -gt 0 ] && [ "$from_twin" -gt 0 ]; then
+		pass "BGP ran over the twin: punted TCP $punted_tcp, ARP $punted_arp; from the twin $from_twin"
+	else
+		fail "punt counters: TCP $punted_tcp ARP $punted_arp from twin $from_twin"
+	fi
+	# Withdrawn: the peer shuts the session.
+	vty $PEER -c "configure terminal" -c "router bgp 65002" -c "neighbor 10.211.1.1 shutdown" >/dev/null
+	t0=$(date +%s.%N)
+	for _ in $(seq 300); do
+		n=$(bgp_count)
+		[ "$n" -eq 0 ] && break
+		sleep 0.1
+	done
+	t1=$(date +%s.%N)
+	if [ "$n" -eq 0 ]; then
+		pass "withdrawn: the BGP prefixes left nfvd's table in $(elapsed "$t0" "$t1") s"
+	else
+		fail "withdrawn: $n BGP prefixes still in nfvd's table"
+	fi
+fi
+
+# ---- 3. OSPF over the twin ----------------------------------------------------------------
+if [ -z "${NFVLCP_SKIP_FRR:-}" ] && [ -x $FRR/ospfd ]; then
+	ospf_start() { # ns router-id interface
+		local ns=$1 dir=$WORK/frr-$1
+		cat >"$dir/ospfd.conf" <<-EOF
+			hostname $ns
+			log file $dir/frr.log
+			interface $3
+			 ip ospf hello-interval 1
+			 ip ospf dead-interval 4
+			router ospf
+			 ospf router-id $2
+			 network 10.211.1.0/24 area 0
+			 network 172.21.0.1/32 area 0
+		EOF
+		chown frr:frr "$dir/ospfd.conf" 2>/dev/null
+		ip netns exec "$ns" $FRR/ospfd -d -N "$ns" -f "$dir/ospfd.conf" -i "$dir/ospfd.pid" \
+			-z "$dir/zserv.api" --vty_socket "$dir" >"$dir/ospfd.out" 2>&1
+	}
+	ospf_start $RTR 10.211.1.1 $TW
+	ospf_start $PEER 10.211.1.2 eth0
+	r=
+	for _ in $(seq 300); do
+		r=$(ctl --json route show 172.21.0.1/32 2>/dev/null | $PY -c '
+import json, sys
+r = json.load(sys.stdin)["routes"][0]
+print(r["source"], r.get("proto"), r["via"], r["dev"])' 2>/dev/null)
+		[ "$r" = "kernel ospf 10.211.1.2 p1" ] && break
+		sleep 0.1
+	done
+	if [ "$r" = "kernel ospf 10.211.1.2 p1" ]; then
+		pass "OSPF adjacency over the twin: 172.21.0.1/32 $r"
+	else
+		fail "OSPF: route 172.21.0.1/32: '$r'; $(vty $RTR -c 'show ip ospf neighbor' | tail -2)"
+	fi
+	n=$(ctl --json show stats | $PY -c '
+import json, sys
+print(json.load(sys.stdin)["lcp"]["punted_by_reason"]["ip4_input/multicast_destination"])')
+	if [ "$n" -gt 0 ]; then
+		pass "OSPF hellos (224.0.0.5) punted to the twin: $n"
+	else
+		fail "no multicast punted"
+	fi
+fi
+
+ctl lcp del dev p1 >/dev/null || fail "lcp del"
+kill "$NFVD_PID"
+wait "$NFVD_PID"
+rc=$?
+NFVD_PID=
+if [ $rc -eq 0 ] && grep -q "all mbufs returned" "$LOG"; then
+	pass "nfvd exit 0, every mbuf back"
+else
+	fail "nfvd exit $rc"; tail -5 "$LOG"
+fi
+echo "lcp: $N_PASS passed, $N_FAIL failed"
+[ "$N_FAIL" -eq 0 ]
