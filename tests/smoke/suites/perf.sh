@@ -134,10 +134,12 @@ for node in ip4_fast ip6_fast; do
 	n=$(/usr/bin/python3 -c 'import json, sys
 d = json.loads(sys.argv[1])
 print(sum(x["packets"] for x in d["nodes"] if x["node"] == sys.argv[2]))' "$graph" "$node")
-	if [ "${n:-0}" -ge 40 ]; then
-		pass "$node forwarded the pings ($n packets)"
+	# 20 requests and 20 replies; a few take the node chain instead while a
+	# neighbor resolves or is confirmed (stale -> delay), so not all 40.
+	if [ "${n:-0}" -ge 30 ]; then
+		pass "$node forwarded the pings ($n of 40 packets)"
 	else
-		fail "$node saw ${n:-0} packets, expected at least 40"
+		fail "$node saw ${n:-0} packets, expected at least 30 of 40"
 	fi
 done
 
