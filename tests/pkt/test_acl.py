@@ -503,7 +503,7 @@ def test_acl_out_only_defeats_fast_path(tmp_path):
     assert out["p1"] == [routed(allowed)] * 16
 
 
-def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path):
+def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path, acl_cache):
     """Per-rule hits (summed over workers) agree in acl show, /nfvd/acl and /metrics."""
     from test_observability import scrape, telemetry
     import socket as so
@@ -533,6 +533,16 @@ def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path):
            if k[0] == "nfvd_acl_rule_hits_total"}
     assert got == {"5": 3, "9": 4, "default": 5}
     assert samples[("nfvd_acl_packets_total", (("verdict", "denied"),))] == 4
+    assert types["nfvd_acl_cache_lookups_total"] == "counter"
+    ch = samples[("nfvd_acl_cache_lookups_total", (("result", "hit"),))]
+    cm = samples[("nfvd_acl_cache_lookups_total", (("result", "miss"),))]
+    tel = telemetry(nfvd.prefix, "/nfvd/stats")
+    assert (tel["acl/cache_hits"], tel["acl/cache_misses"]) == (ch, cm)
+    assert tel["acl/cache"] == int(acl_cache)
+    if acl_cache:
+        assert ch + cm == 12 and cm >= 3   # three tuples
+    else:
+        assert ch == cm == 0
     nfvd.stop()
 
 
