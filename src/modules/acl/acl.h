@@ -112,13 +112,15 @@ extern struct nfv_counter_block nfv_acl_counters_block;
 
 /*
  * Per-worker decision cache in front of rte_acl_classify, one per direction
- * and family: 2-way set-associative, NFV_ACL_CACHE_SETS sets, keyed by the
+ * and family: NFV_ACL_CACHE_WAYS-way set-associative, NFV_ACL_CACHE_SETS
+ * sets, keyed by the
  * whole classifier input and the version's gen, so the result (rte_acl's
  * value: rule index + 1, 0 for no match) of a cached key is exactly what
  * rte_acl_classify would return for that version. A new version has a new
  * gen: its packets miss, no flush is needed. Entries with gen 0 are empty.
  */
-#define NFV_ACL_CACHE_SETS 2048 /* x 2 ways = 4096 entries */
+#define NFV_ACL_CACHE_SETS 1024
+#define NFV_ACL_CACHE_WAYS 4 /* 4,096 entries */
 
 struct nfv_acl_cache4_entry {
 	struct nfv_acl4_key key;
@@ -134,7 +136,7 @@ struct nfv_acl_cache6_entry {
 };
 
 struct nfv_acl_cache {
-	struct nfv_acl_cache4_entry *v4; /* 2 * NFV_ACL_CACHE_SETS entries, set s at 2s */
+	struct nfv_acl_cache4_entry *v4; /* WAYS * SETS entries, set s at WAYS * s */
 	struct nfv_acl_cache6_entry *v6;
 };
 

@@ -125,19 +125,47 @@ acl_hits_setup(void)
 						     (int)rte_lcore_to_socket_id(nfv_workers[w].lcore_id));
 		if (nfv_acl_hits[w] == NULL)
 			return -ENOMEM;
-		for (unsigned int d = 0; d < NFV_ACL_DIRS; d++) {
-			struct nfv_acl_cache *c = &nfv_acl_caches[w][d];
-			int sock = (int)rte_lcore_to_socket_id(nfv_workers[w].lcore_id);
-
-			c->v4 = rte_zmalloc_socket("nfv_acl_cache4", 2 * NFV_ACL_CACHE_SETS *
-						   sizeof(*c->v4), RTE_CACHE_LINE_SIZE, sock);
-			c->v6 = rte_zmalloc_socket("nfv_acl_cache6", 2 * NFV_ACL_CACHE_SETS *
-						   sizeof(*c->v6), RTE_CACHE_LINE_SIZE, sock);
-			if (c->v4 == NULL || c->v6 == NULL)
-				return -ENOMEM;
-		}
 	}
 	return 0;
+}
+
+/*
+ * The decision caches are allocated at the first attach (nfvd without ACLs
+ * does not pay for them). A worker without its cache (no memory) classifies
+ * every packet.
+ */
+static void
+acl_cache_setup(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		int sock = (int)rte_lcore_to_socket_id(nfv_workers[w].lcore_id);
+
+		for (unsigned int d = 0; d < NFV_ACL_DIRS; d++) {
+			struct nfv_acl_cache *c = &nfv_acl_caches[w][d];
+			void *v4, *v6;
+
+			v4 = rte_zmalloc_socket("nfv_acl_cache4", NFV_ACL_CACHE_WAYS *
+						NFV_ACL_CACHE_SETS * sizeof(*c->v4),
+						RTE_CACHE_LINE_SIZE, sock);
+			v6 = rte_zmalloc_socket("nfv_acl_cache6", NFV_ACL_CACHE_WAYS *
+						NFV_ACL_CACHE_SETS * sizeof(*c->v6),
+						RTE_CACHE_LINE_SIZE, sock);
+			if (v4 == NULL || v6 == NULL) {
+				rte_free(v4);
+				rte_free(v6);
+				NFV_LOG(WARNING, "acl: no memory for worker %u's decision cache; "
+					"it classifies every packet", w);
+				continue;
+			}
+			c->v4 = v4;
+			c->v6 = v6;
+		}
+	}
 }
 
 int
@@ -567,6 +595,7 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		if (rc < 0)
 			return rc;
 	}
+	acl_cache_setup();
 	/* The ACL first, then the feature: a packet that reaches the node finds it. */
 	__atomic_store_n(&nfv_acl_bound[dir][ifc->id], a, __ATOMIC_RELEASE);
 	a->n_attached++;

@@ -212,7 +212,7 @@ cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const u
 {
 	uint32_t h = fam == 0 ? rte_hash_crc(key, sizeof(struct nfv_acl4_key), (uint32_t)gen) :
 				rte_hash_crc(key, sizeof(struct nfv_acl6_key), (uint32_t)gen);
-	uint32_t set = (h & (NFV_ACL_CACHE_SETS - 1)) * 2;
+	uint32_t set = (h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS;
 
 	return fam == 0 ? (void *)&dc->v4[set] : (void *)&dc->v6[set];
 }
@@ -221,7 +221,7 @@ cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const u
 static __rte_always_inline bool
 cache_get(const void *e, const void *key, uint64_t gen, uint32_t *res, const unsigned int fam)
 {
-	for (unsigned int w = 0; w < 2; w++) {
+	for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++) {
 		if (fam == 0) {
 			const struct nfv_acl_cache4_entry *c =
 				&((const struct nfv_acl_cache4_entry *)e)[w];
@@ -243,26 +243,26 @@ cache_get(const void *e, const void *key, uint64_t gen, uint32_t *res, const uns
 	return false;
 }
 
-/* Inserts in way 0, the previous way 0 moves to way 1 (unless it is the
- * same key: two packets of one new flow in a burst). */
+/* Inserts in way 0, the others move down a way and the last one goes
+ * (unless the key is there: two packets of one new flow in a burst). */
 static __rte_always_inline void
 cache_put(void *e, const void *key, uint64_t gen, uint32_t res, const unsigned int fam)
 {
+	uint32_t old;
+
+	if (cache_get(e, key, gen, &old, fam))
+		return;
 	if (fam == 0) {
 		struct nfv_acl_cache4_entry *c = e;
 
-		if (c[0].gen == gen && memcmp(&c[0].key, key, sizeof(c[0].key)) == 0)
-			return;
-		c[1] = c[0];
+		memmove(&c[1], &c[0], (NFV_ACL_CACHE_WAYS - 1) * sizeof(c[0]));
 		memcpy(&c[0].key, key, sizeof(c[0].key));
 		c[0].res = res;
 		c[0].gen = gen;
 	} else {
 		struct nfv_acl_cache6_entry *c = e;
 
-		if (c[0].gen == gen && memcmp(&c[0].key, key, sizeof(c[0].key)) == 0)
-			return;
-		c[1] = c[0];
+		memmove(&c[1], &c[0], (NFV_ACL_CACHE_WAYS - 1) * sizeof(c[0]));
 		memcpy(&c[0].key, key, sizeof(c[0].key));
 		c[0].res = res;
 		c[0].gen = gen;
@@ -307,7 +307,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	struct nfv_acl_counters sum = { 0, 0, 0, 0, 0, 0 };
 	uint64_t now = rte_rdtsc();
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
-	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED);
+	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;
 	uint16_t nt = 0, nl = 0, nm = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -361,6 +361,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 
 			s.set[i] = cache_set(dc, key, s.comp[i]->gen, fam);
 			rte_prefetch0(s.set[i]);
+			rte_prefetch0(RTE_PTR_ADD(s.set[i], RTE_CACHE_LINE_SIZE));
 		}
 		for (uint16_t k = 0; k < nt; k++) {
 			uint16_t i = s.todo[k];
