@@ -15,7 +15,14 @@ deps:
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) --buildtype=release
 
+# Modules are found when meson configures: a module folder added since then
+# makes the build reconfigure.
+MODULES := $(sort $(wildcard src/modules/*/meson.build))
+
 build: $(BUILD)/build.ninja
+	@if [ "$$(cat $(BUILD)/.nfv-modules 2>/dev/null)" != "$(MODULES)" ]; then \
+		meson setup --reconfigure $(BUILD) >/dev/null && echo "$(MODULES)" > $(BUILD)/.nfv-modules; \
+	fi
 	ninja -C $(BUILD)
 
 hugepages:

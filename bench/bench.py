@@ -647,6 +647,29 @@ def build_cases(env):
         "nfvd: standard flows, small table", apps1m,
         compare_to="nfvd", kind="throughput")
 
+    # Visibility features against plain routing, same run: flow statistics
+    # on every port, and captures whose filter matches nothing (the
+    # filter runs on every frame, nothing is copied).
+    if env.have_nfvd:
+        nomatch = "tcp port 9"
+        cap_in = os.path.join(env.work, "bench-capture-in.pcapng")
+        cap_out = os.path.join(env.work, "bench-capture-out.pcapng")
+        cases["ipv4-64-visibility"] = Case(
+            "ipv4-64-visibility", "IPv4 64 B: flow statistics, capture (filter matching "
+            "nothing) against plain routing",
+            std_traffic.format(size=64) + "; nfvd-flow: flow enable (512 flows, every "
+            f"frame counted); nfvd-capture: captures on both ports with filter '{nomatch}' "
+            "(in on the input, out on the output: both arcs, nothing matches)",
+            [app_testpmd(env, pcap, 32), app_l3fwd(env, pcap, 32),
+             app_nfvd(env, "nfvd-vis-plain", pcap, label="nfvd"),
+             app_nfvd(env, "nfvd-vis-flow", pcap, label="nfvd-flow",
+                      extra=["flow enable"], note="; flow statistics on"),
+             app_nfvd(env, "nfvd-vis-capture", pcap, label="nfvd-capture",
+                      extra=[f'capture start dev in in file {cap_in} filter "{nomatch}"',
+                             f'capture start dev out out file {cap_out} filter "{nomatch}"'],
+                      note=f"; captures in and out, filter '{nomatch}'")],
+            compare_to="nfvd")
+
     if env.have_nfvd:
         # Firewall: 1,000 ACL rules on the input port's ingress and the output
         # port's egress (none matches the traffic but the last, a permit),
@@ -701,7 +724,8 @@ def build_cases(env):
 
 ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
              "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
-             "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "conntrack-new"]
+             "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "conntrack-new",
+             "ipv4-64-visibility"]
 NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp",
              "ipv4-acl", "conntrack-new"}
 CT_NEW_FLOWS = 1000000

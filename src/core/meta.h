@@ -20,6 +20,7 @@ enum nfv_meta_flag {
 	NFV_META_LOCAL_ORIGIN = 1 << 0, /* built by nfvd: no TTL decrement */
 	NFV_META_L2_MCAST = 1 << 1,     /* received as link-layer broadcast/multicast */
 	NFV_META_ICMP_ERROR = 1 << 2,   /* an ICMP error: from its output port's address */
+	NFV_META_L2_OUTPUT_DONE = 1 << 3, /* been through the l2_output arc (port_tx) */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <rte_ip.h> /* rte_raw_cksum */
 #include <rte_mbuf.h>
 
+#include "core/arc.h"
 #include "core/meta.h"
 #include "core/worker.h"
 #include "core/drop_reasons.h"
@@ -62,6 +63,39 @@ nfv_node_each(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	for (uint16_t i = 0; i < n; i++)
 		nexts[i] = one((struct rte_mbuf *)objs[i], arg);
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+/*
+ * The end of an arc feature that keeps every packet (an observer: mirror,
+ * capture, flow statistics): each packet goes to the next feature (or the
+ * arc's end) of its interface, mbuf->port on input arcs, meta.tx_port on
+ * output arcs. One edge for the whole stream (the usual case) moves it.
+ */
+static __rte_always_inline uint16_t
+nfv_arc_feature_pass(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		     const struct nfv_arc_feature *f, const bool by_tx_port)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t start = i, next, iface;
+
+		iface = by_tx_port ? nfv_meta(pkts[i])->tx_port : pkts[i]->port;
+		next = nfv_arc_next_edge(f, iface < NFV_ARC_IFACES ? iface : 0);
+		for (i++; i < n; i++) {
+			uint16_t o = by_tx_port ? nfv_meta(pkts[i])->tx_port : pkts[i]->port;
+
+			if (o != iface)
+				break;
+		}
+		if (start == 0 && i == n) {
+			rte_node_next_stream_move(graph, node, next);
+			return n;
+		}
+		rte_node_enqueue(graph, node, next, &objs[start], i - start);
+	}
 	return n;
 }
 

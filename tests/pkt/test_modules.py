@@ -102,7 +102,8 @@ def test_show_arcs(tmp_path):
     """The IP arcs: the ACL then the policer on ingress; on egress the same,
     then the VLAN module's output feature (the tag goes on last), enabled on
     no interface while there is no ACL, policer or VLAN; on l2_input the lcp
-    module's features, enabled on no interface while there is no twin."""
+    module's features (no twin yet) and the observers (mirror, capture, flow
+    statistics), on l2_output the observers, enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -110,7 +111,13 @@ def test_show_arcs(tmp_path):
     assert arcs == {
         "l2_input": {"arc": "l2_input", "from": "port_rx", "to": "eth_input",
                      "features": [{"feature": "lcp_xconnect", "ifaces": []},
-                                  {"feature": "lcp_copy", "ifaces": []}]},
+                                  {"feature": "lcp_copy", "ifaces": []},
+                                  {"feature": "mirror_in", "ifaces": []},
+                                  {"feature": "capture_in", "ifaces": []},
+                                  {"feature": "flow_in", "ifaces": []}]},
+        "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",
+                      "features": [{"feature": "mirror_out", "ifaces": []},
+                                   {"feature": "capture_out", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": [{"feature": "acl_in4", "ifaces": []},
                                      {"feature": "policer_in4", "ifaces": []}]},

@@ -80,6 +80,10 @@ struct nfv_pool_usage {
 };
 typedef void (*nfv_pool_cb)(const struct nfv_pool_usage *u, void *arg);
 void nfv_pools_walk(nfv_pool_cb cb, void *arg);
+/* A module's own pool, walked and counted with the ports' (until unwatched):
+ * 0 or -ENOSPC. */
+int nfv_pool_watch(struct rte_mempool *mp);
+void nfv_pool_unwatch(struct rte_mempool *mp);
 /* Sum of mbufs not in their pool (0 at a clean exit). */
 unsigned int nfv_pools_in_use(void);
 

@@ -617,11 +617,43 @@ nfv_ports_close_all(void)
 	return in_use;
 }
 
+/* Pools other modules make (mirror copies, capture copies), counted with
+ * the ports' own in "mbufs in use" and at exit. */
+#define NFV_WATCHED_POOLS_MAX 16
+static struct rte_mempool *watched[NFV_WATCHED_POOLS_MAX];
+
+int
+nfv_pool_watch(struct rte_mempool *mp)
+{
+	for (unsigned int i = 0; i < NFV_WATCHED_POOLS_MAX; i++)
+		if (watched[i] == NULL) {
+			watched[i] = mp;
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+void
+nfv_pool_unwatch(struct rte_mempool *mp)
+{
+	for (unsigned int i = 0; i < NFV_WATCHED_POOLS_MAX; i++)
+		if (watched[i] == mp)
+			watched[i] = NULL;
+}
+
 void
 nfv_pools_walk(nfv_pool_cb cb, void *arg)
 {
 	struct nfv_pool_usage u;
 
+	for (unsigned int i = 0; i < NFV_WATCHED_POOLS_MAX; i++) {
+		if (watched[i] == NULL)
+			continue;
+		u.name = watched[i]->name;
+		u.size = watched[i]->size;
+		u.in_use = rte_mempool_in_use_count(watched[i]);
+		cb(&u, arg);
+	}
 	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
 		if (!nfv_ports[pid].used || nfv_ports[pid].pool == NULL)
 			continue;

@@ -14,9 +14,16 @@
  * Packets the queue refuses, and packets for a port that is down, are freed
  * here and counted.
  *
- * Edges: none (terminal).
- * Reads: meta.tx_port; worker.walk_rx_tsc (RX-to-TX latency histogram; 0:
- * not stamped, "stats off").
+ * The L2 output arc (core/arc.h) starts and ends here: the packets for a
+ * port with features on it (mirroring, capture: packets as sent) are marked
+ * NFV_META_L2_OUTPUT_DONE and go to its first feature; the last sends them
+ * to l2_output_end, which brings them back here in the same walk, where
+ * they leave in one burst per port as the others do. With no feature on
+ * any port the arc costs one load per call.
+ *
+ * Edges: the l2_output arc's features and its end, l2_output_end.
+ * Reads: meta.tx_port, meta.flags; worker.walk_rx_tsc (RX-to-TX latency
+ * histogram; 0: not stamped, "stats off").
  * Drops: port_tx/port_down, port_tx/queue_full.
  * Counters: TX burst sizes, TX groups (one per output port per call: the
  * fewest bursts the traffic allows, for show diag), RX-to-TX latency (per
@@ -29,8 +36,17 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 
+#include "core/arc.h"
 #include "core/node.h"
 #include "modules/infra/port.h"
+
+/* Features on the frames a port sends, keyed by the output port. */
+struct nfv_arc nfv_l2_output_arc = {
+	.name = "l2_output",
+	.start_node = "nfv_port_tx",
+	.end_node = "nfv_l2_output_end",
+};
+NFV_ARC_REGISTER(nfv_l2_output_arc);
 
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_tx_port_down, "port_tx", "port_down",
@@ -70,8 +86,37 @@ port_tx_burst(struct nfv_worker *w, struct nfv_port *p, uint16_t q, struct rte_m
 
 /* Every packet of pkts[] goes to port_id: one burst, or chunks of
  * debug.tx_split. Returns the packets sent. */
+/*
+ * The packets of pkts[] (all for port_id, which has l2_output features) that
+ * have not been through them yet go to the first, marked; those back from
+ * the features stay, packed at the front. Returns how many stay.
+ */
 static uint16_t
-port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
+port_tx_divert(struct rte_graph *graph, struct rte_node *node, uint16_t port_id,
+	       struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *out[PORT_TX_SLICE];
+	uint16_t keep = 0, d = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct nfv_mbuf_meta *meta = nfv_meta(pkts[i]);
+
+		if (meta->flags & NFV_META_L2_OUTPUT_DONE) {
+			pkts[keep++] = pkts[i];
+		} else {
+			meta->flags |= NFV_META_L2_OUTPUT_DONE;
+			out[d++] = pkts[i];
+		}
+	}
+	if (d != 0)
+		rte_node_enqueue(graph, node, nfv_arc_start_edge(&nfv_l2_output_arc, port_id),
+				 (void **)out, d);
+	return keep;
+}
+
+static uint16_t
+port_tx_port(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+	     uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct nfv_port *p = &nfv_ports[port_id < RTE_MAX_ETHPORTS ? port_id : 0];
 	uint16_t q, split, sent = 0;
@@ -83,6 +128,12 @@ port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
 		w->stats.drops[drop_tx_port_down.id] += n;
 		rte_pktmbuf_free_bulk(pkts, n);
 		return 0;
+	}
+	if (unlikely(__atomic_load_n(&nfv_l2_output_arc.n_ifaces_on, __ATOMIC_RELAXED) != 0) &&
+	    nfv_arc_start_edge(&nfv_l2_output_arc, port_id) != nfv_l2_output_arc.end_edge) {
+		n = port_tx_divert(graph, node, port_id, pkts, n);
+		if (n == 0)
+			return 0;
 	}
 	q = p->txq_of_worker[w->index];
 	if (likely(!w->stats_off))
@@ -104,7 +155,8 @@ port_tx_port(struct nfv_worker *w, uint16_t port_id, struct rte_mbuf **pkts, uin
  * takes one pass; the loop has no branch that depends on the packet.
  */
 static uint64_t
-port_tx_grouped(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t same)
+port_tx_grouped(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+		struct rte_mbuf **pkts, uint16_t n, uint16_t same)
 {
 	struct rte_mbuf *group[PORT_TX_SLICE];
 	uint64_t sent = 0;
@@ -126,11 +178,11 @@ port_tx_grouped(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16
 			any |= p & mask;
 			all &= p | (uint16_t)~mask;
 		}
-		sent += port_tx_port(w, port_id, group, k);
+		sent += port_tx_port(graph, node, w, port_id, group, k);
 		if (left == 0)
 			return sent;
 		if (any == all)
-			return sent + port_tx_port(w, any, pkts, left);
+			return sent + port_tx_port(graph, node, w, any, pkts, left);
 		n = left;
 		same = 1;
 	}
@@ -143,7 +195,6 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint64_t sent = 0;
 
-	RTE_SET_USED(graph);
 	for (uint32_t start = 0; start < n; start += PORT_TX_SLICE) {
 		struct rte_mbuf **slice = pkts + start;
 		uint16_t len = RTE_MIN((uint16_t)(n - start), (uint16_t)PORT_TX_SLICE);
@@ -153,9 +204,9 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		while (i < len && nfv_meta(slice[i])->tx_port == port_id)
 			i++;
 		if (likely(i == len))
-			sent += port_tx_port(w, port_id, slice, len);
+			sent += port_tx_port(graph, node, w, port_id, slice, len);
 		else
-			sent += port_tx_grouped(w, slice, len, i);
+			sent += port_tx_grouped(graph, node, w, slice, len, i);
 	}
 	w->stats.tx_packets += sent;
 	/* Every packet sent was received at walk_rx_tsc: one bucket for all

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * capture_out: a feature of the l2_output arc, enabled on the ports a capture
+ * watches "out" (or "both"). Frames that match the capture's filter are
+ * copied (rte_pcapng_copy: this worker's index as the queue, the walk's TSC
+ * as the time, direction out) and put on the capture's ring for the control
+ * thread to write; the originals go on untouched.
+ *
+ * Edges: the l2_output arc's next features and its end.
+ * Reads: meta.tx_port, the frame (filter). Writes: nothing in the originals.
+ * Counters: captured, filtered out, ring full, no mbuf; per capture, per
+ * worker. Drops nothing.
+ */
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/arc.h"
+#include "core/node.h"
+#include "modules/capture/capture.h"
+
+struct nfv_arc_feature nfv_capture_out_feature = {
+	.arc_name = "l2_output",
+	.node = "nfv_capture_out",
+	.runs_after = "nfv_mirror_out",
+};
+NFV_ARC_FEATURE_REGISTER(nfv_capture_out_feature);
+
+static uint16_t
+capture_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	nfv_capture_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n, NFV_CAPTURE_OUT);
+	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_capture_out_feature, true);
+}
+
+static struct rte_node_register capture_out_node = {
+	.name = "nfv_capture_out",
+	.process = capture_out_process,
+	.init = nfv_node_ctx_init,
+};
+
+RTE_NODE_REGISTER(capture_out_node);

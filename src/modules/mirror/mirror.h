@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port mirroring (SPAN): "mirror add NAME dev IF in|out|both to IF2". A copy
+ * (rte_pktmbuf_copy: its own data, never a clone sharing the original's) of
+ * every frame IF receives (as received, before anything reads it: the
+ * l2_input arc) and/or sends (as sent: the l2_output arc) leaves IF2 on the
+ * worker's own TX queue. A copy IF2 does not take, or that finds no mbuf,
+ * is freed and counted; the original goes on untouched whatever happens to
+ * its copy.
+ */
+#ifndef NFV_MIRROR_H
+#define NFV_MIRROR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_config.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "core/counters.h"
+#include "core/meta.h"
+#include "modules/infra/port.h"
+
+#define NFV_MIRROR_MAX 16
+#define NFV_MIRROR_NAME_LEN 32
+
+enum nfv_mirror_dir {
+	NFV_MIRROR_IN,
+	NFV_MIRROR_OUT,
+	NFV_MIRROR_DIRS,
+};
+
+/* Session index + 1 mirroring (direction, port); 0: none. Workers read. */
+extern uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][RTE_MAX_ETHPORTS];
+/* Each session's destination port. Workers read. */
+extern uint16_t nfv_mirror_dst[NFV_MIRROR_MAX];
+/* The pool copies come from (made by the first "mirror add"). */
+extern struct rte_mempool *nfv_mirror_pool;
+
+/* Per worker, per session. */
+struct nfv_mirror_counters {
+	uint64_t copies[NFV_MIRROR_MAX];       /* taken by the mirror port */
+	uint64_t copy_drops[NFV_MIRROR_MAX];   /* refused by it (queue full) or it is down */
+	uint64_t copy_nombuf[NFV_MIRROR_MAX];  /* no mbuf for the copy */
+};
+extern struct nfv_counter_block nfv_mirror_counters_block;
+
+int nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char *to,
+		   char *err);
+int nfv_mirror_del(const char *name, char *err);
+json_t *nfv_mirror_show(void);
+
+/* Sends n copies of session s out of its port; frees and counts what it
+ * refuses. */
+static inline void
+nfv_mirror_send(struct nfv_worker *w, struct nfv_mirror_counters *c, unsigned int s,
+		struct rte_mbuf **copies, uint16_t n)
+{
+	uint16_t dst = __atomic_load_n(&nfv_mirror_dst[s], __ATOMIC_RELAXED), sent = 0;
+	struct nfv_port *p = &nfv_ports[dst];
+
+	if (n == 0)
+		return;
+	if (likely(dst < RTE_MAX_ETHPORTS && __atomic_load_n(&p->admin_up, __ATOMIC_RELAXED))) {
+		uint16_t q = p->txq_of_worker[w->index];
+
+		if (unlikely(p->tx_shared)) {
+			rte_spinlock_lock(&p->tx_lock[q]);
+			sent = rte_eth_tx_burst(dst, q, copies, n);
+			rte_spinlock_unlock(&p->tx_lock[q]);
+		} else {
+			sent = rte_eth_tx_burst(dst, q, copies, n);
+		}
+	}
+	c->copies[s] += sent;
+	if (unlikely(sent < n)) {
+		c->copy_drops[s] += (uint64_t)(n - sent);
+		rte_pktmbuf_free_bulk(copies + sent, n - sent);
+	}
+}
+
+/*
+ * Copies the frames of pkts[] whose port (receiving or output) has a
+ * session in direction dir and sends them, one burst per run of one
+ * session. The originals are only read.
+ */
+static __rte_always_inline void
+nfv_mirror_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		 enum nfv_mirror_dir dir)
+{
+	struct nfv_mirror_counters *c = nfv_worker_counters(w, &nfv_mirror_counters_block);
+	struct rte_mempool *pool = __atomic_load_n(&nfv_mirror_pool, __ATOMIC_ACQUIRE);
+	struct rte_mbuf *copies[64];
+	unsigned int cur = 0;
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t port = dir == NFV_MIRROR_IN ? m->port : nfv_meta(m)->tx_port;
+		unsigned int s = port < RTE_MAX_ETHPORTS ?
+			__atomic_load_n(&nfv_mirror_of[dir][port], __ATOMIC_RELAXED) : 0;
+		struct rte_mbuf *copy;
+
+		if (s == 0 || pool == NULL)
+			continue; /* a session going away */
+		if (s != cur || k == RTE_DIM(copies)) {
+			if (k != 0)
+				nfv_mirror_send(w, c, cur - 1, copies, k);
+			k = 0;
+			cur = s;
+		}
+		copy = rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
+		if (unlikely(copy == NULL)) {
+			c->copy_nombuf[s - 1]++;
+			continue;
+		}
+		copies[k++] = copy;
+	}
+	if (k != 0)
+		nfv_mirror_send(w, c, cur - 1, copies, k);
+}
+
+#endif

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Flow statistics: per-worker flow tables read by "flow show" (packets, bytes
+of the IP packets, TCP flags OR-ed, per 5-tuple and receiving port), and
+IPFIX export read back by a real collector (nfdump's nfcapd): the packet
+and byte totals per flow equal the traffic sent.
+
+    H0 10.0.0.1 -- p0 10.0.0.254/24 [nfvd] p1 10.1.0.254/24 -- R1 10.1.0.1
+                      2001:db8:a::fe/64        2001:db8:1::fe/64 -- R1 2001:db8:1::1
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections import Counter
+
+import pytest
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+
+P0 = pcap_mac(0)
+H0 = "02:00:00:00:00:01"
+R1 = "02:00:00:00:01:01"
+NFCAPD = shutil.which("nfcapd")
+NFDUMP = shutil.which("nfdump")
+
+CONFIG = [
+    "addr add 10.0.0.254/24 dev p0",
+    "addr add 10.1.0.254/24 dev p1",
+    "addr add 2001:db8:a::fe/64 dev p0",
+    "addr add 2001:db8:1::fe/64 dev p1",
+    "neigh add 10.1.0.1 lladdr %s dev p1" % R1,
+    "neigh add 2001:db8:1::1 lladdr %s dev p1" % R1,
+    "route add 198.51.100.0/24 via 10.1.0.1",
+    "route add 2001:db8:99::/64 via 2001:db8:1::1",
+]
+
+
+def traffic():
+    """Flows with different packet counts and sizes, UDP, TCP (flags), IPv6,
+    and ICMP-less protocol 47 (no ports); interleaved."""
+    flows = []
+    for i in range(12):
+        flows.append([IP(src="10.0.0.1", dst="198.51.100.%d" % (i + 1)) /
+                      UDP(sport=5000 + i, dport=53) / (b"u" * (10 * k + i))
+                      for k in range(i + 1)])
+    flows.append([IP(src="10.0.0.1", dst="198.51.100.200") /
+                  TCP(sport=4444, dport=80, flags=f) / b"t" for f in ("S", "A", "PA", "FA")])
+    flows.append([IPv6(src="2001:db8:a::1", dst="2001:db8:99::7") /
+                  UDP(sport=6000, dport=6001) / (b"6" * k) for k in range(5)])
+    flows.append([IP(src="10.0.0.1", dst="198.51.100.201", proto=47) / (b"g" * 30)] * 3)
+    out = []
+    for k in range(max(len(f) for f in flows)):
+        for f in flows:
+            if k < len(f):
+                out.append(Ether(dst=P0, src=H0) / f[k])
+    return out
+
+
+def key_of(f):
+    ip = f[IP] if IP in f else f[IPv6]
+    proto = ip.proto if IP in f else ip.nh
+    l4 = f[TCP] if TCP in f else f[UDP] if UDP in f else None
+    return (ip.src, ip.dst, proto, l4.sport if l4 else 0, l4.dport if l4 else 0)
+
+
+def expected(frames):
+    """{5-tuple: [packets, bytes of the IP packets, TCP flags OR-ed]}"""
+    want = {}
+    for f in frames:
+        w = want.setdefault(key_of(f), [0, 0, 0])
+        w[0] += 1
+        w[1] += len(f[IP]) if IP in f else len(f[IPv6])
+        w[2] |= int(f[TCP].flags) if TCP in f else 0
+    return want
+
+
+def test_flow_show(tmp_path):
+    sent = traffic()
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    nfvd.cmd(*CONFIG, "flow enable")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    assert st["packets"]["forwarded"] == len(sent) and not drops(st)
+    want = expected(sent)
+    shown = nfvd.ctl("flow show")
+    assert shown["enabled"] is True and shown["active_flows"] == len(want)
+    got = {(f["src"], f["dst"], f["proto"], f["sport"], f["dport"]):
+           [f["packets"], f["bytes"], f["tcp_flags"]] for f in shown["flows"]}
+    assert got == want
+    assert all(f["dev"] == "p0" for f in shown["flows"])
+    assert st["flow"]["flows_created"] == len(want) and st["flow"]["table_full"] == 0
+    # top N: the N flows with the most bytes, largest first.
+    top = nfvd.ctl("flow show top 3")["flows"]
+    assert [f["bytes"] for f in top] == sorted((w[1] for w in want.values()), reverse=True)[:3]
+    for line, msg in [("flow show top 0", "bad count '0'"),
+                      ("flow show bottom 3", "unexpected 'bottom'"),
+                      ("flow export ipfix 10.0.0.1", "bad collector '10.0.0.1'"),
+                      ("flow export ipfix 10.0.0.1:0", "bad collector"),
+                      ("flow export ipfix 10.0.0.1:4739 active 0", "bad active timeout '0'"),
+                      ("flow export ipfix 10.0.0.1:4739 idle x", "bad idle timeout 'x'"),
+                      ("flow export ipfix 10.0.0.1:4739 idle 1 idle 2", "unexpected 'idle'"),
+                      ("flow export netflow 10.0.0.1:4739", "unexpected 'netflow'"),
+                      ("flow export del", "no flow export")]:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("%s succeeded" % line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    # Off: the workers end every flow.
+    nfvd.ctl("flow disable")
+    deadline = time.monotonic() + 10
+    while nfvd.ctl("flow show")["active_flows"] != 0:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert nfvd.stats()["flow"]["flows_ended"] == len(want)
+    out = nfvd.stop()
+    assert len(out["p1"]) == len(sent)
+
+
+def free_udp_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.mark.skipif(NFCAPD is None or NFDUMP is None, reason="nfdump not installed (make deps)")
+def test_ipfix_to_nfcapd(tmp_path):
+    sent = traffic()
+    port = free_udp_port()
+    flowdir = tmp_path / "flows"
+    flowdir.mkdir()
+    cap = subprocess.Popen([NFCAPD, "-b", "127.0.0.1", "-p", str(port), "-w", str(flowdir),
+                            "-t", "3600"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+    try:
+        time.sleep(0.5)
+        assert cap.poll() is None, cap.stdout.read()
+        nfvd = Nfvd(tmp_path / "nfvd")
+        nfvd.add_port("p0", rx=sent)
+        nfvd.add_port("p1")
+        nfvd.cmd(*CONFIG, "flow export ipfix 127.0.0.1:%d active 60 idle 1" % port)
+        nfvd.start()
+        nfvd.wait_processed({"p0": len(sent)})
+        want = expected(sent)
+        # Idle for a second: every flow ends and its record goes out.
+        deadline = time.monotonic() + 20
+        while True:
+            sh = nfvd.ctl("flow show")
+            if sh["active_flows"] == 0 and sh["export"]["records"] == len(want):
+                break
+            assert time.monotonic() < deadline, sh
+            time.sleep(0.1)
+        assert sh["export"]["send_errors"] == 0 and sh["export"]["messages"] >= 1
+        st = nfvd.stats()
+        assert st["flow"]["records_exported"] == len(want)
+        nfvd.stop()
+    finally:
+        cap.send_signal(signal.SIGTERM)
+        cap.wait(20)
+    files = [str(flowdir / f) for f in os.listdir(flowdir) if f.startswith("nfcapd.")]
+    assert files, os.listdir(flowdir)
+    r = subprocess.run([NFDUMP, "-q", "-N", "-o", "fmt:%sa|%da|%pr|%sp|%dp|%pkt|%byt|%in"] +
+                       sum([["-r", f] for f in files], []),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = Counter()
+    recs = 0
+    for line in r.stdout.splitlines():
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) != 8:
+            continue
+        sa, da, pr, sp, dp, pkt, byt, ingress = cols
+        proto = {"UDP": 17, "TCP": 6}.get(pr, None)
+        proto = proto if proto is not None else int(pr)
+        k = (sa, da, proto, int(sp), int(dp))
+        got[k + ("packets",)] += int(pkt)
+        got[k + ("bytes",)] += int(byt)
+        assert ingress == "0"   # p0's interface id
+        recs += 1
+    assert recs == len(want), r.stdout
+    for k, (pkts, byts, _) in want.items():
+        assert (got[k + ("packets",)], got[k + ("bytes",)]) == (pkts, byts), (k, r.stdout)
+
+
+def test_visibility_counters_in_stats_telemetry_prometheus(tmp_path):
+    """Mirror, capture and flow counters: the same numbers in show stats,
+    the /nfvd/stats telemetry command and Prometheus."""
+    from test_observability import scrape, telemetry
+    sent = traffic()
+    n_udp53 = sum(1 for f in sent if UDP in f and f[UDP].dport == 53)
+    port = free_udp_port() % 500 + 19600
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    nfvd.add_port("m")
+    nfvd.extra_args = ["--metrics", "127.0.0.1:%d" % port]
+    nfvd.cmd(*CONFIG, "flow enable", "mirror add s dev p0 in to m",
+             'capture start dev p0 in file c.pcapng filter "udp dst port 53"')
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    flows = len(expected(sent))
+    assert st["mirror"] == {"copies": len(sent), "copy_drops": 0, "copy_nombuf": 0}
+    assert st["capture"] == {"captured": n_udp53, "filtered": len(sent) - n_udp53,
+                             "ring_drops": 0, "nombuf": 0}
+    assert (st["flow"]["flows_created"], st["flow"]["table_full"]) == (flows, 0)
+    tel = telemetry(nfvd.prefix, "/nfvd/stats")
+    assert tel["mirror/copies"] == len(sent) and tel["mirror/copy_drops"] == 0
+    assert tel["capture/captured"] == n_udp53 and tel["capture/ring_drops"] == 0
+    assert tel["capture/filtered"] == len(sent) - n_udp53
+    assert tel["flow/flows_created"] == flows and tel["flow/table_full"] == 0
+    samples, types = scrape(port)
+    assert samples[("nfvd_mirror_copies_total", ())] == len(sent)
+    assert samples[("nfvd_mirror_copy_drops_total", (("reason", "port"),))] == 0
+    assert samples[("nfvd_capture_packets_total", (("result", "captured"),))] == n_udp53
+    assert samples[("nfvd_capture_packets_total", (("result", "ring_drops"),))] == 0
+    assert samples[("nfvd_flows_total", ())] == flows
+    assert samples[("nfvd_flows_active", ())] == flows
+    assert samples[("nfvd_flow_table_full_total", ())] == 0
+    assert types["nfvd_flows_active"] == "gauge"
+    nfvd.ctl("capture stop")
+    nfvd.stop()

@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Port mirroring (SPAN): copies of the frames a port receives (as received)
+and sends (as sent) leave the mirror port byte for byte, the originals are
+forwarded exactly as without a mirror, and a mirror port that takes nothing
+costs copies (counted), never originals.
+
+    H0 10.0.0.1 -- p0 10.0.0.254/24 [nfvd] p1 10.1.0.254/24 -- R1 10.1.0.1
+                                      m: the mirror port
+"""
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+
+P0, P1 = pcap_mac(0), pcap_mac(1)
+H0 = "02:00:00:00:00:01"
+R1 = "02:00:00:00:01:01"
+
+CONFIG = [
+    "addr add 10.0.0.254/24 dev p0",
+    "addr add 10.1.0.254/24 dev p1",
+    "neigh add 10.0.0.1 lladdr %s dev p0" % H0,
+    "neigh add 10.1.0.1 lladdr %s dev p1" % R1,
+    "route add 198.51.100.0/24 via 10.1.0.1",
+]
+
+
+def frames(n, size=0):
+    return [Ether(dst=P0, src=H0) / IP(src="10.0.0.1", dst="198.51.100.%d" % (1 + i % 200)) /
+            UDP(sport=1000 + i, dport=53) / (b"m%05d" % i + b"x" * size) for i in range(n)]
+
+
+def routed(f):
+    ip = f[IP].copy()
+    ip.ttl -= 1
+    del ip.chksum
+    return bytes(Ether(dst=R1, src=P1) / ip)
+
+
+def mirror_rows(nfvd):
+    return {m["name"]: m for m in nfvd.ctl("mirror show")["mirrors"]}
+
+
+def test_mirror_in_and_out(tmp_path):
+    sent = frames(300) + frames(5, size=1400)
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    nfvd.add_port("m")
+    nfvd.cmd(*CONFIG, "mirror add rx0 dev p0 in to m", "mirror add tx1 dev p1 out to m")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    assert st["mirror"] == {"copies": 2 * len(sent), "copy_drops": 0, "copy_nombuf": 0}
+    rows = mirror_rows(nfvd)
+    assert (rows["rx0"]["dev"], rows["rx0"]["direction"], rows["rx0"]["to"]) == ("p0", "in", "m")
+    assert rows["rx0"]["copies"] == len(sent) and rows["tx1"]["copies"] == len(sent)
+    assert st["packets"]["forwarded"] == len(sent) and not drops(st)
+    ports = nfvd.port_stats(st)
+    assert ports["m"]["tx_packets"] == 2 * len(sent) and ports["p1"]["tx_packets"] == len(sent)
+    out = nfvd.stop()
+    want = [routed(f) for f in sent]
+    assert out["p1"] == want
+    # The copies "in" are the frames as received (TTL not yet decremented,
+    # even though the original was rewritten after the copy: its own data),
+    # the copies "out" the frames as sent; each kind in order.
+    assert [f for f in out["m"] if Ether(f).src == H0] == [bytes(f) for f in sent]
+    assert [f for f in out["m"] if Ether(f).src == P1] == want
+    assert len(out["m"]) == 2 * len(sent)
+
+
+def test_mirror_both_and_del(tmp_path):
+    sent = frames(40)
+    back = [Ether(dst=P1, src=R1) / IP(src="198.51.100.9", dst="10.0.0.1") / UDP() / (b"b%d" % i)
+            for i in range(7)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1", rx=back)
+    nfvd.add_port("m")
+    nfvd.cmd(*CONFIG, "mirror add all dev p1 both to m")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent), "p1": len(back)})
+    assert st["mirror"]["copies"] == len(sent) + len(back)
+    assert mirror_rows(nfvd)["all"]["direction"] == "both"
+    nfvd.ctl("mirror del all")
+    assert mirror_rows(nfvd) == {}
+    for line, msg in [
+            ("mirror add x dev p0 sideways to m", "bad direction 'sideways'"),
+            ("mirror add x dev p0 in to p0", "p0 cannot be mirrored to itself"),
+            ("mirror add x dev nope in to m", "unknown interface 'nope'"),
+            ("mirror add x dev p0 in into m", "unexpected 'into' (expected 'to')"),
+            ("mirror add 1x dev p0 in to m", "bad mirror name '1x'"),
+            ("mirror add x dev p0 in to m extra", "extra"),
+            ("mirror del x", "no mirror named x")]:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("%s succeeded" % line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    nfvd.ctl("mirror add x dev p0 in to m")
+    try:
+        nfvd.ctl("mirror add y dev p0 both to p1")
+        raise AssertionError("second mirror of p0 in accepted")
+    except CtlError as e:
+        assert "p0 is already mirrored in by x" in str(e)
+    # The mirror port going takes its sessions.
+    nfvd.del_port_now("m")
+    assert mirror_rows(nfvd) == {}
+    out = nfvd.stop()
+    assert out["p1"] == [routed(f) for f in sent]
+    assert len(out["p0"]) == len(back)
+
+
+def test_mirror_port_that_takes_nothing(tmp_path):
+    """The mirror port is a vhost-user port no VM has attached to: its queue
+    takes nothing. Every copy is dropped and counted, every original still
+    forwarded byte for byte."""
+    sent = frames(500)
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    nfvd.cmd("port add mv dev net_vhost0,iface=%s" % (nfvd.sockdir / "vhost.sock"))
+    nfvd.cmd(*CONFIG, "mirror add rx0 dev p0 in to mv", "mirror add tx1 dev p1 out to mv")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    assert st["mirror"] == {"copies": 0, "copy_drops": 2 * len(sent), "copy_nombuf": 0}
+    assert st["packets"]["forwarded"] == len(sent) and not drops(st)
+    assert nfvd.port_stats(st)["mv"]["tx_packets"] == 0
+    metrics = nfvd.ctl("mirror show")["mirrors"]
+    assert sorted((m["name"], m["copy_drops"]) for m in metrics) == [("rx0", 500), ("tx1", 500)]
+    out = nfvd.stop()
+    assert out["p1"] == [routed(f) for f in sent]

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Visibility smoke test: real Linux hosts, nfvd between them on net_af_packet.
+#
+#   nfvvis-h1 (eth0 10.202.1.2/24) -- nfvvis-v1 == p1 (10.202.1.1)  nfvd
+#   nfvvis-h2 (eth0 10.202.2.2/24) -- nfvvis-v2 == p2 (10.202.2.1)
+#   nfvvis-h3 (eth0, no address)   -- nfvvis-v3 == m: the mirror port
+#
+# h1 pings h2. Checks: the kernel of h3 (tcpdump on its eth0) sees the
+# mirror copies of what p1 receives; a capture of p2 "out" with filter
+# "icmp" holds exactly the echo requests, read by tshark; nfcapd (nfdump,
+# on the loopback of the root namespace) gets IPFIX records whose packet
+# counts are the pings, both ways.
+# Run from the repository root:  NFVD_BUILD=build bash tests/smoke/suites/visibility.sh
+set -uo pipefail
+
+BUILD=${NFVD_BUILD:-build}
+NFVD=$BUILD/src/nfvd
+NFVCTL=$BUILD/src/nfvctl
+PINGS=5
+N_PASS=0
+N_FAIL=0
+WORK=$(mktemp -d /tmp/nfvvis.XXXXXX)
+SOCK=$WORK/api.sock
+NFVD_PID=
+CAP_PID=
+DUMP_PID=
+
+pass() { printf 'PASS  %s\n' "$*"; N_PASS=$((N_PASS + 1)); }
+fail() { printf 'FAIL  %s\n' "$*"; N_FAIL=$((N_FAIL + 1)); }
+ctl() { "$NFVCTL" -s "$SOCK" "$@"; }
+
+cleanup() {
+	trap - EXIT INT TERM
+	[ -n "$NFVD_PID" ] && kill "$NFVD_PID" 2>/dev/null && wait "$NFVD_PID" 2>/dev/null
+	[ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null && wait "$CAP_PID" 2>/dev/null
+	[ -n "$DUMP_PID" ] && kill "$DUMP_PID" 2>/dev/null && wait "$DUMP_PID" 2>/dev/null
+	for ns in nfvvis-h1 nfvvis-h2 nfvvis-h3; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	for v in nfvvis-v1 nfvvis-v2 nfvvis-v3; do ip link del "$v" 2>/dev/null; done
+	rm -rf "$WORK" /var/run/dpdk/nfvvis-smoke
+	true
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+for t in tshark tcpdump nfcapd nfdump; do
+	if ! command -v "$t" >/dev/null; then
+		echo "visibility: $t missing (make deps)"
+		exit 1
+	fi
+done
+cleanup
+trap cleanup EXIT
+
+host() { # host NS VETH N [address]
+	ip netns add "$1"
+	ip link add "$2" type veth peer name eth0 netns "$1"
+	sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip link set "$2" up
+	ip -n "$1" link set lo up
+	ip -n "$1" link set eth0 up
+	ethtool -K "$2" tx off rx off gso off gro off tso off >/dev/null 2>&1 || true
+	ip netns exec "$1" ethtool -K eth0 tx off rx off gso off gro off tso off \
+		>/dev/null 2>&1 || true
+	if [ -n "${4:-}" ]; then
+		ip -n "$1" addr add "$4/24" dev eth0
+		ip -n "$1" route add default via "${4%.2}.1"
+	fi
+}
+host nfvvis-h1 nfvvis-v1 1 10.202.1.2
+host nfvvis-h2 nfvvis-v2 2 10.202.2.2
+host nfvvis-h3 nfvvis-v3 3
+MAC_H1=$(ip netns exec nfvvis-h1 cat /sys/class/net/eth0/address)
+MAC_H2=$(ip netns exec nfvvis-h2 cat /sys/class/net/eth0/address)
+
+COLLECTOR_PORT=$((20000 + RANDOM % 20000))
+mkdir -p "$WORK/flows"
+nfcapd -b 127.0.0.1 -p "$COLLECTOR_PORT" -w "$WORK/flows" -t 3600 >"$WORK/nfcapd.log" 2>&1 &
+CAP_PID=$!
+
+cat >"$WORK/startup.conf" <<CONF
+port add p1 dev net_af_packet0,iface=nfvvis-v1
+port add p2 dev net_af_packet1,iface=nfvvis-v2
+port add m dev net_af_packet2,iface=nfvvis-v3
+addr add 10.202.1.1/24 dev p1
+addr add 10.202.2.1/24 dev p2
+neigh add 10.202.1.2 lladdr $MAC_H1 dev p1
+neigh add 10.202.2.2 lladdr $MAC_H2 dev p2
+mirror add span dev p1 in to m
+capture start dev p2 out file $WORK/p2.pcapng filter "icmp"
+flow export ipfix 127.0.0.1:$COLLECTOR_PORT active 60 idle 1
+CONF
+"$NFVD" -l 0,1 --no-huge -m 1024 --no-pci --no-shconf --file-prefix nfvvis-smoke -- \
+	-c "$WORK/startup.conf" -s "$SOCK" >"$WORK/nfvd.log" 2>&1 &
+NFVD_PID=$!
+for _ in $(seq 1 300); do
+	grep -q "ready" "$WORK/nfvd.log" && [ -S "$SOCK" ] && break
+	sleep 0.1
+done
+if ! [ -S "$SOCK" ]; then
+	fail "nfvd did not start: $(tail -5 "$WORK/nfvd.log")"
+	exit 1
+fi
+P1_MAC=$(ctl --json port show p1 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | head -1)
+P2_MAC=$(ctl --json port show p2 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | head -1)
+ip -n nfvvis-h1 neigh replace 10.202.1.1 lladdr "$P1_MAC" dev eth0
+ip -n nfvvis-h2 neigh replace 10.202.2.1 lladdr "$P2_MAC" dev eth0
+
+ip netns exec nfvvis-h3 tcpdump -n -i eth0 -w "$WORK/h3.pcap" -U icmp >"$WORK/tcpdump.log" 2>&1 &
+DUMP_PID=$!
+for _ in $(seq 1 100); do
+	grep -q "listening on" "$WORK/tcpdump.log" && break
+	sleep 0.1
+done
+H3_RX0=$(ip netns exec nfvvis-h3 cat /sys/class/net/eth0/statistics/rx_packets)
+
+if ip netns exec nfvvis-h1 ping -n -c "$PINGS" -i 0.1 -W 1 10.202.2.2 >"$WORK/ping.log" 2>&1; then
+	pass "h1 pings h2 through nfvd ($PINGS replies)"
+else
+	fail "ping h1 -> h2: $(tail -2 "$WORK/ping.log")"
+fi
+sleep 0.5
+kill "$DUMP_PID" 2>/dev/null; wait "$DUMP_PID" 2>/dev/null; DUMP_PID=
+H3_RX=$(( $(ip netns exec nfvvis-h3 cat /sys/class/net/eth0/statistics/rx_packets) - H3_RX0 ))
+
+ctl mirror show >"$WORK/mirror.txt" 2>&1
+n=$(tshark -n -r "$WORK/h3.pcap" -Y "icmp.type == 8 && ip.dst == 10.202.2.2" 2>/dev/null | wc -l)
+if [ "$n" -eq "$PINGS" ] && [ "$H3_RX" -eq "$PINGS" ]; then
+	pass "mirror: h3's kernel received the $PINGS echo requests p1 received, and nothing else"
+else
+	fail "mirror: h3 saw $n echo requests, $H3_RX frames (want $PINGS): $(cat "$WORK/mirror.txt"; tshark -n -r "$WORK/h3.pcap" 2>&1 | head)"
+fi
+
+ctl capture stop dev p2 >"$WORK/capture.txt" 2>&1 || fail "capture stop: $(cat "$WORK/capture.txt")"
+n=$(tshark -n -r "$WORK/p2.pcapng" -Y "icmp.type == 8 && ip.dst == 10.202.2.2 && ip.ttl == 63" \
+	2>/dev/null | wc -l)
+all=$(tshark -n -r "$WORK/p2.pcapng" 2>/dev/null | wc -l)
+if [ "$n" -eq "$PINGS" ] && [ "$all" -eq "$PINGS" ]; then
+	pass "capture: p2.pcapng holds the $PINGS routed echo requests (TTL 63) and nothing else"
+else
+	fail "capture: $n routed echo requests, $all frames in all (want $PINGS, $PINGS)"
+fi
+
+# The flows end after 1 s idle; their records reach nfcapd.
+ok=
+for _ in $(seq 1 50); do
+	if ctl --json flow show | grep -q '"active_flows": 0' &&
+	   ctl --json flow show | grep -q '"records": [1-9]'; then
+		ok=1
+		break
+	fi
+	sleep 0.2
+done
+[ -n "$ok" ] || fail "flows did not end and export: $(ctl flow show)"
+kill "$CAP_PID"; wait "$CAP_PID" 2>/dev/null; CAP_PID=
+nfdump -q -N -R "$WORK/flows" -o "fmt:%sa|%da|%pr|%pkt" >"$WORK/nfdump.txt" 2>&1
+req=$(awk -F'|' '{gsub(/ /,"")} $1=="10.202.1.2" && $2=="10.202.2.2" {s+=$4} END {print s+0}' \
+	"$WORK/nfdump.txt")
+rep=$(awk -F'|' '{gsub(/ /,"")} $1=="10.202.2.2" && $2=="10.202.1.2" {s+=$4} END {print s+0}' \
+	"$WORK/nfdump.txt")
+if [ "$req" -eq "$PINGS" ] && [ "$rep" -eq "$PINGS" ]; then
+	pass "IPFIX: nfcapd recorded $PINGS packets h1 -> h2 and $PINGS h2 -> h1"
+else
+	fail "IPFIX: nfcapd recorded $req packets h1 -> h2, $rep h2 -> h1 (want $PINGS each): $(cat "$WORK/nfdump.txt")"
+fi
+
+kill "$NFVD_PID"; wait "$NFVD_PID"; rc=$?; NFVD_PID=
+if [ $rc -eq 0 ] && grep -q "all mbufs returned" "$WORK/nfvd.log"; then
+	pass "nfvd exits 0 with every mbuf back"
+else
+	fail "nfvd exit $rc: $(tail -3 "$WORK/nfvd.log")"
+fi
+echo "$N_PASS passed, $N_FAIL failed"
+[ "$N_FAIL" -eq 0 ]
