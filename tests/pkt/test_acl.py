@@ -21,6 +21,7 @@ import ipaddress
 import random
 import time
 
+import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import ICMPv6EchoRequest, ICMPv6DestUnreach, IPv6, IPv6ExtHdrFragment
 from scapy.layers.l2 import Ether
@@ -49,6 +50,31 @@ BASE = [
 REGIONS4 = [ipaddress.ip_network(n) for n in ("172.16.0.0/12", "198.18.0.0/15", "45.0.0.0/8")]
 REGIONS6 = [ipaddress.ip_network(n) for n in ("2001:db8:1000::/36", "2400:cb00::/32")]
 PROTOS = {"tcp": 6, "udp": 17, "icmp": 1, "icmp6": 58, "sctp": 132}
+
+
+@pytest.fixture(autouse=True, params=["cache-on", "cache-off"])
+def acl_cache(request, monkeypatch):
+    """Every test runs with the ACL decision cache on (the default) and off
+    ("acl set cache off" in the startup file). True when it is on."""
+    if request.param == "cache-off":
+        start = Nfvd.start
+
+        def start_cache_off(self, *a, **kw):
+            self.cmd("acl set cache off")
+            return start(self, *a, **kw)
+        monkeypatch.setattr(Nfvd, "start", start_cache_off)
+    return request.param == "cache-on"
+
+
+def check_cache_counters(st, on):
+    """Every classification is a cache hit or a miss (on); none is (off)."""
+    a = st["acl"]
+    assert a["cache"] is on
+    if on:
+        assert a["cache_hits"] + a["cache_misses"] == \
+            a["permitted"] + a["denied"] + a["no_match"], a
+    else:
+        assert a["cache_hits"] == 0 and a["cache_misses"] == 0, a
 
 
 def safe(addr):
@@ -308,7 +334,7 @@ def load_rules(nfvd, acl, rules):
     nfvd.ctl_batch([r.command(acl) for r in rules])
 
 
-def test_acl_differential(tmp_path):
+def test_acl_differential(tmp_path, acl_cache):
     rng = random.Random(12)
     prios = rng.sample(range(1, 100000), 600)
     rin = rand_rules(rng, 300, prios)
@@ -327,6 +353,7 @@ def test_acl_differential(tmp_path):
     assert d == {k: v for k, v in {"acl/denied": denied, "acl/no_match": no_match}.items()
                  if v}, d
     assert st["acl"]["denied"] == denied and st["acl"]["no_match"] == no_match
+    check_cache_counters(st, acl_cache)
     assert {k: v for k, v in show_hits(nfvd).items() if v} == hits
     show = nfvd.ctl("acl show ain")["acls"][0]
     assert show["default_action"] == "deny"
@@ -383,6 +410,9 @@ def test_acl_differential(tmp_path):
     hits_after = show_hits(nfvd)
     hd = {k: hits_after[k] - hits_before.get(k, 0) for k in hits_after
           if k[0] == "ain2" and hits_after[k] != hits_before.get(k, 0)}
+    check_cache_counters(st, acl_cache)
+    if acl_cache:
+        assert st["acl"]["cache_hits"] > 0   # the flood's 64 flows, at least
     out = nfvd.stop()
     # The graph keeps order within a family, not between IPv4 and IPv6.
     assert by_family(out["p1"]) == by_family(want + want2)
@@ -473,7 +503,7 @@ def test_acl_out_only_defeats_fast_path(tmp_path):
     assert out["p1"] == [routed(allowed)] * 16
 
 
-def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path):
+def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path, acl_cache):
     """Per-rule hits (summed over workers) agree in acl show, /nfvd/acl and /metrics."""
     from test_observability import scrape, telemetry
     import socket as so
@@ -503,4 +533,76 @@ def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path):
            if k[0] == "nfvd_acl_rule_hits_total"}
     assert got == {"5": 3, "9": 4, "default": 5}
     assert samples[("nfvd_acl_packets_total", (("verdict", "denied"),))] == 4
+    assert types["nfvd_acl_cache_lookups_total"] == "counter"
+    ch = samples[("nfvd_acl_cache_lookups_total", (("result", "hit"),))]
+    cm = samples[("nfvd_acl_cache_lookups_total", (("result", "miss"),))]
+    tel = telemetry(nfvd.prefix, "/nfvd/stats")
+    assert (tel["acl/cache_hits"], tel["acl/cache_misses"]) == (ch, cm)
+    assert tel["acl/cache"] == int(acl_cache)
+    if acl_cache:
+        assert ch + cm == 12 and cm >= 3   # three tuples
+    else:
+        assert ch == cm == 0
+    nfvd.stop()
+
+
+def test_acl_cache_hits_exact_and_new_version(tmp_path, acl_cache):
+    """The same flows again: answered by the cache (on), with the same verdicts
+    and per-rule hits; after a rule change the new version's verdicts apply at
+    once (its gen misses the old entries)."""
+    mk = lambda dst, l4, mac: Ether(dst=mac, src=H0) / IP(src="172.16.0.1", dst=dst, ttl=64) / l4
+    flows = [("198.18.0.1", UDP(sport=1, dport=53), 3), ("198.18.0.2", UDP(sport=1, dport=53), 4),
+             ("198.18.0.3", TCP(sport=1, dport=80), 5)]
+    frames = lambda mac: [mk(d, l4, mac) for d, l4, n in flows for _ in range(n)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=frames(P0))
+    nfvd.add_port("p1", rx=[])
+    nfvd.cmd(*BASE, "acl add v", "acl rule add v prio 5 dst 198.18.0.1/32 action permit",
+             "acl rule add v prio 9 proto udp action deny", "acl attach v dev p1 out")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": 12})
+    check_cache_counters(st, acl_cache)
+    a = nfvd.ctl("acl show v")["acls"][0]
+    assert [r["hits"] for r in a["rules"]] == [3, 4] and a["no_match_hits"] == 5
+    c0 = st["acl"]
+
+    nfvd.add_port_now("h2", rx=frames(pcap_mac(2)))
+    st = nfvd.wait_processed({"h2": 12})
+    assert drops(st) == {"acl/denied": 8, "acl/no_match": 10}
+    a = nfvd.ctl("acl show v")["acls"][0]
+    assert [r["hits"] for r in a["rules"]] == [6, 8] and a["no_match_hits"] == 10
+    check_cache_counters(st, acl_cache)
+    if acl_cache:   # one worker: all three keys are cached
+        assert st["acl"]["cache_hits"] - c0["cache_hits"] == 12
+        assert st["acl"]["cache_misses"] == c0["cache_misses"]
+    c1 = st["acl"]
+
+    nfvd.ctl("acl rule add v prio 1 dst 198.18.0.3/32 action permit")
+    nfvd.add_port_now("h3", rx=frames(pcap_mac(3)))
+    st = nfvd.wait_processed({"h3": 12})
+    assert drops(st) == {"acl/denied": 12, "acl/no_match": 10}
+    a = nfvd.ctl("acl show v")["acls"][0]
+    assert [r["hits"] for r in a["rules"]] == [5, 9, 12] and a["no_match_hits"] == 10
+    check_cache_counters(st, acl_cache)
+    if acl_cache:   # the new version's gen: each key misses once at least
+        assert st["acl"]["cache_misses"] - c1["cache_misses"] >= 3
+    out = nfvd.stop()
+    want = ([routed(mk("198.18.0.1", UDP(sport=1, dport=53), P0)[IP])] * 9 +
+            [routed(mk("198.18.0.3", TCP(sport=1, dport=80), P0)[IP])] * 5)
+    assert sorted(out["p1"]) == sorted(want)
+
+
+def test_acl_set_cache_errors(tmp_path):
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[])
+    nfvd.cmd(*BASE[:1])
+    nfvd.start()
+    for line in ("acl set cache", "acl set cache maybe", "acl set cash on",
+                 "acl set cache on off"):
+        with pytest.raises(CtlError, match="usage: acl set cache on\\|off"):
+            nfvd.ctl(line)
+    nfvd.ctl("acl set cache off")
+    assert nfvd.stats()["acl"]["cache"] is False
+    nfvd.ctl("acl set cache on")
+    assert nfvd.stats()["acl"]["cache"] is True
     nfvd.stop()

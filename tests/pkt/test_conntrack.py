@@ -21,6 +21,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
 
 from nfvdlib import Nfvd, drops, pcap_mac
+from test_acl import acl_cache  # noqa: F401 (autouse: each test with the ACL cache on and off)
 
 T = pcap_mac(0)
 H0 = "02:00:00:00:00:01"

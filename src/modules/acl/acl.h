@@ -84,6 +84,7 @@ struct nfv_acl_compiled_rule {
  * index in rule[] plus one (0: no rule matched). */
 struct nfv_acl_compiled {
 	struct rte_acl_ctx *ctx[2]; /* [0] IPv4, [1] IPv6; NULL: no rule of that family */
+	uint64_t gen;               /* unique per version (never reused); the cache's tag */
 	uint32_t default_slot;
 	uint32_t n_rules;
 	struct nfv_acl_compiled_rule rule[];
@@ -104,10 +105,46 @@ struct nfv_acl_counters {
 	uint64_t denied;       /* a deny rule */
 	uint64_t no_match;     /* the default deny */
 	uint64_t flow_hits;    /* permitted by a tracked flow */
+	uint64_t cache_hits;   /* classification answered by the decision cache */
+	uint64_t cache_misses; /* classified by rte_acl (cache on) */
 };
 extern struct nfv_counter_block nfv_acl_counters_block;
 
+/*
+ * Per-worker decision cache in front of rte_acl_classify, one per direction
+ * and family: NFV_ACL_CACHE_WAYS-way set-associative, NFV_ACL_CACHE_SETS
+ * sets, keyed by the
+ * whole classifier input and the version's gen, so the result (rte_acl's
+ * value: rule index + 1, 0 for no match) of a cached key is exactly what
+ * rte_acl_classify would return for that version. A new version has a new
+ * gen: its packets miss, no flush is needed. Entries with gen 0 are empty.
+ */
+#define NFV_ACL_CACHE_SETS 1024
+#define NFV_ACL_CACHE_WAYS 4 /* 4,096 entries */
+
+struct nfv_acl_cache4_entry {
+	struct nfv_acl4_key key;
+	uint32_t res;
+	uint64_t gen;
+};
+
+struct nfv_acl_cache6_entry {
+	struct nfv_acl6_key key;
+	uint32_t res;
+	uint64_t gen;
+	uint64_t pad;
+};
+
+struct nfv_acl_cache {
+	struct nfv_acl_cache4_entry *v4; /* WAYS * SETS entries, set s at WAYS * s */
+	struct nfv_acl_cache6_entry *v6;
+};
+
+extern struct nfv_acl_cache nfv_acl_caches[NFV_MAX_WORKERS][NFV_ACL_DIRS];
+extern bool nfv_acl_cache_on; /* "acl set cache on|off" */
+
 /* Actions (control side). */
+int nfv_acl_set_cache(bool on);
 int nfv_acl_add(const char *name, char *err);
 int nfv_acl_del(const char *name, char *err);
 struct nfv_acl_rule_spec {

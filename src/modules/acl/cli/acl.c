@@ -8,6 +8,7 @@
  *   acl rule del NAME prio N
  *   acl attach NAME dev IF in|out | acl detach NAME dev IF in|out
  *   acl show [NAME]
+ *   acl set cache on|off
  *   conntrack show | conntrack flush | conntrack set max N
  *   conntrack set timeout NAME SECONDS
  */
@@ -263,6 +264,15 @@ cmd_acl_show(int argc, char **argv, struct nfv_reply *r)
 }
 
 static int
+cmd_acl_set(int argc, char **argv, struct nfv_reply *r)
+{
+	if (argc != 4 || strcmp(argv[2], "cache") != 0 ||
+	    (strcmp(argv[3], "on") != 0 && strcmp(argv[3], "off") != 0))
+		NFV_FAIL(r, -EINVAL, "usage: acl set cache on|off");
+	return nfv_acl_set_cache(strcmp(argv[3], "on") == 0);
+}
+
+static int
 cmd_conntrack_show(int argc, char **argv, struct nfv_reply *r)
 {
 	if (nfv_cmd_max_args(argc, argv, 2, r) < 0)
@@ -312,6 +322,7 @@ static const struct nfv_command acl_commands[] = {
 	{ "acl", "attach", cmd_acl_attach, "acl attach NAME dev IF in|out" },
 	{ "acl", "detach", cmd_acl_attach, "acl detach NAME dev IF in|out" },
 	{ "acl", "show", cmd_acl_show, "acl show [NAME]" },
+	{ "acl", "set", cmd_acl_set, "acl set cache on|off" },
 	{ "conntrack", "show", cmd_conntrack_show, "conntrack show" },
 	{ "conntrack", "flush", cmd_conntrack_flush, "conntrack flush" },
 	{ "conntrack", "set", cmd_conntrack_set,

@@ -58,6 +58,9 @@ struct nfv_acl {
 
 struct nfv_acl *nfv_acl_bound[NFV_ACL_DIRS][NFV_IFACE_MAX];
 uint64_t *nfv_acl_hits[NFV_MAX_WORKERS];
+struct nfv_acl_cache nfv_acl_caches[NFV_MAX_WORKERS][NFV_ACL_DIRS];
+bool nfv_acl_cache_on = true;
+static uint64_t compiled_gen; /* the last version's gen */
 NFV_COUNTER_BLOCK(nfv_acl_counters_block, "acl", struct nfv_acl_counters);
 
 static struct nfv_acl *acls[ACL_MAX];
@@ -123,6 +126,52 @@ acl_hits_setup(void)
 		if (nfv_acl_hits[w] == NULL)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * The decision caches are allocated at the first attach (nfvd without ACLs
+ * does not pay for them). A worker without its cache (no memory) classifies
+ * every packet.
+ */
+static void
+acl_cache_setup(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		int sock = (int)rte_lcore_to_socket_id(nfv_workers[w].lcore_id);
+
+		for (unsigned int d = 0; d < NFV_ACL_DIRS; d++) {
+			struct nfv_acl_cache *c = &nfv_acl_caches[w][d];
+			void *v4, *v6;
+
+			v4 = rte_zmalloc_socket("nfv_acl_cache4", NFV_ACL_CACHE_WAYS *
+						NFV_ACL_CACHE_SETS * sizeof(*c->v4),
+						RTE_CACHE_LINE_SIZE, sock);
+			v6 = rte_zmalloc_socket("nfv_acl_cache6", NFV_ACL_CACHE_WAYS *
+						NFV_ACL_CACHE_SETS * sizeof(*c->v6),
+						RTE_CACHE_LINE_SIZE, sock);
+			if (v4 == NULL || v6 == NULL) {
+				rte_free(v4);
+				rte_free(v6);
+				NFV_LOG(WARNING, "acl: no memory for worker %u's decision cache; "
+					"it classifies every packet", w);
+				continue;
+			}
+			c->v4 = v4;
+			c->v6 = v6;
+		}
+	}
+}
+
+int
+nfv_acl_set_cache(bool on)
+{
+	__atomic_store_n(&nfv_acl_cache_on, on, __ATOMIC_RELAXED);
 	return 0;
 }
 NFV_GRAPH_SETUP(acl_hits_setup);
@@ -304,6 +353,7 @@ acl_compile(struct nfv_acl *a, char *err)
 	}
 	c->n_rules = a->n_rules;
 	c->default_slot = a->default_slot;
+	c->gen = ++compiled_gen;
 	for (uint32_t i = 0; i < a->n_rules; i++) {
 		c->rule[i].action = a->rules[i].s.action;
 		c->rule[i].slot = a->rules[i].slot;
@@ -545,6 +595,7 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		if (rc < 0)
 			return rc;
 	}
+	acl_cache_setup();
 	/* The ACL first, then the feature: a packet that reaches the node finds it. */
 	__atomic_store_n(&nfv_acl_bound[dir][ifc->id], a, __ATOMIC_RELEASE);
 	a->n_attached++;
@@ -699,9 +750,11 @@ acl_show_stats(json_t *stats)
 	struct nfv_acl_counters c;
 
 	nfv_counters_sum(&nfv_acl_counters_block, &c);
-	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I}",
+	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
 		"permitted", (json_int_t)c.permitted, "denied", (json_int_t)c.denied,
-		"no_match", (json_int_t)c.no_match, "flow_hits", (json_int_t)c.flow_hits));
+		"no_match", (json_int_t)c.no_match, "flow_hits", (json_int_t)c.flow_hits,
+		"cache_hits", (json_int_t)c.cache_hits, "cache_misses", (json_int_t)c.cache_misses,
+		"cache", __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED)));
 }
 
 static void
@@ -718,6 +771,10 @@ acl_metrics(FILE *f)
 	fprintf(f, "nfvd_acl_packets_total{verdict=\"denied\"} %" PRIu64 "\n", c.denied);
 	fprintf(f, "nfvd_acl_packets_total{verdict=\"no_match\"} %" PRIu64 "\n", c.no_match);
 	fprintf(f, "nfvd_acl_packets_total{verdict=\"flow\"} %" PRIu64 "\n", c.flow_hits);
+	nfv_metrics_help(f, "nfvd_acl_cache_lookups_total", "counter",
+			 "ACL classifications by the decision cache's answer (hit, or miss: rte_acl).");
+	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"hit\"} %" PRIu64 "\n", c.cache_hits);
+	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"miss\"} %" PRIu64 "\n", c.cache_misses);
 	nfv_metrics_help(f, "nfvd_acl_rule_hits_total", "counter",
 			 "Packets that matched each ACL rule (prio \"default\": no rule).");
 	for (unsigned int i = 0; i < ACL_MAX; i++) {

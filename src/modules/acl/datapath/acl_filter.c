@@ -7,8 +7,10 @@
  * For each packet: the 5-tuple is read (for ICMP the type and code stand
  * for the ports; a non-first fragment has none); a packet of a flow the
  * connection table knows (either direction, recorded on this interface) is
- * permitted at once; the others are classified in one rte_acl_classify
- * call per ACL version in the burst. The lowest prio wins; permit passes,
+ * permitted at once; the others are looked up in the worker's decision
+ * cache (key: the classifier input and the ACL version's gen; value: the
+ * rte_acl result) and the misses are classified in one rte_acl_classify
+ * call per ACL version in the burst, then cached. The lowest prio wins; permit passes,
  * deny drops, reflect passes and records the flow; no match drops.
  *
  * IPv6: the next header is followed through hop-by-hop, routing,
@@ -17,13 +19,16 @@
  * Edges: drop, then the arc's (later features, the end node).
  * Reads: mbuf->port (in), meta.tx_port (out), the L3/L4 headers.
  * Drops: acl/denied, acl/no_match, conntrack/table_full.
- * Counters: acl (permitted, denied, no_match, flow_hits), per-rule hits,
+ * Counters: acl (permitted, denied, no_match, flow_hits, cache_hits,
+ *           cache_misses), per-rule hits,
  *           conntrack (created, expired, table_full, hits).
  */
 #include <netinet/in.h>
 
 #include <rte_acl.h>
 #include <rte_cycles.h>
+#include <rte_hash_crc.h>
+#include <rte_prefetch.h>
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
@@ -200,6 +205,70 @@ ct_key_build(struct nfv_ct_key *ck, const void *key, const struct nfv_ct_pkt *p,
 	}
 }
 
+/* ---- decision cache ---- */
+
+static __rte_always_inline void *
+cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const unsigned int fam)
+{
+	uint32_t h = fam == 0 ? rte_hash_crc(key, sizeof(struct nfv_acl4_key), (uint32_t)gen) :
+				rte_hash_crc(key, sizeof(struct nfv_acl6_key), (uint32_t)gen);
+	uint32_t set = (h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS;
+
+	return fam == 0 ? (void *)&dc->v4[set] : (void *)&dc->v6[set];
+}
+
+/* The cached result of key under version gen in set e; false: not cached. */
+static __rte_always_inline bool
+cache_get(const void *e, const void *key, uint64_t gen, uint32_t *res, const unsigned int fam)
+{
+	for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++) {
+		if (fam == 0) {
+			const struct nfv_acl_cache4_entry *c =
+				&((const struct nfv_acl_cache4_entry *)e)[w];
+
+			if (c->gen == gen && memcmp(&c->key, key, sizeof(c->key)) == 0) {
+				*res = c->res;
+				return true;
+			}
+		} else {
+			const struct nfv_acl_cache6_entry *c =
+				&((const struct nfv_acl_cache6_entry *)e)[w];
+
+			if (c->gen == gen && memcmp(&c->key, key, sizeof(c->key)) == 0) {
+				*res = c->res;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Inserts in way 0, the others move down a way and the last one goes
+ * (unless the key is there: two packets of one new flow in a burst). */
+static __rte_always_inline void
+cache_put(void *e, const void *key, uint64_t gen, uint32_t res, const unsigned int fam)
+{
+	uint32_t old;
+
+	if (cache_get(e, key, gen, &old, fam))
+		return;
+	if (fam == 0) {
+		struct nfv_acl_cache4_entry *c = e;
+
+		memmove(&c[1], &c[0], (NFV_ACL_CACHE_WAYS - 1) * sizeof(c[0]));
+		memcpy(&c[0].key, key, sizeof(c[0].key));
+		c[0].res = res;
+		c[0].gen = gen;
+	} else {
+		struct nfv_acl_cache6_entry *c = e;
+
+		memmove(&c[1], &c[0], (NFV_ACL_CACHE_WAYS - 1) * sizeof(c[0]));
+		memcpy(&c[0].key, key, sizeof(c[0].key));
+		c[0].res = res;
+		c[0].gen = gen;
+	}
+}
+
 struct acl_scratch {
 	union {
 		struct nfv_acl4_key k4[RTE_GRAPH_BURST_SIZE];
@@ -209,6 +278,9 @@ struct acl_scratch {
 	const struct nfv_acl_compiled *comp[RTE_GRAPH_BURST_SIZE];
 	const uint8_t *data[RTE_GRAPH_BURST_SIZE];
 	uint32_t res[RTE_GRAPH_BURST_SIZE];
+	uint32_t pres[RTE_GRAPH_BURST_SIZE];  /* per packet: the rte_acl result */
+	void *set[RTE_GRAPH_BURST_SIZE];      /* per packet: its cache set */
+	uint16_t miss[RTE_GRAPH_BURST_SIZE];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	uint16_t ifaces[RTE_GRAPH_BURST_SIZE];
 	uint16_t todo[RTE_GRAPH_BURST_SIZE];
@@ -231,10 +303,12 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint64_t *hits = nfv_acl_hits[w->index];
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct acl_scratch s;
-	struct nfv_acl_counters sum = { 0, 0, 0, 0 };
+	const struct nfv_acl_cache *dc = &nfv_acl_caches[w->index][dir];
+	struct nfv_acl_counters sum = { 0, 0, 0, 0, 0, 0 };
 	uint64_t now = rte_rdtsc();
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
-	uint16_t nt = 0, nl = 0;
+	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;
+	uint16_t nt = 0, nl = 0, nm = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -277,15 +351,41 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		}
 	}
 
-	/* One classify call per ACL version among the packets left (one
-	 * when the burst came from or goes to one interface). */
-	while (nt > 0) {
-		const struct nfv_acl_compiled *c = s.comp[s.todo[0]];
+	/* The decision cache answers for the packets of flows it has seen
+	 * under the same ACL version: the sets are found (and fetched) first,
+	 * then read. */
+	if (cache_on) {
+		for (uint16_t k = 0; k < nt; k++) {
+			uint16_t i = s.todo[k];
+			const void *key = fam == 0 ? (const void *)&s.k4[i] : (const void *)&s.k6[i];
+
+			s.set[i] = cache_set(dc, key, s.comp[i]->gen, fam);
+			rte_prefetch0(s.set[i]);
+			rte_prefetch0(RTE_PTR_ADD(s.set[i], RTE_CACHE_LINE_SIZE));
+		}
+		for (uint16_t k = 0; k < nt; k++) {
+			uint16_t i = s.todo[k];
+			const void *key = fam == 0 ? (const void *)&s.k4[i] : (const void *)&s.k6[i];
+
+			if (!cache_get(s.set[i], key, s.comp[i]->gen, &s.pres[i], fam))
+				s.miss[nm++] = i;
+		}
+		sum.cache_hits = nt - nm;
+		sum.cache_misses = nm;
+	} else {
+		memcpy(s.miss, s.todo, nt * sizeof(s.miss[0]));
+		nm = nt;
+	}
+
+	/* One classify call per ACL version among the misses (one when the
+	 * burst came from or goes to one interface). */
+	while (nm > 0) {
+		const struct nfv_acl_compiled *c = s.comp[s.miss[0]];
 		struct rte_acl_ctx *ctx = c->ctx[fam];
 		uint16_t nb = 0, rest = 0;
 
-		for (uint16_t k = 0; k < nt; k++) {
-			uint16_t i = s.todo[k];
+		for (uint16_t k = 0; k < nm; k++) {
+			uint16_t i = s.miss[k];
 
 			if (s.comp[i] == c) {
 				s.batch[nb] = i;
@@ -294,51 +394,59 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 				s.res[nb] = 0;
 				nb++;
 			} else {
-				s.todo[rest++] = i;
+				s.miss[rest++] = i;
 			}
 		}
-		nt = rest;
+		nm = rest;
 		if (ctx != NULL)
 			rte_acl_classify(ctx, s.data, s.res, nb, 1);
 		for (uint16_t k = 0; k < nb; k++) {
 			uint16_t i = s.batch[k];
-			const struct nfv_acl_compiled_rule *r;
 
-			if (s.res[k] == 0) {
-				hits[c->default_slot]++;
-				sum.no_match++;
-				s.nexts[i] = nfv_mark_drop(pkts[i], drop_acl_no_match.id,
-							   ACL_NEXT_DROP);
-				continue;
-			}
-			r = &c->rule[s.res[k] - 1];
-			hits[r->slot]++;
-			if (r->action == NFV_ACL_DENY) {
-				sum.denied++;
-				s.nexts[i] = nfv_mark_drop(pkts[i], drop_acl_denied.id,
-							   ACL_NEXT_DROP);
-				continue;
-			}
-			if (r->action == NFV_ACL_REFLECT) {
-				struct nfv_ct_key ck;
-				const void *key = fam == 0 ? (const void *)&s.k4[i] :
-							     (const void *)&s.k6[i];
-
-				ct_key_build(&ck, key, &s.cp[i], s.ifaces[i], fam);
-				if (!nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now) &&
-				    nfv_ct_create(ct, cc, &ck, &s.cp[i], now) < 0) {
-					s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_full.id,
-								   ACL_NEXT_DROP);
-					continue;
-				}
-			}
-			sum.permitted++;
+			s.pres[i] = s.res[k];
+			if (cache_on)
+				cache_put(s.set[i], s.data[k], c->gen, s.res[k], fam);
 		}
+	}
+
+	/* The verdicts: every packet counts on its rule, hit or miss. */
+	for (uint16_t k = 0; k < nt; k++) {
+		uint16_t i = s.todo[k];
+		const struct nfv_acl_compiled *c = s.comp[i];
+		const struct nfv_acl_compiled_rule *r;
+
+		if (s.pres[i] == 0) {
+			hits[c->default_slot]++;
+			sum.no_match++;
+			s.nexts[i] = nfv_mark_drop(pkts[i], drop_acl_no_match.id, ACL_NEXT_DROP);
+			continue;
+		}
+		r = &c->rule[s.pres[i] - 1];
+		hits[r->slot]++;
+		if (r->action == NFV_ACL_DENY) {
+			sum.denied++;
+			s.nexts[i] = nfv_mark_drop(pkts[i], drop_acl_denied.id, ACL_NEXT_DROP);
+			continue;
+		}
+		if (r->action == NFV_ACL_REFLECT) {
+			struct nfv_ct_key ck;
+			const void *key = fam == 0 ? (const void *)&s.k4[i] : (const void *)&s.k6[i];
+
+			ct_key_build(&ck, key, &s.cp[i], s.ifaces[i], fam);
+			if (!nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now) &&
+			    nfv_ct_create(ct, cc, &ck, &s.cp[i], now) < 0) {
+				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_full.id, ACL_NEXT_DROP);
+				continue;
+			}
+		}
+		sum.permitted++;
 	}
 	ac->permitted += sum.permitted;
 	ac->denied += sum.denied;
 	ac->no_match += sum.no_match;
 	ac->flow_hits += sum.flow_hits;
+	ac->cache_hits += sum.cache_hits;
+	ac->cache_misses += sum.cache_misses;
 	nfv_enqueue_nexts(graph, node, objs, s.nexts, n);
 	return n;
 }
