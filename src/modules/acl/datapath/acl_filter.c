@@ -255,14 +255,16 @@ cache_put(void *e, const void *key, uint64_t gen, uint32_t res, const unsigned i
 	if (fam == 0) {
 		struct nfv_acl_cache4_entry *c = e;
 
-		memmove(&c[1], &c[0], (NFV_ACL_CACHE_WAYS - 1) * sizeof(c[0]));
+		for (unsigned int w = NFV_ACL_CACHE_WAYS - 1; w > 0; w--)
+			c[w] = c[w - 1];
 		memcpy(&c[0].key, key, sizeof(c[0].key));
 		c[0].res = res;
 		c[0].gen = gen;
 	} else {
 		struct nfv_acl_cache6_entry *c = e;
 
-		memmove(&c[1], &c[0], (NFV_ACL_CACHE_WAYS - 1) * sizeof(c[0]));
+		for (unsigned int w = NFV_ACL_CACHE_WAYS - 1; w > 0; w--)
+			c[w] = c[w - 1];
 		memcpy(&c[0].key, key, sizeof(c[0].key));
 		c[0].res = res;
 		c[0].gen = gen;
