@@ -52,7 +52,9 @@ punt_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16
 		uint16_t q = pm->queue;
 		struct rte_meter_srtcm_profile *prof;
 
-		if (unlikely(q >= nfv_punt_n_queues)) {
+		/* No ring: the punt module was not started (its meters are not
+		 * configured either), so nothing can be punted. */
+		if (unlikely(q >= nfv_punt_n_queues || pw->punt_ring == NULL)) {
 			nfv_mark_drop(m, drop_punt_bad_queue.id, PUNT_NEXT_DROP);
 			dead[n_dead++] = m;
 			continue;
