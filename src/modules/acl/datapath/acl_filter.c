@@ -210,8 +210,22 @@ ct_key_build(struct nfv_ct_key *ck, const void *key, const struct nfv_ct_pkt *p,
 static __rte_always_inline void *
 cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const unsigned int fam)
 {
-	uint32_t h = fam == 0 ? rte_hash_crc(key, sizeof(struct nfv_acl4_key), (uint32_t)gen) :
-				rte_hash_crc(key, sizeof(struct nfv_acl6_key), (uint32_t)gen);
+	/* Keys sit 4-byte aligned in the burst's array; rte_hash_crc loads
+	 * 8 bytes at a time, so hash an aligned copy. */
+	union {
+		struct nfv_acl4_key k4;
+		struct nfv_acl6_key k6;
+		uint64_t align;
+	} a;
+	uint32_t h;
+
+	if (fam == 0) {
+		memcpy(&a.k4, key, sizeof(a.k4));
+		h = rte_hash_crc(&a.k4, sizeof(a.k4), (uint32_t)gen);
+	} else {
+		memcpy(&a.k6, key, sizeof(a.k6));
+		h = rte_hash_crc(&a.k6, sizeof(a.k6), (uint32_t)gen);
+	}
 	uint32_t set = (h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS;
 
 	return fam == 0 ? (void *)&dc->v4[set] : (void *)&dc->v6[set];
