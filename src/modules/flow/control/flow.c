@@ -301,7 +301,8 @@ nfv_flow_show(uint32_t top)
 				rows[n++].e = e;
 			}
 	}
-	qsort(rows, n, sizeof(*rows), row_cmp);
+	if (n > 0) /* qsort needs a real array, even for no rows */
+		qsort(rows, n, sizeof(*rows), row_cmp);
 	for (size_t k = 0; k < n && (top == 0 || k < top); k++) {
 		const struct nfv_flow_entry *e = &rows[k].e;
 		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
