@@ -21,7 +21,9 @@ Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
 interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
 interleaved, one port), ipv4-stats-off, ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
-`acl set cache off`).
+`acl set cache off`), ipv4-flow (flow statistics on), ipv4-capture-nomatch
+(bench.py's ipv4-64-visibility captures: `in` in and `out1` out, filter
+"tcp port 9", which none of the traffic matches).
 
 Packets: calls of eth_input's process function times the burst (32): every
 RX burst of the endless replay is full, so that is exactly the packets of
@@ -63,6 +65,8 @@ CASES = {
     "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
@@ -70,7 +74,8 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
-         "rte_acl_classify"]
+         "rte_acl_classify", "flow_in_process", "flow_scan_process", "capture_in_process",
+         "capture_out_process"]
 
 
 def config(case, pcap):
@@ -93,6 +98,14 @@ def config(case, pcap):
         lines += [ln.replace("dev out out", "dev out1 out") for ln in acl_lines(1000)]
         if case.endswith("nocache"):
             lines.append("acl set cache off")
+    if case == "ipv4-flow":
+        lines.append("flow enable")
+    if case == "ipv4-capture-nomatch":
+        # bench.py's ipv4-64-visibility: a capture on each port, both arcs,
+        # a filter that matches none of the traffic.
+        # The files go to nfvd's working directory, the run's own.
+        lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
+                  'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
     return "\n".join(lines) + "\n"
 
 
