@@ -17,9 +17,10 @@ import time
 from collections import Counter
 
 import pytest
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
-from scapy.layers.l2 import Ether
+from scapy.layers.l2 import ARP, Dot1Q, Ether
+from scapy.packet import Raw
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
@@ -134,6 +135,76 @@ def free_udp_port():
 
 
 @pytest.mark.skipif(NFCAPD is None or NFDUMP is None, reason="nfdump not installed (make deps)")
+def test_flow_keys_of_every_frame_shape(tmp_path):
+    """The frames the fast path reads (untagged IPv4 without options, not a
+    later fragment, 48 bytes or more) and those it leaves to the full parse
+    (tagged, options, fragments, short, truncated, IPv6) give the same keys
+    and counts; not IP is not counted; the same 5-tuple on two ports is two
+    flows. Each frame three times, interleaved: the cache's hits, not only
+    the table's."""
+    d = "198.51.100.9"
+    shapes = [
+        ("fast udp", IP(src="10.0.0.1", dst=d) / UDP(sport=1, dport=2) / (b"x" * 20)),
+        ("fast tcp", IP(src="10.0.0.1", dst=d) / TCP(sport=3, dport=4, flags="SU")),
+        ("fast icmp", IP(src="10.0.0.1", dst=d) / ICMP(id=7, seq=1) / (b"i" * 20)),
+        ("options", IP(src="10.0.0.2", dst=d, options=b"\x01\x01\x01\x00") /
+         UDP(sport=5, dport=6) / (b"o" * 20)),
+        ("first fragment", IP(src="10.0.0.3", dst=d, id=9, flags="MF", frag=0, proto=17) /
+         Raw(bytes(UDP(sport=7, dport=8, len=48)) + b"f" * 16)),
+        ("later fragment", IP(src="10.0.0.3", dst=d, id=9, frag=3, proto=17) /
+         Raw(b"g" * 24)),
+        ("short udp", IP(src="10.0.0.4", dst=d) / UDP(sport=9, dport=10)),
+        ("truncated", IP(src="10.0.0.5", dst=d, proto=17, len=28)),
+        ("sctp", IP(src="10.0.0.6", dst=d, proto=132) / Raw(b"\x00\x0b\x00\x0c" + b"s" * 28)),
+    ]
+    tagged = Ether(dst=P0, src=H0) / Dot1Q(vlan=5) / IP(src="10.0.0.7", dst=d) / \
+        UDP(sport=11, dport=12) / (b"v" * 20)
+    six = Ether(dst=P0, src=H0) / IPv6(src="2001:db8:a::1", dst="2001:db8:99::1") / \
+        UDP(sport=13, dport=14)
+    arp = Ether(dst="ff:ff:ff:ff:ff:ff", src=H0) / ARP(psrc="10.0.0.1", pdst="10.0.0.254")
+    frames = [Ether(bytes(Ether(dst=P0, src=H0) / f)) for _, f in shapes]
+    frames += [Ether(bytes(f)) for f in (tagged, six, arp)]
+    sent = frames * 3
+    want = {}
+    for f in sent:
+        if ARP in f:
+            continue
+        ip = f[IP] if IP in f else f[IPv6]
+        proto = ip.proto if IP in f else ip.nh
+        ports = (0, 0)
+        if IP in f and ip.frag == 0 and proto in (6, 17, 132) and len(bytes(ip.payload)) >= 4:
+            raw = bytes(ip.payload)
+            ports = (int.from_bytes(raw[0:2], "big"), int.from_bytes(raw[2:4], "big"))
+        elif IPv6 in f:
+            ports = (f[UDP].sport, f[UDP].dport)
+        k = (ip.src, ip.dst, proto) + ports
+        w = want.setdefault(k, [0, 0, 0])
+        w[0] += 1
+        w[1] += ip.len if IP in f else 40 + ip.plen
+        w[2] |= int(f[TCP].flags) if TCP in f else 0
+    # The later fragment's key has no ports; the first one's has them.
+    assert ("10.0.0.3", d, 17, 0, 0) in want and ("10.0.0.3", d, 17, 7, 8) in want
+    assert ("10.0.0.5", d, 17, 0, 0) in want and ("10.0.0.4", d, 17, 9, 10) in want
+    # The same UDP flow on p1 too: another key (the receiving port).
+    other = [Ether(dst=pcap_mac(1), src=R1) / shapes[0][1]] * 2
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1", rx=other)
+    nfvd.cmd(*CONFIG, "flow enable")
+    nfvd.start()
+    nfvd.wait_processed({"p0": len(sent), "p1": len(other)})
+    shown = nfvd.ctl("flow show")["flows"]
+    got = {}
+    for f in shown:
+        k = (f["src"], f["dst"], f["proto"], f["sport"], f["dport"])
+        got.setdefault(f["dev"], {})[k] = [f["packets"], f["bytes"], f["tcp_flags"]]
+    assert got["p0"] == want
+    udp = IP(bytes(shapes[0][1]))
+    assert len(shown) == len(want) + 1
+    assert got["p1"] == {("10.0.0.1", d, 17, 1, 2): [2, 2 * udp.len, 0]}
+    nfvd.stop()
+
+
 def test_ipfix_to_nfcapd(tmp_path):
     sent = traffic()
     port = free_udp_port()

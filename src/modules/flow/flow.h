@@ -39,14 +39,17 @@ enum nfv_flow_family {
 	NFV_FLOW_FAMILIES,
 };
 
+/* Laid out as the packet's bytes fall in two 64-bit words (flow_in's fast
+ * path): the protocol, the port and the source; the destination and the
+ * ports. */
 struct nfv_flow_key4 {
+	uint8_t pad;
+	uint8_t proto;
+	uint16_t iface;
 	uint32_t src;
 	uint32_t dst;
 	uint16_t sport;
 	uint16_t dport;
-	uint8_t proto;
-	uint8_t pad;
-	uint16_t iface;
 };
 
 struct nfv_flow_key6 {
@@ -59,25 +62,39 @@ struct nfv_flow_key6 {
 	uint16_t iface;
 };
 
-/* Addresses and ports in network order, as in the packet. */
+/* In an entry, key4.pad is this when the entry holds no IPv4 flow: a frame's
+ * key (pad 0) never equals it. */
+#define NFV_FLOW_KEY4_NONE 0xff
+
+/*
+ * A flow's entry, at its key's position in its table. Addresses and ports
+ * in network order, as in the packet. The first cache line is all that a
+ * frame of an IPv4 flow found in the cache reads and writes (key compare,
+ * counts); the second holds the IPv6 key and what only the scan reads.
+ */
 struct nfv_flow_entry {
-	uint32_t gen;          /* odd: being created or deleted */
-	uint8_t used;
-	uint8_t proto;
-	uint8_t tcp_flags;     /* OR of every packet's */
-	uint8_t exp_flags;     /* OR since the last record */
-	uint16_t iface;
-	uint16_t sport;
-	uint16_t dport;
-	uint8_t src[16];
-	uint8_t dst[16];
+	struct nfv_flow_key4 key4; /* IPv4 flows; pad NFV_FLOW_KEY4_NONE otherwise */
+	/* The fields a frame writes are not next to each other (the
+	 * compiler would combine their updates in vector registers). */
 	uint64_t packets;
+	uint64_t exp_tsc;      /* start of what the next record counts; 0: the next frame */
 	uint64_t bytes;
-	uint64_t first_tsc;
-	uint64_t last_tsc;
 	uint64_t exp_packets;  /* counted in records already */
+	uint64_t last_tsc;
+	union {
+		struct {
+			uint8_t tcp_flags;  /* OR of every frame's */
+			uint8_t exp_flags;  /* OR since the last record */
+		};
+		uint16_t both_flags;        /* the two, OR-ed at once */
+	};
+	uint8_t used;
+	uint8_t pad;
+	uint32_t gen;          /* odd: being created or deleted */
+	/* Second cache line. */
+	struct nfv_flow_key6 key6; /* IPv6 flows */
+	uint64_t first_tsc;
 	uint64_t exp_bytes;
-	uint64_t exp_tsc;      /* start of what the next record counts */
 } __rte_aligned(64);
 
 /* What a worker hands to control: counts since the previous record. */
@@ -98,27 +115,75 @@ struct nfv_flow_record {
 	uint64_t end_tsc;
 };
 
-/*
- * In front of the IPv4 table, a two-way set-associative cache of (key,
- * position), the set chosen by the key's CRC hash: a frame of a flow seen
- * lately costs the hash of its key, a compare or two and the entry
- * update; the others go to the table's bulk lookup (with the hash already
- * computed) and take a way of their set. A flow's deletion clears its way.
- */
-#define NFV_FLOW_CACHE_SIZE 16384 /* slots, in sets of two */
+/* A record with entry e's key (of family fam), its counts zero. */
+static inline void
+nfv_flow_record_key(int fam, const struct nfv_flow_entry *e, struct nfv_flow_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->family = (uint8_t)fam;
+	if (fam == NFV_FLOW_V4) {
+		memcpy(r->src, &e->key4.src, 4);
+		memcpy(r->dst, &e->key4.dst, 4);
+		r->proto = e->key4.proto;
+		r->iface = e->key4.iface;
+		r->sport = e->key4.sport;
+		r->dport = e->key4.dport;
+	} else {
+		memcpy(r->src, e->key6.src, 16);
+		memcpy(r->dst, e->key6.dst, 16);
+		r->proto = e->key6.proto;
+		r->iface = e->key6.iface;
+		r->sport = e->key6.sport;
+		r->dport = e->key6.dport;
+	}
+}
 
-struct nfv_flow_cache_slot {
-	struct nfv_flow_key4 key;
-	int32_t pos;               /* -1: empty */
-	uint32_t pad[3];
-};
+/* The record of what entry e (of family fam) counted since its last one;
+ * false when that is nothing. */
+static inline bool
+nfv_flow_record_make(int fam, const struct nfv_flow_entry *e, bool end,
+		     struct nfv_flow_record *r)
+{
+	if (e->packets == e->exp_packets)
+		return false;
+	nfv_flow_record_key(fam, e, r);
+	r->tcp_flags = e->exp_flags;
+	r->end = end;
+	r->packets = e->packets - e->exp_packets;
+	r->bytes = e->bytes - e->exp_bytes;
+	r->start_tsc = e->exp_tsc;
+	r->end_tsc = e->last_tsc;
+	return true;
+}
+
+/*
+ * In front of the IPv4 table, a cache of positions: sets of four ways, the
+ * set chosen by a multiplicative hash of the key (three instructions). A
+ * way holds a position in the table, no key: a frame hits when the entry
+ * there has the frame's key (a freed entry's key never matches, so nothing
+ * is cleared when a flow ends, and an empty way points at entry 0). A
+ * frame that misses every way goes to the table's bulk lookup and takes
+ * way 0 of its set, the others moving down one.
+ */
+#define NFV_FLOW_CACHE_BITS 13
+#define NFV_FLOW_CACHE_SETS (1u << NFV_FLOW_CACHE_BITS)
+#define NFV_FLOW_CACHE_WAYS 4
+
+/* The cache set of an IPv4 key, as two words (struct nfv_flow_key4). */
+static __rte_always_inline uint32_t
+nfv_flow_cache_set(uint64_t lo, uint64_t hi)
+{
+	return (uint32_t)(((lo ^ hi) * 0x9e3779b97f4a7c15ull) >> (64 - NFV_FLOW_CACHE_BITS));
+}
 
 struct nfv_flow_worker {
-	struct nfv_flow_cache_slot *cache;
-	struct rte_hash *hash[NFV_FLOW_FAMILIES];
+	uint32_t (*cache)[NFV_FLOW_CACHE_WAYS];
 	struct nfv_flow_entry *entries[NFV_FLOW_FAMILIES];
+	struct rte_hash *hash[NFV_FLOW_FAMILIES];
+	uint64_t *live[NFV_FLOW_FAMILIES]; /* a bit per entry: a flow there */
+	uint32_t n_live[NFV_FLOW_FAMILIES];
 	struct rte_ring *ring;
-	uint32_t scan_pos[NFV_FLOW_FAMILIES];
+	uint32_t scan_pos[NFV_FLOW_FAMILIES]; /* in words of live[] */
 	uint64_t next_scan_tsc;
 } __rte_cache_aligned;
 
@@ -136,12 +201,6 @@ nfv_flow_key4_sig(const struct nfv_flow_key4 *k)
 #else
 	return rte_hash_crc_8byte(b, rte_hash_crc_8byte(a, 0));
 #endif
-}
-
-static __rte_always_inline struct nfv_flow_cache_slot *
-nfv_flow_cache_set(struct nfv_flow_cache_slot *cache, uint32_t sig)
-{
-	return &cache[sig & (NFV_FLOW_CACHE_SIZE - 2)];
 }
 
 /* Read by the workers; written by control while no port has the feature
@@ -167,7 +226,8 @@ struct nfv_flow_counters {
 };
 extern struct nfv_counter_block nfv_flow_counters_block;
 
-/* Scan slice: entries looked at per table every scan_tsc. */
+/* Scan slice: entries looked at per table every scan_tsc (a multiple of 64,
+ * dividing the capacity). */
 #define NFV_FLOW_SCAN_SLICE 256
 
 /* Control. */

@@ -79,6 +79,7 @@ worker_free(struct nfv_flow_worker *fw)
 	for (int f = 0; f < NFV_FLOW_FAMILIES; f++) {
 		rte_hash_free(fw->hash[f]);
 		rte_free(fw->entries[f]);
+		rte_free(fw->live[f]);
 	}
 	rte_ring_free(fw->ring);
 	rte_free(fw->cache);
@@ -112,16 +113,20 @@ worker_make(unsigned int i, char *err)
 		fw->entries[f] = rte_zmalloc_socket("nfv_flow_entries",
 						    FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
 						    RTE_CACHE_LINE_SIZE, socket);
-		if (fw->hash[f] == NULL || fw->entries[f] == NULL)
+		fw->live[f] = rte_zmalloc_socket("nfv_flow_live", FLOW_CAPACITY / 8,
+						 RTE_CACHE_LINE_SIZE, socket);
+		if (fw->hash[f] == NULL || fw->entries[f] == NULL || fw->live[f] == NULL)
 			goto nomem;
+		/* No entry holds an IPv4 flow yet. */
+		for (uint32_t p = 0; p < FLOW_CAPACITY; p++)
+			fw->entries[f][p].key4.pad = NFV_FLOW_KEY4_NONE;
 	}
+	/* Every way points at entry 0, which holds no flow yet. */
 	fw->cache = rte_zmalloc_socket("nfv_flow_cache",
-				       NFV_FLOW_CACHE_SIZE * sizeof(*fw->cache), RTE_CACHE_LINE_SIZE,
+				       NFV_FLOW_CACHE_SETS * sizeof(*fw->cache), RTE_CACHE_LINE_SIZE,
 				       socket);
 	if (fw->cache == NULL)
 		goto nomem;
-	for (unsigned int k = 0; k < NFV_FLOW_CACHE_SIZE; k++)
-		fw->cache[k].pos = -1;
 	snprintf(name, sizeof(name), "nfv_flow_ring_w%u", i);
 	fw->ring = rte_ring_create_elem(name, sizeof(struct nfv_flow_record), FLOW_RING_SIZE,
 					socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -241,10 +246,15 @@ flow_timer(void *arg)
 	nfv_ctl_unlock();
 }
 
+/* A flow of "flow show": its key, its totals. */
 struct flow_row {
-	uint8_t family;
 	uint16_t worker;
-	struct nfv_flow_entry e;
+	struct nfv_flow_record r;   /* the key */
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t first_tsc;
+	uint64_t last_tsc;
+	uint8_t tcp_flags;
 };
 
 static int
@@ -252,9 +262,9 @@ row_cmp(const void *a, const void *b)
 {
 	const struct flow_row *x = a, *y = b;
 
-	if (x->e.bytes != y->e.bytes)
-		return x->e.bytes < y->e.bytes ? 1 : -1;
-	return x->e.packets < y->e.packets ? 1 : x->e.packets > y->e.packets ? -1 : 0;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->packets < y->packets ? 1 : x->packets > y->packets ? -1 : 0;
 }
 
 /* A consistent copy of a worker's entry, or false (free or changing). */
@@ -296,27 +306,32 @@ nfv_flow_show(uint32_t top)
 						goto out;
 					rows = r;
 				}
-				rows[n].family = (uint8_t)f;
 				rows[n].worker = (uint16_t)i;
-				rows[n++].e = e;
+				nfv_flow_record_key(f, &e, &rows[n].r);
+				rows[n].packets = e.packets;
+				rows[n].bytes = e.bytes;
+				rows[n].first_tsc = e.first_tsc;
+				rows[n].last_tsc = e.last_tsc;
+				rows[n++].tcp_flags = e.tcp_flags;
 			}
 	}
 	if (n > 0) /* qsort needs a real array, even for no rows */
 		qsort(rows, n, sizeof(*rows), row_cmp);
 	for (size_t k = 0; k < n && (top == 0 || k < top); k++) {
-		const struct nfv_flow_entry *e = &rows[k].e;
+		const struct flow_row *w = &rows[k];
+		const struct nfv_flow_record *r = &w->r;
 		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-		int af = rows[k].family == NFV_FLOW_V4 ? AF_INET : AF_INET6;
+		int af = r->family == NFV_FLOW_V4 ? AF_INET : AF_INET6;
 
-		inet_ntop(af, e->src, src, sizeof(src));
-		inet_ntop(af, e->dst, dst, sizeof(dst));
+		inet_ntop(af, r->src, src, sizeof(src));
+		inet_ntop(af, r->dst, dst, sizeof(dst));
 		json_array_append_new(a, json_pack(
 			"{s:s, s:s, s:i, s:i, s:i, s:s, s:I, s:I, s:i, s:I, s:I, s:i}",
-			"src", src, "dst", dst, "proto", e->proto, "sport", ntohs(e->sport),
-			"dport", ntohs(e->dport), "dev", nfv_iface_name_of(e->iface),
-			"packets", (json_int_t)e->packets, "bytes", (json_int_t)e->bytes,
-			"tcp_flags", e->tcp_flags, "first_ms", (json_int_t)tsc_to_ms(e->first_tsc),
-			"last_ms", (json_int_t)tsc_to_ms(e->last_tsc), "worker", rows[k].worker));
+			"src", src, "dst", dst, "proto", r->proto, "sport", ntohs(r->sport),
+			"dport", ntohs(r->dport), "dev", nfv_iface_name_of(r->iface),
+			"packets", (json_int_t)w->packets, "bytes", (json_int_t)w->bytes,
+			"tcp_flags", w->tcp_flags, "first_ms", (json_int_t)tsc_to_ms(w->first_tsc),
+			"last_ms", (json_int_t)tsc_to_ms(w->last_tsc), "worker", w->worker));
 	}
 out:
 	free(rows);
@@ -417,23 +432,8 @@ flow_stop(void)
 				const struct nfv_flow_entry *e = &fw->entries[f][p];
 				struct nfv_flow_record r;
 
-				if (!e->used || e->packets == e->exp_packets)
-					continue;
-				memset(&r, 0, sizeof(r));
-				r.family = (uint8_t)f;
-				r.proto = e->proto;
-				r.tcp_flags = e->exp_flags;
-				r.end = 1;
-				r.iface = e->iface;
-				r.sport = e->sport;
-				r.dport = e->dport;
-				memcpy(r.src, e->src, sizeof(r.src));
-				memcpy(r.dst, e->dst, sizeof(r.dst));
-				r.packets = e->packets - e->exp_packets;
-				r.bytes = e->bytes - e->exp_bytes;
-				r.start_tsc = e->exp_tsc;
-				r.end_tsc = e->last_tsc;
-				record_out(&r);
+				if (e->used && nfv_flow_record_make(f, e, true, &r))
+					record_out(&r);
 			}
 	}
 	nfv_ipfix_close(exporter);

@@ -4,16 +4,22 @@
  * statistics are on. Counts the IPv4 and IPv6 frames (untagged or with one
  * 802.1Q tag) of a burst in this worker's flow tables: the key is the
  * 5-tuple (ports for TCP, UDP and SCTP when the packet is not a later
- * fragment, else 0) and the receiving port; IPv4 keys first in the
- * worker's flow cache (flow.h), then one bulk lookup per table per 64
- * frames, a new entry for a key not found (the flow's first packet),
- * then packets, bytes (the IP packet's length), last seen and the TCP
- * flags OR-ed. Only this worker writes its tables; nothing is shared per
- * packet. Frames that are not IP, or too short for their headers, are not
- * counted. The frames go on untouched.
+ * fragment, else 0) and the receiving port; the entry gets packets, bytes
+ * (the IP packet's length), last seen and the TCP flags OR-ed. Only this
+ * worker writes its tables; nothing is shared per packet. Frames that are
+ * not IP, or too short for their headers, are not counted. The frames go
+ * on untouched, the whole stream at once when they came from one port.
+ *
+ * The common frame (untagged IPv4 without options, not a later fragment,
+ * at least 48 bytes) is read with four wide loads and counted in place
+ * when its flow is in the worker's cache (flow.h): no call, no table
+ * lookup. The others, and the frames whose flow the cache misses, wait
+ * for one bulk lookup per table (up to 64 frames each); a key not found
+ * is a flow's first packet (a new entry).
  *
  * Edges: the l2_input arc's next features and eth_input.
- * Reads: mbuf->port, the frame's headers.
+ * Reads: mbuf->port, ol_flags and hash.rss (the RSS hash, when the device
+ * gives one), the frame's headers.
  * Counters: flows created, packets of flows with no room (table full).
  * Drops nothing.
  */
@@ -29,12 +35,22 @@
 #include "core/node.h"
 #include "modules/flow/flow.h"
 
-#define FLOW_CHUNK 64
+#define FLOW_CHUNK 64 /* keys per bulk lookup (RTE_HASH_LOOKUP_BULK_MAX) */
 
-/* The protocols whose first 4 bytes are the source and destination ports. */
-static const uint8_t has_ports[256] = {
-	[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPPROTO_SCTP] = 1,
-};
+/* The bytes of a frame the fast path reads: up to the TCP flags of an
+ * untagged IPv4 packet without options. */
+#define FLOW_FAST_MIN (RTE_ETHER_HDR_LEN + 20 + 14)
+
+/* Per IP protocol, the mask of the key's second word (destination, then
+ * the two ports): the ports only for the protocols that have them. */
+static uint64_t hi_mask[256];
+
+RTE_INIT(flow_hi_mask_init)
+{
+	for (unsigned int p = 0; p < RTE_DIM(hi_mask); p++)
+		hi_mask[p] = p == IPPROTO_TCP || p == IPPROTO_UDP || p == IPPROTO_SCTP ?
+			     UINT64_MAX : UINT32_MAX;
+}
 
 struct nfv_arc_feature nfv_flow_in_feature = {
 	.arc_name = "l2_input",
@@ -43,8 +59,21 @@ struct nfv_arc_feature nfv_flow_in_feature = {
 };
 NFV_ARC_FEATURE_REGISTER(nfv_flow_in_feature);
 
+/* The frames waiting for a table lookup. */
+struct flow_pending {
+	unsigned int n4, n6;
+	struct nfv_flow_key4 k4[FLOW_CHUNK];
+	uint32_t set4[FLOW_CHUNK];     /* the frame's cache set */
+	uint32_t len4[FLOW_CHUNK];
+	uint16_t fl4[FLOW_CHUNK];
+	struct nfv_flow_key6 k6[FLOW_CHUNK];
+	const void *kp6[FLOW_CHUNK];
+	uint32_t len6[FLOW_CHUNK];
+	uint16_t fl6[FLOW_CHUNK];
+};
+
 /* The family of an IP frame (its key and length filled in), or -1. */
-static __rte_always_inline int
+static int
 flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k6,
 	   uint32_t *len, uint8_t *flags)
 {
@@ -89,7 +118,7 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 	} else {
 		return -1;
 	}
-	if ((ports & has_ports[proto]) && dl >= l4 + 4) {
+	if (ports && hi_mask[proto] == UINT64_MAX && dl >= l4 + 4) {
 		memcpy(&sport, b + l4, 2);
 		memcpy(&dport, b + l4 + 2, 2);
 		if (proto == IPPROTO_TCP && dl >= l4 + 14)
@@ -112,6 +141,81 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 	return NFV_FLOW_V6;
 }
 
+/* Counts one frame in entry e; flags: its TCP flags, twice. */
+static __rte_always_inline void
+flow_update(struct nfv_flow_entry *e, uint32_t len, uint16_t flags, uint64_t now)
+{
+	e->packets++;
+	e->bytes += len;
+	e->last_tsc = now;
+	e->both_flags |= flags;
+	/* The first frame since the last record starts the next one. */
+	if (unlikely(e->exp_tsc == 0))
+		e->exp_tsc = now;
+}
+
+static __rte_always_inline bool
+key4_is(const struct nfv_flow_entry *e, uint64_t lo, uint64_t hi)
+{
+	uint64_t a, b;
+
+	memcpy(&a, &e->key4, 8);
+	memcpy(&b, (const uint8_t *)&e->key4 + 8, 8);
+	return ((a ^ lo) | (b ^ hi)) == 0;
+}
+
+/* An IPv4 frame for the table lookup; flags: its TCP flags. */
+static __rte_always_inline void
+flow_pend4(struct flow_pending *p, uint64_t lo, uint64_t hi, uint32_t set, uint32_t len,
+	   uint8_t flags)
+{
+	unsigned int k = p->n4++;
+
+	memcpy(&p->k4[k], &lo, 8);
+	memcpy((uint8_t *)&p->k4[k] + 8, &hi, 8);
+	p->set4[k] = set;
+	p->len4[k] = len;
+	p->fl4[k] = (uint16_t)(flags * 0x101);
+}
+
+/* An IPv4 frame whose flow is not in way 0 of its set: counted when
+ * another way has it, else kept for the table lookup. */
+static __rte_noinline void
+flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t set, uint32_t len,
+	  uint8_t flags, uint64_t now, struct flow_pending *p)
+{
+	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
+
+	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS; way++) {
+		struct nfv_flow_entry *e = &entries[fw->cache[set][way]];
+
+		if (key4_is(e, lo, hi)) {
+			flow_update(e, len, (uint16_t)(flags * 0x101), now);
+			return;
+		}
+	}
+	flow_pend4(p, lo, hi, set, len, flags);
+}
+
+/* An IPv4 frame the fast path did not read. */
+static void
+flow_count4(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *k, uint32_t len,
+	    uint8_t flags, uint64_t now, struct flow_pending *p)
+{
+	uint64_t lo, hi;
+	uint32_t set;
+	struct nfv_flow_entry *e;
+
+	memcpy(&lo, k, 8);
+	memcpy(&hi, (const uint8_t *)k + 8, 8);
+	set = nfv_flow_cache_set(lo, hi);
+	e = &fw->entries[NFV_FLOW_V4][fw->cache[set][0]];
+	if (key4_is(e, lo, hi))
+		flow_update(e, len, (uint16_t)(flags * 0x101), now);
+	else
+		flow_ways(fw, lo, hi, set, len, flags, now, p);
+}
+
 /* The entry of a key the lookup did not find: added (a flow's first
  * packet), or found when an earlier frame of the chunk added it. */
 static int32_t
@@ -127,178 +231,208 @@ flow_create(struct nfv_flow_worker *fw, int fam, const void *key, uint64_t now,
 	if (e->used)
 		return pos;
 	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE); /* odd: being written */
-	if (fam == NFV_FLOW_V4) {
-		const struct nfv_flow_key4 *k = key;
-
-		memset(e->src, 0, sizeof(e->src));
-		memset(e->dst, 0, sizeof(e->dst));
-		memcpy(e->src, &k->src, 4);
-		memcpy(e->dst, &k->dst, 4);
-		e->sport = k->sport;
-		e->dport = k->dport;
-		e->proto = k->proto;
-		e->iface = k->iface;
-	} else {
-		const struct nfv_flow_key6 *k = key;
-
-		memcpy(e->src, k->src, 16);
-		memcpy(e->dst, k->dst, 16);
-		e->sport = k->sport;
-		e->dport = k->dport;
-		e->proto = k->proto;
-		e->iface = k->iface;
-	}
+	if (fam == NFV_FLOW_V4)
+		memcpy(&e->key4, key, sizeof(e->key4));
+	else
+		memcpy(&e->key6, key, sizeof(e->key6));
 	e->packets = e->bytes = e->exp_packets = e->exp_bytes = 0;
-	e->tcp_flags = e->exp_flags = 0;
+	e->both_flags = 0;
 	e->first_tsc = e->last_tsc = e->exp_tsc = now;
 	e->used = 1;
+	fw->live[fam][pos / 64] |= UINT64_C(1) << (pos % 64);
+	fw->n_live[fam]++;
 	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
 	c->created++;
 	return pos;
 }
 
-/* Counts one frame in entry p. */
-static __rte_always_inline void
-flow_update(struct nfv_flow_entry *e, uint32_t len, uint8_t flags, uint64_t now)
-{
-	/* The first packet since the last record starts the next one. */
-	if (e->packets == e->exp_packets)
-		e->exp_tsc = now;
-	e->packets++;
-	e->bytes += len;
-	e->last_tsc = now;
-	e->tcp_flags |= flags;
-	e->exp_flags |= flags;
-}
-
-static __rte_always_inline bool
-key4_equal(const struct nfv_flow_key4 *a, const struct nfv_flow_key4 *b)
-{
-	uint64_t a0, a1, b0, b1;
-
-	memcpy(&a0, a, 8);
-	memcpy(&a1, (const uint8_t *)a + 8, 8);
-	memcpy(&b0, b, 8);
-	memcpy(&b1, (const uint8_t *)b + 8, 8);
-	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-}
-
-/* The IPv4 frames the cache missed: one bulk lookup with their hashes,
- * new flows added; each takes a way of its set (an empty one, else the
- * one the hash picks). */
+/* The IPv4 frames the cache missed: one bulk lookup, new flows added; each
+ * takes way 0 of its set. */
 static void
-flow_count4_missed(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *keys,
-		   const uint32_t *sig, unsigned int m, const uint32_t *len,
-		   const uint8_t *flags, uint64_t now, struct nfv_flow_counters *c)
+flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
+	     struct nfv_flow_counters *c)
 {
 	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
 	const void *kp[FLOW_CHUNK];
+	hash_sig_t sig[FLOW_CHUNK];
 	int32_t pos[FLOW_CHUNK];
+	unsigned int n = p->n4;
 
-	for (unsigned int k = 0; k < m; k++)
-		kp[k] = &keys[k];
-	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], kp, (hash_sig_t *)(uintptr_t)sig,
-				       m, pos);
-	for (unsigned int k = 0; k < m; k++) {
-		struct nfv_flow_cache_slot *set = nfv_flow_cache_set(fw->cache, sig[k]);
-		unsigned int way = set[0].pos < 0 ? 0 : set[1].pos < 0 ? 1 : (sig[k] >> 16) & 1;
-		int32_t p = pos[k];
+	for (unsigned int k = 0; k < n; k++) {
+		kp[k] = &p->k4[k];
+		sig[k] = nfv_flow_key4_sig(&p->k4[k]);
+	}
+	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], kp, sig, n, pos);
+	for (unsigned int k = 0; k < n; k++) {
+		uint32_t *way = fw->cache[p->set4[k]];
+		int32_t at = pos[k];
+		unsigned int w;
 
-		if (unlikely(p < 0)) {
-			p = flow_create(fw, NFV_FLOW_V4, &keys[k], now, c);
-			if (p < 0) {
+		if (unlikely(at < 0)) {
+			at = flow_create(fw, NFV_FLOW_V4, &p->k4[k], now, c);
+			if (at < 0) {
 				c->table_full++;
 				continue;
 			}
 		}
-		set[way].key = keys[k];
-		set[way].pos = p;
-		flow_update(&entries[p], len[k], flags[k], now);
+		/* Way 0, the others down one (up to the one it held). */
+		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 && way[w] != (uint32_t)at; w++)
+			;
+		for (; w > 0; w--)
+			way[w] = way[w - 1];
+		way[0] = (uint32_t)at;
+		flow_update(&entries[at], p->len4[k], p->fl4[k], now);
 	}
+	p->n4 = 0;
 }
 
-static __rte_always_inline void
-flow_count6(struct nfv_flow_worker *fw, const void *const *keys, unsigned int n,
-	    const uint32_t *len, const uint8_t *flags, uint64_t now, struct nfv_flow_counters *c)
+static void
+flow_lookup6(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
+	     struct nfv_flow_counters *c)
 {
 	int32_t pos[FLOW_CHUNK];
+	unsigned int n = p->n6;
 
-	if (n == 0)
-		return;
-	rte_hash_lookup_bulk(fw->hash[NFV_FLOW_V6], (const void **)(uintptr_t)keys, n, pos);
+	rte_hash_lookup_bulk(fw->hash[NFV_FLOW_V6], p->kp6, n, pos);
 	for (unsigned int i = 0; i < n; i++) {
-		int32_t p = pos[i];
+		int32_t at = pos[i];
 
-		if (unlikely(p < 0)) {
-			p = flow_create(fw, NFV_FLOW_V6, keys[i], now, c);
-			if (p < 0) {
+		if (unlikely(at < 0)) {
+			at = flow_create(fw, NFV_FLOW_V6, p->kp6[i], now, c);
+			if (at < 0) {
 				c->table_full++;
 				continue;
 			}
 		}
-		flow_update(&fw->entries[NFV_FLOW_V6][p], len[i], flags[i], now);
+		flow_update(&fw->entries[NFV_FLOW_V6][at], p->len6[i], p->fl6[i], now);
+	}
+	p->n6 = 0;
+}
+
+/* A frame the fast path does not read (tagged, IPv6, IPv4 with options or
+ * a later fragment, short, not IP): parsed in full. */
+static __rte_noinline void
+flow_slow(struct nfv_flow_worker *fw, struct rte_mbuf *m, uint64_t now, struct flow_pending *p)
+{
+	struct nfv_flow_key4 k4;
+	uint32_t len;
+	uint8_t f;
+	int fam = flow_parse(m, &k4, &p->k6[p->n6], &len, &f);
+
+	if (fam == NFV_FLOW_V4) {
+		flow_count4(fw, &k4, len, f, now, p);
+	} else if (fam == NFV_FLOW_V6) {
+		unsigned int k = p->n6++;
+
+		p->kp6[k] = &p->k6[k];
+		p->len6[k] = len;
+		p->fl6[k] = (uint16_t)(f | f << 8);
 	}
 }
 
 /*
- * One pass over the frames: parse; an IPv4 key found in the cache is
- * counted at once, the others are kept for the bulk lookups.
+ * The frames of a burst, at most FLOW_CHUNK. The common frame (untagged
+ * IPv4 without options, not a later fragment, at least FLOW_FAST_MIN
+ * bytes) is read with a few loads at fixed offsets and, when the cache has
+ * its flow, counted in place; the others go through flow_slow(). Returns
+ * the OR of every frame's port XOR port0 (0: all from port0).
  */
-static void
-flow_account(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, uint64_t now,
-	     struct nfv_flow_counters *c)
+static __rte_noinline uint16_t
+flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, uint16_t port0,
+	   uint64_t now, struct flow_pending *p)
 {
 	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
-	struct nfv_flow_key4 k4[FLOW_CHUNK];
-	struct nfv_flow_key6 k6[FLOW_CHUNK];
-	const void *kp6[FLOW_CHUNK];
-	uint32_t len4[FLOW_CHUNK], len6[FLOW_CHUNK], sig4[FLOW_CHUNK];
-	uint8_t fl4[FLOW_CHUNK], fl6[FLOW_CHUNK];
-	unsigned int n4 = 0, n6 = 0;
+	uint32_t (*cache)[NFV_FLOW_CACHE_WAYS] = fw->cache;
+	uint16_t other = 0;
+	uint64_t frag_mask = 0xff1f00000000ull, lo_mask = 0xffffffff0000ff00ull;
+	const uint64_t *masks = hi_mask;
 
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t len;
-		uint8_t f;
-		int fam = flow_parse(pkts[i], &k4[n4], &k6[n6], &len, &f);
+	/* Loop constants in registers (the compiler would rebuild them for
+	 * every frame). */
+	__asm__("" : "+r"(frag_mask), "+r"(lo_mask), "+r"(masks));
+	for (struct rte_mbuf **end = pkts + n; pkts != end; pkts++) {
+		struct rte_mbuf *m = *pkts;
+		uint16_t port = m->port;
 
-		if (likely(fam == NFV_FLOW_V4)) {
-			uint32_t sig = nfv_flow_key4_sig(&k4[n4]);
-			const struct nfv_flow_cache_slot *set = nfv_flow_cache_set(fw->cache, sig);
+		other |= port ^ port0;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+		const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint64_t ip, lo, hi;
+		uint32_t head, set;
+		uint8_t proto;
+		struct nfv_flow_entry *e;
 
-			if (likely(set[0].pos >= 0 && key4_equal(&set[0].key, &k4[n4]))) {
-				flow_update(&entries[set[0].pos], len, f, now);
-			} else if (set[1].pos >= 0 && key4_equal(&set[1].key, &k4[n4])) {
-				flow_update(&entries[set[1].pos], len, f, now);
-			} else {
-				sig4[n4] = sig;
-				len4[n4] = len;
-				fl4[n4++] = f;
-			}
-		} else if (fam == NFV_FLOW_V6) {
-			kp6[n6] = &k6[n6];
-			len6[n6] = len;
-			fl6[n6++] = f;
+		if (unlikely(rte_pktmbuf_data_len(m) < FLOW_FAST_MIN))
+			goto slow;
+		/* Ethertype to TOS; IP length to protocol; TTL to the source
+		 * address; the destination address and the ports. */
+		memcpy(&head, b + 12, 4);
+		memcpy(&ip, b + 16, 8);
+		memcpy(&lo, b + 22, 8);
+		memcpy(&hi, b + 30, 8);
+		/* IPv4 (08 00), version 4 with 5 words of header (45),
+		 * fragment offset 0. */
+		if (unlikely((head & 0xffffff) != 0x450008 || (ip & frag_mask) != 0))
+			goto slow;
+		proto = b[23];
+		/* The key (struct nfv_flow_key4): TTL and checksum out, the
+		 * port in; the ports only if the protocol has them. */
+		lo = (lo & lo_mask) | (uint64_t)port << 16;
+		hi &= masks[proto];
+		set = nfv_flow_cache_set(lo, hi);
+		e = &entries[cache[set][0]];
+		if (unlikely(!key4_is(e, lo, hi))) {
+			flow_ways(fw, lo, hi, set, rte_be_to_cpu_16((uint16_t)ip),
+				  proto == IPPROTO_TCP ? b[47] : 0, now, p);
+			continue;
 		}
+		e->packets++;
+		e->bytes += rte_be_to_cpu_16((uint16_t)ip);
+		e->last_tsc = now;
+		if (unlikely(proto == IPPROTO_TCP))
+			e->both_flags |= (uint16_t)(b[47] * 0x101);
+		if (unlikely(e->exp_tsc == 0))
+			e->exp_tsc = now;
+		continue;
+slow:
+#endif
+		flow_slow(fw, m, now, p);
 	}
-	if (n4 != 0)
-		flow_count4_missed(fw, k4, sig4, n4, len4, fl4, now, c);
-	flow_count6(fw, kp6, n6, len6, fl6, now, c);
+	return other;
 }
 
 static uint16_t
 flow_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct nfv_flow_worker *fw = __atomic_load_n(&nfv_flow_workers[w->index],
 						     __ATOMIC_ACQUIRE);
+	struct nfv_flow_counters *c;
+	struct flow_pending p;
+	uint16_t port0, other = 0;
+	uint64_t now;
 
-	if (likely(fw != NULL)) {
-		struct nfv_flow_counters *c = nfv_worker_counters(w, &nfv_flow_counters_block);
-		uint64_t now = w->walk_rx_tsc;
-
-		for (uint16_t i = 0; i < n; i += FLOW_CHUNK)
-			flow_account(fw, (struct rte_mbuf **)objs + i,
-				     RTE_MIN((unsigned int)FLOW_CHUNK, (unsigned int)(n - i)), now, c);
+	if (unlikely(fw == NULL || n == 0))
+		return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);
+	c = nfv_worker_counters(w, &nfv_flow_counters_block);
+	now = w->walk_rx_tsc;
+	if (unlikely(now == 0)) /* no RX time taken (stats off) */
+		now = rte_rdtsc();
+	port0 = pkts[0]->port;
+	p.n4 = p.n6 = 0;
+	for (uint16_t i = 0; i < n; i += FLOW_CHUNK) {
+		other |= flow_chunk(fw, pkts + i, RTE_MIN((unsigned int)FLOW_CHUNK,
+							  (unsigned int)(n - i)), port0, now, &p);
+		if (p.n4 != 0)
+			flow_lookup4(fw, &p, now, c);
+		if (p.n6 != 0)
+			flow_lookup6(fw, &p, now, c);
+	}
+	if (likely(other == 0)) {
+		rte_node_next_stream_move(graph, node, nfv_arc_next_edge(&nfv_flow_in_feature,
+			port0 < NFV_ARC_IFACES ? port0 : 0));
+		return n;
 	}
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);
 }

@@ -2,12 +2,13 @@
 /*
  * flow_scan: a source node (it receives nothing, it runs every walk) that
  * ends and reports this worker's flows. Every scan period (1 ms) it looks
- * at the next NFV_FLOW_SCAN_SLICE entries of each of its tables: a flow
- * idle for longer than the idle timeout (or every flow, once flow
- * statistics are off) is ended: its last record goes on the worker's ring
- * and its entry is deleted; a flow whose current record has run for longer
- * than the active timeout is reported so far (a record with the counts
- * since the last one). When the ring is full the entry stays as it is and
+ * at the next NFV_FLOW_SCAN_SLICE entries of each table that has flows,
+ * through the table's bitmap of live entries (an empty stretch costs one
+ * load per 64 entries): a flow idle for longer than the idle timeout (or
+ * every flow, once flow statistics are off) is ended: its last record goes
+ * on the worker's ring and its entry is deleted; a flow whose current
+ * record has run for longer than the active timeout is reported so far (a
+ * record with the counts since the last one). When the ring is full the entry stays as it is and
  * is tried again at the next pass (counted).
  *
  * Edges: drop (never taken: a source node needs one).
@@ -29,22 +30,8 @@ flow_report(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e, bool 
 {
 	struct nfv_flow_record r;
 
-	if (e->packets == e->exp_packets)
+	if (!nfv_flow_record_make(fam, e, end, &r))
 		return true; /* nothing new */
-	memset(&r, 0, sizeof(r));
-	r.family = (uint8_t)fam;
-	r.proto = e->proto;
-	r.tcp_flags = e->exp_flags;
-	r.end = end;
-	r.iface = e->iface;
-	r.sport = e->sport;
-	r.dport = e->dport;
-	memcpy(r.src, e->src, sizeof(r.src));
-	memcpy(r.dst, e->dst, sizeof(r.dst));
-	r.packets = e->packets - e->exp_packets;
-	r.bytes = e->bytes - e->exp_bytes;
-	r.start_tsc = e->exp_tsc;
-	r.end_tsc = e->last_tsc;
 	if (rte_ring_sp_enqueue_elem(fw->ring, &r, sizeof(r)) != 0) {
 		c->ring_full++;
 		return false;
@@ -53,36 +40,60 @@ flow_report(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e, bool 
 	e->exp_packets = e->packets;
 	e->exp_bytes = e->bytes;
 	e->exp_flags = 0;
+	e->exp_tsc = 0; /* the next record starts at the next frame */
 	return true;
 }
 
+/* Ends the flow at position pos: its key leaves the table, its entry is
+ * free (an IPv4 key no frame has: the cache's ways that point here miss). */
 static void
-flow_delete(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e)
+flow_delete(struct nfv_flow_worker *fw, int fam, uint32_t pos)
 {
+	struct nfv_flow_entry *e = &fw->entries[fam][pos];
+
 	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE); /* odd: going */
 	if (fam == NFV_FLOW_V4) {
-		struct nfv_flow_key4 k = { .sport = e->sport, .dport = e->dport,
-					   .proto = e->proto, .iface = e->iface };
-
-		struct nfv_flow_cache_slot *s;
-
-		memcpy(&k.src, e->src, 4);
-		memcpy(&k.dst, e->dst, 4);
-		s = nfv_flow_cache_set(fw->cache, nfv_flow_key4_sig(&k));
-		for (unsigned int way = 0; way < 2; way++)
-			if (s[way].pos == (int32_t)(e - fw->entries[fam]))
-				s[way].pos = -1;
-		rte_hash_del_key(fw->hash[fam], &k);
+		rte_hash_del_key(fw->hash[fam], &e->key4);
+		e->key4.pad = NFV_FLOW_KEY4_NONE;
 	} else {
-		struct nfv_flow_key6 k = { .sport = e->sport, .dport = e->dport,
-					   .proto = e->proto, .iface = e->iface };
-
-		memcpy(k.src, e->src, 16);
-		memcpy(k.dst, e->dst, 16);
-		rte_hash_del_key(fw->hash[fam], &k);
+		rte_hash_del_key(fw->hash[fam], &e->key6);
 	}
 	e->used = 0;
+	fw->live[fam][pos / 64] &= ~(UINT64_C(1) << (pos % 64));
+	fw->n_live[fam]--;
 	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
+}
+
+/* The next slice of a table: the flows there that are idle (or all of them,
+ * all) end; the active ones whose record has run for too long report. */
+static void
+flow_scan_slice(struct nfv_flow_worker *fw, int fam, uint64_t now, bool all,
+		const struct nfv_flow_conf *conf, struct nfv_flow_counters *c)
+{
+	uint32_t words = conf->capacity / 64, wpos = fw->scan_pos[fam];
+
+	for (unsigned int k = 0; k < NFV_FLOW_SCAN_SLICE / 64; k++) {
+		uint64_t bits = fw->live[fam][wpos];
+
+		while (bits != 0) {
+			uint32_t pos = wpos * 64 + (uint32_t)__builtin_ctzll(bits);
+			struct nfv_flow_entry *e = &fw->entries[fam][pos];
+
+			bits &= bits - 1;
+			if (all || (int64_t)(now - e->last_tsc) > (int64_t)conf->idle_tsc) {
+				if (flow_report(fw, fam, e, true, c)) {
+					flow_delete(fw, fam, pos);
+					c->expired++;
+				}
+			} else if (e->exp_tsc != 0 &&
+				   (int64_t)(now - e->exp_tsc) > (int64_t)conf->active_tsc) {
+				(void)flow_report(fw, fam, e, false, c);
+			}
+		}
+		if (++wpos == words)
+			wpos = 0;
+	}
+	fw->scan_pos[fam] = wpos;
 }
 
 static uint16_t
@@ -107,28 +118,9 @@ flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	fw->next_scan_tsc = now + conf->scan_tsc;
 	all = !__atomic_load_n(&conf->on, __ATOMIC_ACQUIRE);
 	c = nfv_worker_counters(w, &nfv_flow_counters_block);
-	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++) {
-		uint32_t pos = fw->scan_pos[fam];
-
-		for (unsigned int k = 0; k < NFV_FLOW_SCAN_SLICE; k++) {
-			struct nfv_flow_entry *e = &fw->entries[fam][pos];
-
-			if (++pos == conf->capacity)
-				pos = 0;
-			if (!e->used)
-				continue;
-			if (all || (int64_t)(now - e->last_tsc) > (int64_t)conf->idle_tsc) {
-				if (flow_report(fw, fam, e, true, c)) {
-					flow_delete(fw, fam, e);
-					c->expired++;
-				}
-			} else if ((int64_t)(now - e->exp_tsc) > (int64_t)conf->active_tsc) {
-				if (flow_report(fw, fam, e, false, c))
-					e->exp_tsc = e->last_tsc;
-			}
-		}
-		fw->scan_pos[fam] = pos;
-	}
+	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++)
+		if (fw->n_live[fam] != 0)
+			flow_scan_slice(fw, fam, now, all, conf, c);
 	return 0;
 }
 
