@@ -2,8 +2,8 @@
 """
 Port mirroring (SPAN): copies of the frames a port receives (as received)
 and sends (as sent) leave the mirror port byte for byte, the originals are
-forwarded exactly as without a mirror, and a mirror port that takes nothing
-costs copies (counted), never originals.
+forwarded exactly as without a mirror, and a mirror port that takes nothing,
+or only part of the copies, costs copies (counted), never originals.
 
     H0 10.0.0.1 -- p0 10.0.0.254/24 [nfvd] p1 10.1.0.254/24 -- R1 10.1.0.1
                                       m: the mirror port
@@ -130,3 +130,55 @@ def test_mirror_port_that_takes_nothing(tmp_path):
     assert sorted((m["name"], m["copy_drops"]) for m in metrics) == [("rx0", 500), ("tx1", 500)]
     out = nfvd.stop()
     assert out["p1"] == [routed(f) for f in sent]
+
+
+def test_mirror_port_that_cannot_keep_up(tmp_path):
+    """The mirror port is a vhost-user port whose peer is a virtio-user
+    port of the same nfvd with short queues (64 descriptors): the peer
+    drains at most a burst a walk, and the mirror port is given the copies
+    of both directions, two a frame, so its queue fills and refuses part of
+    the copies. Every original is still forwarded byte for byte; the
+    copies it took arrive on the peer (captured there, then dropped: not
+    for its MAC), each identical to an original as received or as sent;
+    copies taken plus copies dropped is two a frame."""
+    import time
+    from test_capture import frames_of
+    sent = frames(1500)
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    sock = nfvd.sockdir / "mirror.sock"
+    nfvd.cmd("port add mv dev net_vhost0,iface=%s" % sock,
+             "port add peer dev net_virtio_user0,path=%s,queue_size=64" % sock)
+    nfvd.cmd(*CONFIG, "mirror add rx0 dev p0 in to mv", "mirror add tx1 dev p1 out to mv",
+             "capture start dev peer in file back.pcapng")
+    nfvd.start()
+    # Until the input is read and the peer has had every copy the mirror
+    # port took; the peer's receive ring keeps its 64 mbufs while it is up.
+    deadline = time.monotonic() + 30
+    while True:
+        st = nfvd.stats()
+        ports = nfvd.port_stats(st)
+        if (ports["p0"]["rx_packets"] == len(sent) and st["mirror"]["copies"] +
+                st["mirror"]["copy_drops"] == 2 * len(sent) and
+                ports["peer"]["rx_packets"] == st["mirror"]["copies"] and
+                st["tables"]["mbufs_in_use"] <= 64):
+            break
+        assert time.monotonic() < deadline, (st["mirror"], {n: (p["rx_packets"],
+            p["tx_packets"]) for n, p in ports.items()}, st["tables"]["mbufs_in_use"])
+        time.sleep(0.02)
+    taken, dropped = st["mirror"]["copies"], st["mirror"]["copy_drops"]
+    assert st["mirror"]["copy_nombuf"] == 0
+    assert 0 < dropped < len(sent), st["mirror"]   # a partial overflow, not all or nothing
+    assert st["packets"]["forwarded"] == len(sent)
+    assert ports["mv"]["tx_packets"] == taken
+    assert drops(st) == {"eth_input/other_host": taken}
+    assert st["capture"]["captured"] == taken and st["capture"]["ring_drops"] == 0
+    nfvd.ctl("capture stop")
+    out = nfvd.stop()
+    assert out["p1"] == [routed(f) for f in sent]
+    back = frames_of(nfvd.dir / "back.pcapng", tmp_path)
+    assert len(back) == taken
+    originals = {bytes(f) for f in sent} | {routed(f) for f in sent}
+    assert all(b in originals for b in back)
+    assert len(set(back)) == len(back)   # no copy twice
