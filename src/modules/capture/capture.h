@@ -110,6 +110,7 @@ struct nfv_capture_run {
 	unsigned int k;        /* copies */
 	uint32_t filtered;
 	uint32_t nombuf;
+	uint64_t tsc, ns;      /* the copies' time, taken at the first */
 	struct rte_mbuf *copies[64];
 };
 
@@ -135,27 +136,103 @@ nfv_capture_flush(struct nfv_capture_counters *c, struct nfv_capture_run *r)
 	r->k = 0;
 }
 
+static __rte_always_inline uint16_t
+nfv_capture_port(struct rte_mbuf *m, enum nfv_capture_dir dir)
+{
+	return dir == NFV_CAPTURE_IN ? m->port : nfv_meta(m)->tx_port;
+}
+
+/* Copies frame m (which matched run->s's filter) into the run. */
+static __rte_noinline __rte_unused void
+nfv_capture_copy(struct nfv_worker *w, struct nfv_capture_counters *c, struct nfv_capture_run *r,
+		 struct rte_mbuf *m, uint16_t port, enum nfv_capture_dir dir)
+{
+	const struct nfv_capture_dp *s = r->s;
+	struct rte_mbuf *copy;
+	struct nfv_pcapng_epb *epb;
+
+	if (r->k == RTE_DIM(r->copies)) {
+		nfv_capture_flush(c, r);
+		r->s = s;
+	}
+	if (r->tsc == 0) {
+		r->tsc = rte_rdtsc();
+		r->ns = nfv_capture_ns(r->tsc);
+	}
+	copy = rte_pcapng_copy(port, w->index, m, s->pool, s->snaplen, r->tsc,
+			       dir == NFV_CAPTURE_IN ? RTE_PCAPNG_DIRECTION_IN :
+			       RTE_PCAPNG_DIRECTION_OUT);
+	if (unlikely(copy == NULL)) {
+		r->nombuf++;
+		return;
+	}
+	epb = rte_pktmbuf_mtod(copy, struct nfv_pcapng_epb *);
+	epb->timestamp_hi = (uint32_t)(r->ns >> 32);
+	epb->timestamp_lo = (uint32_t)r->ns;
+	r->copies[r->k++] = copy;
+}
+
+/* Whether m passes capture s's filter. */
+static __rte_always_inline bool
+nfv_capture_match(const struct nfv_capture_dp *s, struct rte_mbuf *m)
+{
+	if (s->bpf == NULL)
+		return true;
+	return (s->jit != NULL ? s->jit(m) : rte_bpf_exec(s->bpf, m)) != 0;
+}
+
 /*
  * The frames of pkts[] that the capture of their port (receiving or
- * output) wants: filter, copy, ring. The capture is looked up again only
- * when the port changes; counters are added once per run of one capture.
- * The originals are only read.
+ * output) wants: filter, copy, ring. While the frames are of the first
+ * frame's port (the usual burst), the loop is the filter call and a count;
+ * from the first frame of another port on, the capture is looked up again
+ * whenever the port changes. Counters are added once per run of one
+ * capture. The originals are only read. Returns true when every frame was
+ * of the first one's port (*port0).
  */
-static __rte_always_inline void
+static __rte_always_inline bool
 nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
-		  enum nfv_capture_dir dir)
+		  enum nfv_capture_dir dir, uint16_t *port0)
 {
 	struct nfv_capture_counters *c = nfv_worker_counters(w, &nfv_capture_counters_block);
 	struct nfv_capture_run run;
-	const struct nfv_capture_dp *s = NULL;
-	uint32_t last_port = UINT32_MAX;
-	uint64_t now = 0, ns = 0;
+	const struct nfv_capture_dp *s;
+	uint32_t last_port;
+	uint16_t i = 0, p0;
 
-	run.s = NULL;
+	if (unlikely(n == 0))
+		return false;
+	p0 = nfv_capture_port(pkts[0], dir);
+	*port0 = p0;
+	s = p0 < RTE_MAX_ETHPORTS ? __atomic_load_n(&nfv_capture_of[dir][p0], __ATOMIC_ACQUIRE) :
+	    NULL;
+	run.s = s;
 	run.k = run.filtered = run.nombuf = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i], *copy;
-		uint16_t port = dir == NFV_CAPTURE_IN ? m->port : nfv_meta(m)->tx_port;
+	run.tsc = 0;
+	if (likely(s != NULL && s->jit != NULL)) {
+		uint64_t (*jit)(void *) = s->jit;
+		uint32_t rejected = 0;
+
+		for (; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+
+			if (unlikely(nfv_capture_port(m, dir) != p0))
+				break;
+			if (likely(jit(m) == 0))
+				rejected++;
+			else
+				nfv_capture_copy(w, c, &run, m, p0, dir);
+		}
+		run.filtered += rejected;
+		if (likely(i == n)) {
+			nfv_capture_flush(c, &run);
+			return true;
+		}
+	}
+	last_port = i == 0 ? p0 : UINT32_MAX;
+	for (; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t port = nfv_capture_port(m, dir);
 
 		if (unlikely(port != last_port)) {
 			last_port = port;
@@ -164,35 +241,18 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		}
 		if (s == NULL)
 			continue; /* a capture ending */
-		if (unlikely(s != run.s || run.k == RTE_DIM(run.copies))) {
+		if (unlikely(s != run.s)) {
 			nfv_capture_flush(c, &run);
 			run.s = s;
 		}
-		if (s->bpf != NULL &&
-		    (s->jit != NULL ? s->jit(m) : rte_bpf_exec(s->bpf, m)) == 0) {
+		if (!nfv_capture_match(s, m)) {
 			run.filtered++;
 			continue;
 		}
-		if (now == 0) {
-			now = rte_rdtsc();
-			ns = nfv_capture_ns(now);
-		}
-		copy = rte_pcapng_copy(port, w->index, m, s->pool, s->snaplen, now,
-				       dir == NFV_CAPTURE_IN ? RTE_PCAPNG_DIRECTION_IN :
-				       RTE_PCAPNG_DIRECTION_OUT);
-		if (unlikely(copy == NULL)) {
-			run.nombuf++;
-			continue;
-		}
-		{
-			struct nfv_pcapng_epb *epb = rte_pktmbuf_mtod(copy, struct nfv_pcapng_epb *);
-
-			epb->timestamp_hi = (uint32_t)(ns >> 32);
-			epb->timestamp_lo = (uint32_t)ns;
-		}
-		run.copies[run.k++] = copy;
+		nfv_capture_copy(w, c, &run, m, port, dir);
 	}
 	nfv_capture_flush(c, &run);
+	return false;
 }
 
 #endif

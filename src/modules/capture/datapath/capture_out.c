@@ -28,7 +28,15 @@ NFV_ARC_FEATURE_REGISTER(nfv_capture_out_feature);
 static uint16_t
 capture_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	nfv_capture_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n, NFV_CAPTURE_OUT);
+	uint16_t port0;
+
+	if (likely(nfv_capture_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n,
+				     NFV_CAPTURE_OUT, &port0))) {
+		/* One port: the whole stream to its next feature. */
+		rte_node_next_stream_move(graph, node, nfv_arc_next_edge(&nfv_capture_out_feature,
+			port0 < NFV_ARC_IFACES ? port0 : 0));
+		return n;
+	}
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_capture_out_feature, true);
 }
 
