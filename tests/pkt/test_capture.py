@@ -13,8 +13,10 @@ import subprocess
 import time
 
 import pytest
-from scapy.layers.inet import IP, TCP, UDP
-from scapy.layers.l2 import Ether
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import ARP, Dot1Q, Ether
+from scapy.packet import Raw
 from scapy.utils import rdpcap
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
@@ -138,6 +140,54 @@ def test_capture_both_and_counters_unchanged(tmp_path):
         results.append((st["packets"]["forwarded"], st["packets"]["dropped"], drops(st),
                         nfvd.stop()))
     assert results[0] == results[1]
+
+
+def shapes_mix():
+    """Frames of many classes (ethertype, IP version, protocol, fragment),
+    twice each, interleaved: the second time, a class the filter rejected
+    on its class bytes alone is rejected from the workers' class cache."""
+    d = "198.51.100.7"
+    one = [
+        IP(src="10.0.0.1", dst=d) / UDP(sport=5353, dport=53) / b"q1",
+        IP(src="10.0.0.1", dst=d) / UDP(sport=5353, dport=54) / b"q2",
+        IP(src="10.0.0.1", dst=d) / TCP(sport=1234, dport=9) / b"t9",
+        IP(src="10.0.0.1", dst=d) / TCP(sport=1234, dport=80) / b"t80",
+        IP(src="10.0.0.1", dst=d) / ICMP() / b"ping",
+        IP(src="10.0.0.1", dst=d, frag=4, proto=17) / Raw(b"later fragment"),
+        IPv6(src="2001:db8::1", dst="2001:db8::2") / UDP(sport=5353, dport=53) / b"q6",
+        IPv6(src="2001:db8::1", dst="2001:db8::2") / TCP(sport=1234, dport=9) / b"t6",
+        Dot1Q(vlan=5) / IP(src="10.0.0.1", dst=d) / UDP(sport=5353, dport=53) / b"qv",
+        ARP(psrc="10.0.0.1", pdst="10.0.0.254"),
+    ]
+    frames = [Ether(bytes(Ether(dst=P0, src=H0) / f)) for f in one]
+    frames.append(Ether(bytes(Ether(dst=P0, src=H0, type=0x88b5) / b"short")))  # 19 bytes
+    return frames + frames
+
+
+@pytest.mark.parametrize("expr,want", [
+    ("tcp port 9", lambda f: TCP in f and Dot1Q not in f and 9 in (f[TCP].sport, f[TCP].dport)),
+    ("udp", lambda f: Dot1Q not in f and ((IP in f and f[IP].proto == 17) or
+                                          (IPv6 in f and f[IPv6].nh == 17))),
+    ("ip6 and udp dst port 53", lambda f: IPv6 in f and UDP in f and f[UDP].dport == 53),
+    ("not arp", lambda f: ARP not in f),
+    ("vlan 5 and udp port 53", lambda f: Dot1Q in f),
+])
+def test_capture_filter_classes(tmp_path, expr, want):
+    """The frames captured are exactly those libpcap's filter takes, the
+    class cache in front of it or not."""
+    sent = shapes_mix()
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    nfvd.cmd(*CONFIG, 'capture start dev p0 in file c.pcapng filter "%s"' % expr)
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    expected = [bytes(f) for f in sent if want(f)]
+    assert st["capture"]["captured"] == len(expected)
+    assert st["capture"]["filtered"] == len(sent) - len(expected)
+    nfvd.ctl("capture stop")
+    nfvd.stop()
+    assert frames_of(nfvd.dir / "c.pcapng", tmp_path) == expected
 
 
 def test_capture_errors(tmp_path):

@@ -32,8 +32,11 @@
 
 #include "core/counters.h"
 #include "core/meta.h"
+#include "core/worker.h"
 
 #define NFV_CAPTURE_MAX 8
+
+struct bpf_insn;
 
 enum nfv_capture_dir {
 	NFV_CAPTURE_IN,
@@ -49,7 +52,54 @@ struct nfv_capture_dp {
 	uint64_t (*jit)(void *);       /* the filter's native code, NULL: interpreted */
 	uint32_t snaplen;
 	uint16_t slot;                 /* its counters */
+	uint64_t gen;                  /* unique to this capture (class caches) */
+	const struct bpf_insn *prog;   /* the filter as libpcap compiled it (classic BPF) */
+	uint32_t prog_len;
 };
+
+/*
+ * A per-worker cache of frame classes in front of a capture's filter. A
+ * frame's class is its bytes 12-14 and 20 and 23 (ethertype, IPv4 version
+ * and header length, IPv6 next header or the IPv4 fragment bits, IPv4
+ * protocol): the bytes libpcap's programs test first. When the filter
+ * rejects a frame having read nothing else (nfv_capture_class_rejects), the
+ * class is cached as rejected and the next frames of that class cost a
+ * load, a hash and a compare; a class whose frames the filter must read
+ * further is cached as such, so that the check is not made again.
+ */
+#define NFV_CAPTURE_CLASSES 16
+#define NFV_CAPTURE_CLASS_REJECT (UINT64_C(1) << 63)
+#define NFV_CAPTURE_CLASS_FILTER (UINT64_C(1) << 62)
+
+struct nfv_capture_classes {
+	uint64_t gen;                          /* the capture whose classes these are */
+	uint64_t key[NFV_CAPTURE_CLASSES];     /* class | REJECT or FILTER; 0: empty */
+} __rte_cache_aligned;
+
+extern struct nfv_capture_classes nfv_capture_classes[NFV_MAX_WORKERS][NFV_CAPTURE_MAX];
+
+bool nfv_capture_class_rejects(const struct bpf_insn *prog, uint32_t n, const uint8_t *p,
+			       uint32_t len);
+
+/* A frame's class (with bit 61 set: never 0), or 0 for a frame too short. */
+static __rte_always_inline uint64_t
+nfv_capture_class(struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t head;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < 24))
+		return 0;
+	memcpy(&head, b + 12, 4);
+	return (uint64_t)(head & 0xffffff) | (uint64_t)b[20] << 24 | (uint64_t)b[23] << 32 |
+	       UINT64_C(1) << 61;
+}
+
+static __rte_always_inline uint32_t
+nfv_capture_class_slot(uint64_t cls)
+{
+	return (uint32_t)((cls * 0x9e3779b97f4a7c15ull) >> 60);
+}
 
 /* The capture of (direction, port), NULL: none. RCU: workers read it once
  * per frame within a walk; control frees it after a grace period. */
@@ -209,19 +259,37 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	run.s = s;
 	run.k = run.filtered = run.nombuf = 0;
 	run.tsc = 0;
-	if (likely(s != NULL && s->jit != NULL)) {
+	if (likely(s != NULL && s->bpf != NULL)) {
+		struct nfv_capture_classes *cc = &nfv_capture_classes[w->index][s->slot];
 		uint64_t (*jit)(void *) = s->jit;
 		uint32_t rejected = 0;
 
+		if (unlikely(cc->gen != s->gen)) {
+			memset(cc->key, 0, sizeof(cc->key));
+			cc->gen = s->gen;
+		}
 		for (; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
+			uint64_t cls, *slot;
 
 			if (unlikely(nfv_capture_port(m, dir) != p0))
 				break;
-			if (likely(jit(m) == 0))
+			cls = nfv_capture_class(m);
+			slot = &cc->key[nfv_capture_class_slot(cls)];
+			if (likely(*slot == (cls | NFV_CAPTURE_CLASS_REJECT))) {
 				rejected++;
-			else
+				continue;
+			}
+			if ((jit != NULL ? jit(m) : rte_bpf_exec(s->bpf, m)) != 0) {
 				nfv_capture_copy(w, c, &run, m, p0, dir);
+				continue;
+			}
+			rejected++;
+			/* A class not seen yet: can its frames skip the filter? */
+			if (cls != 0 && *slot != (cls | NFV_CAPTURE_CLASS_FILTER))
+				*slot = cls | (nfv_capture_class_rejects(s->prog, s->prog_len,
+					rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m)) ?
+					NFV_CAPTURE_CLASS_REJECT : NFV_CAPTURE_CLASS_FILTER);
 		}
 		run.filtered += rejected;
 		if (likely(i == n)) {

@@ -47,6 +47,7 @@
 #define CAPTURE_DRAIN_PERIOD 0.01 /* seconds */
 
 struct nfv_capture_dp *nfv_capture_of[NFV_CAPTURE_DIRS][RTE_MAX_ETHPORTS];
+struct nfv_capture_classes nfv_capture_classes[NFV_MAX_WORKERS][NFV_CAPTURE_MAX];
 NFV_COUNTER_BLOCK(nfv_capture_counters_block, "capture", struct nfv_capture_counters);
 
 struct capture {
@@ -70,6 +71,7 @@ struct capture {
 
 static struct capture captures[NFV_CAPTURE_MAX];
 static unsigned int pool_seq;
+static uint64_t capture_gen;
 static bool pdump_on;
 
 static const char *const arc_of[NFV_CAPTURE_DIRS][2] = {
@@ -126,6 +128,7 @@ dp_free(struct nfv_capture_dp *dp)
 	}
 	if (dp->bpf != NULL)
 		rte_bpf_destroy(dp->bpf);
+	free((void *)(uintptr_t)dp->prog);
 	if (dp->pool != NULL) {
 		nfv_pool_unwatch(dp->pool);
 		rte_mempool_free(dp->pool);
@@ -239,7 +242,7 @@ capture_release(struct capture *c)
 
 /* Compiles a tcpdump expression for Ethernet frames into an rte_bpf. */
 static struct rte_bpf *
-filter_load(const char *expr, uint32_t snaplen, char *err)
+filter_load(const char *expr, uint32_t snaplen, struct nfv_capture_dp *dp, char *err)
 {
 	struct bpf_program prog;
 	struct rte_bpf_prm *prm;
@@ -256,6 +259,15 @@ filter_load(const char *expr, uint32_t snaplen, char *err)
 		return NULL;
 	}
 	pcap_close(pc);
+	/* The classic program, for the workers' class caches. */
+	dp->prog = malloc(prog.bf_len * sizeof(prog.bf_insns[0]));
+	if (dp->prog == NULL) {
+		pcap_freecode(&prog);
+		snprintf(err, NFV_ERR_LEN, "capture: out of memory");
+		return NULL;
+	}
+	memcpy((void *)(uintptr_t)dp->prog, prog.bf_insns, prog.bf_len * sizeof(prog.bf_insns[0]));
+	dp->prog_len = prog.bf_len;
 	prm = rte_bpf_convert(&prog);
 	pcap_freecode(&prog);
 	if (prm == NULL) {
@@ -391,11 +403,12 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		return -ENOMEM;
 	}
 	dp->slot = (uint16_t)slot;
+	dp->gen = ++capture_gen;
 	dp->snaplen = capture_snaplen();
 	if (a->filter != NULL) {
 		struct rte_bpf_jit jit;
 
-		dp->bpf = filter_load(a->filter, dp->snaplen, err);
+		dp->bpf = filter_load(a->filter, dp->snaplen, dp, err);
 		if (dp->bpf == NULL) {
 			rc = -EINVAL;
 			goto fail;
