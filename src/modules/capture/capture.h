@@ -81,24 +81,21 @@ extern struct nfv_capture_classes nfv_capture_classes[NFV_MAX_WORKERS][NFV_CAPTU
 bool nfv_capture_class_rejects(const struct bpf_insn *prog, uint32_t n, const uint8_t *p,
 			       uint32_t len);
 
-/* A frame's class (with bit 61 set: never 0), or 0 for a frame too short. */
+/* A frame's class (bytes 12-14, 20 and 23; the frame has 24 bytes at least). */
 static __rte_always_inline uint64_t
 nfv_capture_class(struct rte_mbuf *m)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t head;
 
-	if (unlikely(rte_pktmbuf_data_len(m) < 24))
-		return 0;
 	memcpy(&head, b + 12, 4);
-	return (uint64_t)(head & 0xffffff) | (uint64_t)b[20] << 24 | (uint64_t)b[23] << 32 |
-	       UINT64_C(1) << 61;
+	return (uint64_t)(head & 0xffffff) | (uint64_t)b[20] << 24 | (uint64_t)b[23] << 32;
 }
 
 static __rte_always_inline uint32_t
 nfv_capture_class_slot(uint64_t cls)
 {
-	return (uint32_t)((cls * 0x9e3779b97f4a7c15ull) >> 60);
+	return (uint32_t)((cls * 0x5bd1e995u) >> 28) & (NFV_CAPTURE_CLASSES - 1);
 }
 
 /* The capture of (direction, port), NULL: none. RCU: workers read it once
@@ -262,36 +259,39 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	if (likely(s != NULL && s->bpf != NULL)) {
 		struct nfv_capture_classes *cc = &nfv_capture_classes[w->index][s->slot];
 		uint64_t (*jit)(void *) = s->jit;
-		uint32_t rejected = 0;
+		uint64_t *keys = cc->key, reject = NFV_CAPTURE_CLASS_REJECT;
+		uint16_t start = i, matched = 0;
 
 		if (unlikely(cc->gen != s->gen)) {
 			memset(cc->key, 0, sizeof(cc->key));
 			cc->gen = s->gen;
 		}
+		/* Kept in registers (the compiler would rebuild them per frame). */
+		__asm__("" : "+r"(keys), "+r"(reject));
 		for (; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
-			uint64_t cls, *slot;
+			uint64_t cls = 0, *slot = NULL;
 
 			if (unlikely(nfv_capture_port(m, dir) != p0))
 				break;
-			cls = nfv_capture_class(m);
-			slot = &cc->key[nfv_capture_class_slot(cls)];
-			if (likely(*slot == (cls | NFV_CAPTURE_CLASS_REJECT))) {
-				rejected++;
-				continue;
+			if (likely(rte_pktmbuf_data_len(m) >= 24)) {
+				cls = nfv_capture_class(m);
+				slot = &keys[nfv_capture_class_slot(cls)];
+				if (likely(*slot == (cls | reject)))
+					continue;
 			}
 			if ((jit != NULL ? jit(m) : rte_bpf_exec(s->bpf, m)) != 0) {
+				matched++;
 				nfv_capture_copy(w, c, &run, m, p0, dir);
 				continue;
 			}
-			rejected++;
 			/* A class not seen yet: can its frames skip the filter? */
-			if (cls != 0 && *slot != (cls | NFV_CAPTURE_CLASS_FILTER))
+			if (slot != NULL && *slot != (cls | NFV_CAPTURE_CLASS_FILTER))
 				*slot = cls | (nfv_capture_class_rejects(s->prog, s->prog_len,
 					rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m)) ?
 					NFV_CAPTURE_CLASS_REJECT : NFV_CAPTURE_CLASS_FILTER);
 		}
-		run.filtered += rejected;
+		run.filtered += (uint32_t)(i - start - matched);
 		if (likely(i == n)) {
 			nfv_capture_flush(c, &run);
 			return true;
