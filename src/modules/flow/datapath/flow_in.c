@@ -125,20 +125,16 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 			f = b[l4 + 13];
 	}
 	*flags = f;
+	/* The fields both keys have, by the same names. */
+#define FLOW_KEY_REST(k) ((k)->sport = sport, (k)->dport = dport, (k)->proto = proto, \
+			  (k)->pad = 0, (k)->iface = m->port)
 	if (type == RTE_ETHER_TYPE_IPV4) {
-		k4->sport = sport;
-		k4->dport = dport;
-		k4->proto = proto;
-		k4->pad = 0;
-		k4->iface = m->port;
+		FLOW_KEY_REST(k4);
 		return NFV_FLOW_V4;
 	}
-	k6->sport = sport;
-	k6->dport = dport;
-	k6->proto = proto;
-	k6->pad = 0;
-	k6->iface = m->port;
+	FLOW_KEY_REST(k6);
 	return NFV_FLOW_V6;
+#undef FLOW_KEY_REST
 }
 
 /* Counts one frame in entry e; flags: its TCP flags, twice. */
