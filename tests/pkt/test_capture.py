@@ -86,7 +86,14 @@ def test_capture_in_out_both_with_filters(tmp_path):
     assert st["packets"]["forwarded"] == len(sent) and not drops(st)
     assert st["capture"]["captured"] == 30 + 30
     assert st["capture"]["filtered"] == 60 + 60 and st["capture"]["ring_drops"] == 0
-    shown = {c["dev"]: c for c in nfvd.ctl("capture show")["captures"]}
+    # The control thread writes the files every 10 ms: the count is
+    # reached at its next drain after the copies are on the ring.
+    deadline = time.monotonic() + 10
+    while True:
+        shown = {c["dev"]: c for c in nfvd.ctl("capture show")["captures"]}
+        if shown["p0"]["state"] != "running" or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
     assert shown["p0"]["state"] == "count reached" and shown["p0"]["written"] == 20
     stopped = nfvd.ctl("capture stop")["captures"]
     assert sorted((c["dev"], c["written"]) for c in stopped) == [("p0", 20), ("p1", 30)]
