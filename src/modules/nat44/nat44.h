@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 #include <rte_byteorder.h>
@@ -109,8 +110,14 @@ struct nfv_nat_session {
 #define NFV_NAT_FIN_O2I 0x08
 #define NFV_NAT_RST 0x10
 
+/* Slots of a worker's session cache: two-way sets, each slot the value of
+ * a key recently found (session index << 1 | direction, or empty). */
+#define NFV_NAT_CACHE_BITS 12
+#define NFV_NAT_CACHE_EMPTY UINT32_MAX
+
 struct nfv_nat_table {
 	struct rte_hash *hash;  /* key -> session index << 1 | direction */
+	uint32_t *cache;        /* NFV_NAT_CACHE_BITS slots in front of hash */
 	struct nfv_nat_session *s;
 	uint32_t *free_list;
 	uint32_t n_free;
@@ -137,13 +144,63 @@ struct nfv_nat_counters {
 };
 extern struct nfv_counter_block nfv_nat_counters_block;
 
-/* Worker side (control/nat44.c). */
+/* The cache set (two slots) of a key: two multiplications of its halves. */
+static __rte_always_inline uint32_t
+nfv_nat_cache_slot(const struct nfv_nat_key *k)
+{
+	uint64_t a, b;
+
+	memcpy(&a, k, 8);
+	memcpy(&b, (const uint8_t *)k + 8, 8);
+	return (uint32_t)(((a * 0x9e3779b97f4a7c15ull) ^ b) * 0xc2b2ae3d27d4eb4full >>
+			  (64 - NFV_NAT_CACHE_BITS)) & ~1u;
+}
+
+/* Worker side (control/nat44.c). A flush (nat44 flush) and a few expired
+ * sessions are dealt with at the start of a burst. */
 void nfv_nat_burst_start(struct nfv_nat_table *t, struct nfv_nat_counters *c, uint64_t now);
-/* The session of key k (the direction found in *dir), or NULL; an expired
- * one is forgotten and not returned. */
-struct nfv_nat_session *nfv_nat_lookup(struct nfv_nat_table *t, struct nfv_nat_counters *c,
-				       const struct nfv_nat_key *k, unsigned int *dir,
-				       uint64_t now);
+struct nfv_nat_session *nfv_nat_lookup_slow(struct nfv_nat_table *t, struct nfv_nat_counters *c,
+					    const struct nfv_nat_key *k, unsigned int *dir,
+					    uint64_t now);
+
+/* Whether cache value v names key k, live. */
+static __rte_always_inline bool
+nfv_nat_cache_hit(struct nfv_nat_table *t, uint32_t v, const struct nfv_nat_key *k, uint64_t now)
+{
+	const struct nfv_nat_session *s = &t->s[v >> 1];
+	const struct nfv_nat_key *sk = &s->key[v & 1];
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&a0, k, 8);
+	memcpy(&a1, (const uint8_t *)k + 8, 8);
+	memcpy(&b0, sk, 8);
+	memcpy(&b1, (const uint8_t *)sk + 8, 8);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0 && s->used && (int64_t)(now - s->expire_tsc) < 0;
+}
+
+/*
+ * The session of key k (the direction found in *dir), or NULL; an expired
+ * one is forgotten and not returned. The cache answers most packets: a
+ * slot names a session and direction whose key is compared whole, so a
+ * stale slot (its session forgotten, or reused by another) is a miss, and
+ * the table answers (and the key takes the set's first slot, its former
+ * value the second).
+ */
+static __rte_always_inline struct nfv_nat_session *
+nfv_nat_lookup(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct nfv_nat_key *k,
+	       unsigned int *dir, uint64_t now)
+{
+	const uint32_t *set = &t->cache[nfv_nat_cache_slot(k)];
+	uint32_t v = set[0];
+
+	if (likely(v != NFV_NAT_CACHE_EMPTY && nfv_nat_cache_hit(t, v, k, now)) ||
+	    ((v = set[1]) != NFV_NAT_CACHE_EMPTY && nfv_nat_cache_hit(t, v, k, now))) {
+		*dir = v & 1;
+		return &t->s[v >> 1];
+	}
+	return nfv_nat_lookup_slow(t, c, k, dir, now);
+}
+
 /* A new session: i2o is the key of the inside -> remote direction with
  * the outside endpoint not yet known for SNAT (out_addr given, out_port 0:
  * one is allocated) or known for DNAT. NULL (with *why a counter's
@@ -152,9 +209,22 @@ struct nfv_nat_session *nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_c
 				       const struct nfv_nat_key *i2o, rte_be32_t out_addr,
 				       rte_be16_t out_port, uint8_t kind, uint64_t now,
 				       uint64_t **why);
-/* The packet's effect on the session's state and timer. */
-void nfv_nat_touch(struct nfv_nat_session *s, unsigned int dir, uint8_t tcp_flags,
-		   uint32_t bytes, uint64_t now);
+/* TSC ticks of each state's timeout; control writes, workers read. */
+extern uint64_t nfv_nat_timeout_tsc[NFV_NAT_STATES];
+/* A TCP packet's effect on its session's state. */
+void nfv_nat_tcp_track(struct nfv_nat_session *s, unsigned int dir, uint8_t tcp_flags);
+
+/* The packet's effect on the session's counters, state and timer. */
+static __rte_always_inline void
+nfv_nat_touch(struct nfv_nat_session *s, unsigned int dir, uint8_t tcp_flags, uint32_t bytes,
+	      uint64_t now)
+{
+	s->packets[dir]++;
+	s->bytes[dir] += bytes;
+	if (s->state <= NFV_NAT_TCP_ESTABLISHED)
+		nfv_nat_tcp_track(s, dir, tcp_flags);
+	s->expire_tsc = now + __atomic_load_n(&nfv_nat_timeout_tsc[s->state], __ATOMIC_RELAXED);
+}
 
 /* Control side. */
 int nfv_nat_snat_add(const char *prefix, const char *dev, const char *range, bool add,

@@ -53,13 +53,13 @@ static const char *const timeout_names[NFV_NAT_STATES] = {
 	"tcp-transitory", "tcp-established", "udp", "icmp",
 };
 static uint32_t timeout_s[NFV_NAT_STATES] = { 240, 7440, 300, 60 };
-static uint64_t timeout_tsc[NFV_NAT_STATES]; /* workers read */
+uint64_t nfv_nat_timeout_tsc[NFV_NAT_STATES];
 
 static void
 timeouts_publish(void)
 {
 	for (unsigned int i = 0; i < NFV_NAT_STATES; i++)
-		__atomic_store_n(&timeout_tsc[i], (uint64_t)timeout_s[i] * rte_get_tsc_hz(),
+		__atomic_store_n(&nfv_nat_timeout_tsc[i], (uint64_t)timeout_s[i] * rte_get_tsc_hz(),
 				 __ATOMIC_RELAXED);
 }
 
@@ -81,6 +81,7 @@ static void
 table_clear(struct nfv_nat_table *t)
 {
 	rte_hash_reset(t->hash);
+	memset(t->cache, 0xff, sizeof(uint32_t) << NFV_NAT_CACHE_BITS);
 	for (uint32_t i = 0; i < nat_capacity; i++) {
 		__atomic_store_n(&t->s[i].used, 0, __ATOMIC_RELAXED);
 		t->free_list[i] = nat_capacity - 1 - i;
@@ -119,8 +120,8 @@ nfv_nat_burst_start(struct nfv_nat_table *t, struct nfv_nat_counters *c, uint64_
 }
 
 struct nfv_nat_session *
-nfv_nat_lookup(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct nfv_nat_key *k,
-	       unsigned int *dir, uint64_t now)
+nfv_nat_lookup_slow(struct nfv_nat_table *t, struct nfv_nat_counters *c,
+		    const struct nfv_nat_key *k, unsigned int *dir, uint64_t now)
 {
 	void *data;
 	uintptr_t v;
@@ -135,32 +136,32 @@ nfv_nat_lookup(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 		c->expired++;
 		return NULL;
 	}
+	{
+		uint32_t *set = &t->cache[nfv_nat_cache_slot(k)];
+
+		set[1] = set[0];
+		set[0] = (uint32_t)v;
+	}
 	*dir = (unsigned int)(v & 1);
 	return s;
 }
 
 void
-nfv_nat_touch(struct nfv_nat_session *s, unsigned int dir, uint8_t tcp_flags, uint32_t bytes,
-	      uint64_t now)
+nfv_nat_tcp_track(struct nfv_nat_session *s, unsigned int dir, uint8_t tcp_flags)
 {
-	s->packets[dir]++;
-	s->bytes[dir] += bytes;
 	s->flags |= dir == NFV_NAT_I2O ? NFV_NAT_SEEN_I2O : NFV_NAT_SEEN_O2I;
-	if (s->state <= NFV_NAT_TCP_ESTABLISHED) {
-		if (tcp_flags & RTE_TCP_RST_FLAG)
-			s->flags |= NFV_NAT_RST;
-		if (tcp_flags & RTE_TCP_FIN_FLAG)
-			s->flags |= dir == NFV_NAT_I2O ? NFV_NAT_FIN_I2O : NFV_NAT_FIN_O2I;
-		/* A SYN after the close starts the connection again. */
-		if ((tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG &&
-		    (s->flags & (NFV_NAT_RST | NFV_NAT_FIN_I2O | NFV_NAT_FIN_O2I)))
-			s->flags = dir == NFV_NAT_I2O ? NFV_NAT_SEEN_I2O : NFV_NAT_SEEN_O2I;
-		s->state = (s->flags & (NFV_NAT_SEEN_I2O | NFV_NAT_SEEN_O2I)) ==
-				   (NFV_NAT_SEEN_I2O | NFV_NAT_SEEN_O2I) &&
-			   !(s->flags & (NFV_NAT_RST | NFV_NAT_FIN_I2O | NFV_NAT_FIN_O2I)) ?
-			   NFV_NAT_TCP_ESTABLISHED : NFV_NAT_TCP_TRANSITORY;
-	}
-	s->expire_tsc = now + __atomic_load_n(&timeout_tsc[s->state], __ATOMIC_RELAXED);
+	if (tcp_flags & RTE_TCP_RST_FLAG)
+		s->flags |= NFV_NAT_RST;
+	if (tcp_flags & RTE_TCP_FIN_FLAG)
+		s->flags |= dir == NFV_NAT_I2O ? NFV_NAT_FIN_I2O : NFV_NAT_FIN_O2I;
+	/* A SYN after the close starts the connection again. */
+	if ((tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG &&
+	    (s->flags & (NFV_NAT_RST | NFV_NAT_FIN_I2O | NFV_NAT_FIN_O2I)))
+		s->flags = dir == NFV_NAT_I2O ? NFV_NAT_SEEN_I2O : NFV_NAT_SEEN_O2I;
+	s->state = (s->flags & (NFV_NAT_SEEN_I2O | NFV_NAT_SEEN_O2I)) ==
+			   (NFV_NAT_SEEN_I2O | NFV_NAT_SEEN_O2I) &&
+		   !(s->flags & (NFV_NAT_RST | NFV_NAT_FIN_I2O | NFV_NAT_FIN_O2I)) ?
+		   NFV_NAT_TCP_ESTABLISHED : NFV_NAT_TCP_TRANSITORY;
 }
 
 /* The o2i key of a session whose i2o key is k, with outside endpoint
@@ -289,7 +290,10 @@ tables_setup(char *err)
 					  RTE_CACHE_LINE_SIZE, socket);
 		t->free_list = rte_malloc_socket("nfv_nat_free", nat_capacity * sizeof(uint32_t), 0,
 						 socket);
-		if (t->hash == NULL || t->s == NULL || t->free_list == NULL)
+		t->cache = rte_malloc_socket("nfv_nat_cache",
+					     sizeof(uint32_t) << NFV_NAT_CACHE_BITS,
+					     RTE_CACHE_LINE_SIZE, socket);
+		if (t->hash == NULL || t->s == NULL || t->free_list == NULL || t->cache == NULL)
 			goto nomem;
 		t->port_lo = 1024 + w * span;
 		t->port_n = span;
@@ -788,6 +792,7 @@ nat_fini(void)
 		rte_hash_free(nfv_nat_tables[w].hash);
 		rte_free(nfv_nat_tables[w].s);
 		rte_free(nfv_nat_tables[w].free_list);
+		rte_free(nfv_nat_tables[w].cache);
 	}
 	rte_free(nfv_nat_tables);
 	nfv_nat_tables = NULL;

@@ -84,54 +84,75 @@ nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 	p->ok = 1;
 }
 
+/* RFC 1624 eqn. 3 with the change given as a sum: the one's complement
+ * sum of the old words' complements and the new words, 32 bits unfolded. */
 static __rte_always_inline rte_be16_t
-nat_cksum32(rte_be16_t sum, rte_be32_t old, rte_be32_t new)
+nat_cksum_apply(rte_be16_t cksum, uint32_t delta)
 {
-	uint32_t o = rte_be_to_cpu_32(old), n = rte_be_to_cpu_32(new);
+	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(cksum) + delta;
 
-	sum = nfv_cksum_update16(sum, (uint16_t)(o >> 16), (uint16_t)(n >> 16));
-	return nfv_cksum_update16(sum, (uint16_t)o, (uint16_t)n);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+/* The change of a 32-bit word from o to n, for nat_cksum_apply. */
+static __rte_always_inline uint32_t
+nat_delta32(rte_be32_t o, rte_be32_t n)
+{
+	uint32_t ho = ~rte_be_to_cpu_32(o), hn = rte_be_to_cpu_32(n);
+
+	return (ho >> 16) + (ho & 0xffff) + (hn >> 16) + (hn & 0xffff);
+}
+
+static __rte_always_inline uint32_t
+nat_delta16(rte_be16_t o, rte_be16_t n)
+{
+	return (uint16_t)~rte_be_to_cpu_16(o) + (uint32_t)rte_be_to_cpu_16(n);
 }
 
 /*
  * Rewrites the source (dst false) or destination address and port of a
- * parsed packet; for ICMP echo the identifier stands for the port.
+ * parsed packet; for ICMP echo the identifier stands for the port. The
+ * address's change is computed once for the IP header and the TCP / UDP
+ * pseudo-header.
  */
 static __rte_always_inline void
 nat_rewrite(struct nat_pkt *p, bool dst, rte_be32_t addr, rte_be16_t port)
 {
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p->ip;
-	rte_be32_t old_addr = dst ? ip->dst_addr : ip->src_addr;
+	uint8_t *addrp = p->ip + (dst ? offsetof(struct rte_ipv4_hdr, dst_addr) :
+				  offsetof(struct rte_ipv4_hdr, src_addr));
 	uint8_t *portp = p->proto == IPPROTO_ICMP ? p->l4 + 4 : p->l4 + (dst ? 2 : 0);
+	rte_be32_t old_addr;
 	rte_be16_t old_port, sum;
+	uint32_t da, dp;
 
+	memcpy(&old_addr, addrp, 4);
 	memcpy(&old_port, portp, 2);
-	ip->hdr_checksum = nat_cksum32(ip->hdr_checksum, old_addr, addr);
-	if (dst)
-		ip->dst_addr = addr;
-	else
-		ip->src_addr = addr;
+	da = nat_delta32(old_addr, addr);
+	dp = nat_delta16(old_port, port);
+	ip->hdr_checksum = nat_cksum_apply(ip->hdr_checksum, da);
+	memcpy(addrp, &addr, 4);
 	memcpy(portp, &port, 2);
 	switch (p->proto) {
 	case IPPROTO_TCP:
 		memcpy(&sum, p->l4 + 16, 2);
-		sum = nat_cksum32(sum, old_addr, addr);
-		sum = nfv_cksum_update16(sum, rte_be_to_cpu_16(old_port), rte_be_to_cpu_16(port));
+		sum = nat_cksum_apply(sum, da + dp);
 		memcpy(p->l4 + 16, &sum, 2);
 		break;
 	case IPPROTO_UDP:
 		memcpy(&sum, p->l4 + 6, 2);
 		if (sum == 0)
 			break; /* no checksum: none to keep */
-		sum = nat_cksum32(sum, old_addr, addr);
-		sum = nfv_cksum_update16(sum, rte_be_to_cpu_16(old_port), rte_be_to_cpu_16(port));
+		sum = nat_cksum_apply(sum, da + dp);
 		if (sum == 0)
 			sum = RTE_BE16(0xffff); /* RFC 768: a computed 0 is sent as all ones */
 		memcpy(p->l4 + 6, &sum, 2);
 		break;
 	default: /* ICMP: no pseudo-header, the identifier only */
 		memcpy(&sum, p->l4 + 2, 2);
-		sum = nfv_cksum_update16(sum, rte_be_to_cpu_16(old_port), rte_be_to_cpu_16(port));
+		sum = nat_cksum_apply(sum, dp);
 		memcpy(p->l4 + 2, &sum, 2);
 		break;
 	}
