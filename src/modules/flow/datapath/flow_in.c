@@ -18,8 +18,9 @@
  * is a flow's first packet (a new entry).
  *
  * Edges: the l2_input arc's next features and eth_input.
- * Reads: mbuf->port, ol_flags and hash.rss (the RSS hash, when the device
- * gives one), the frame's headers.
+ * Reads: mbuf->port, the frame's headers. (Not the RSS hash: testing
+ * whether the device gave one costs what the key's multiplicative hash
+ * costs.)
  * Counters: flows created, packets of flows with no room (table full).
  * Drops nothing.
  */
