@@ -14,6 +14,8 @@ fin_wait, time_wait, close on RST), UDP, ICMP echo (by identifier), IPv6.
 Timeouts (set short), the table's maximum, flush, and two workers each
 keeping their own flows.
 """
+import socket
+import struct
 import time
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP
@@ -172,40 +174,104 @@ def test_timeouts_max_and_late_replies(tmp_path):
     assert out["late"] == []
 
 
-def test_two_workers_keep_their_own_flows(tmp_path):
-    """Each trunk is polled by its own worker; a flow's two directions stay on
-    that worker (the trunk carries both). A reply that comes in on the other
-    worker finds no flow there and is denied."""
-    def trunk(mac, lan_vid, wan_vid, h, sport):
-        return [Ether(dst=mac, src=H0) / Dot1Q(vlan=lan_vid) / tcp(h, S, sport, 80, "S"),
-                Ether(dst=mac, src=R1) / Dot1Q(vlan=wan_vid) / tcp(S, h, 80, sport, "SA"),
-                Ether(dst=mac, src=H0) / Dot1Q(vlan=lan_vid) / tcp(h, S, sport, 80, "A")]
-    t1 = trunk(pcap_mac(0), 11, 21, "10.0.1.1", 41000)
-    t2 = trunk(pcap_mac(1), 12, 22, "10.0.2.1", 42000)
-    # The reply of t1's flow, coming in on t2's outside (worker 2).
-    t2.append(Ether(dst=pcap_mac(1), src=R1) / Dot1Q(vlan=22) / tcp(S, "10.0.1.1", 80, 41000,
-                                                                     "A"))
+SYM_KEY = bytes([0x6d, 0x5a] * 20)
+
+
+def toeplitz(data, key=SYM_KEY):
+    """The Toeplitz hash bit by bit (the reference for nfvd's folded one)."""
+    k, klen, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i in range(len(data) * 8):
+        if data[i // 8] >> (7 - i % 8) & 1:
+            h ^= (k >> (klen - 32 - i)) & 0xffffffff
+    return h
+
+
+def owner(l3, workers=2):
+    """The worker that owns l3's flow: the symmetric hash of its addresses,
+    and ports for TCP and UDP, modulo the workers."""
+    ip = l3[IP]
+    data = socket.inet_aton(ip.src) + socket.inet_aton(ip.dst)
+    if TCP in ip or UDP in ip:
+        l4 = ip[TCP] if TCP in ip else ip[UDP]
+        data += struct.pack("!HH", l4.sport, l4.dport)
+    return toeplitz(data) % workers
+
+
+def test_two_workers_hand_flows_to_their_owner(tmp_path):
+    """Port a (the inside: lan_in reflect, lan_out deny) is polled by worker
+    0 (lcore 1); the replies come in on port b, polled by worker 1 (lcore 2),
+    and go out through a. Each packet of a flow is handed to the worker
+    that owns the flow (the symmetric hash of its tuple modulo 2) at the
+    ACL node: replies pass, whichever worker received them; unsolicited
+    inbound packets are denied; the handoff counters are exact."""
+    flows = []
+    for i in range(12):
+        flows.append(tcp(H, S, 41000 + i, 80, "S"))
+        flows.append(IP(src=H, dst=S2, ttl=64) / UDP(sport=5000 + i, dport=53) / b"q")
+    flows.append(IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=9, seq=1) / b"ping")
+    flows.append(IP(src="10.0.0.2", dst=S2, ttl=64) / ICMP(type=8, id=10, seq=1) / b"ping")
+    replies = []
+    for f in flows:
+        if TCP in f:
+            replies.append(tcp(S, H, 80, f[TCP].sport, "SA"))
+        elif UDP in f:
+            replies.append(IP(src=f[IP].dst, dst=H, ttl=64) /
+                           UDP(sport=53, dport=f[UDP].sport) / b"a")
+        else:
+            replies.append(IP(src=f[IP].dst, dst=f[IP].src, ttl=64) /
+                           ICMP(type=0, id=f[ICMP].id, seq=1) / b"ping")
+    unsolicited = [tcp(S, H, 80, 43000 + i, "S") for i in range(8)] + [
+        IP(src=S2, dst=H, ttl=64) / UDP(sport=53, dport=6000 + i) / b"x" for i in range(8)]
+    own = {0: 0, 1: 0}
+    for f in flows:
+        own[owner(f)] += 1
+    assert own[0] > 0 and own[1] > 0, own          # both workers own some flows
+    R2 = "02:00:00:00:02:01"
     nfvd = Nfvd(tmp_path)
     nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
-    nfvd.extra_args = ["--burst", "1"]
-    nfvd.add_port("t1", rx=t1)
-    nfvd.add_port("t2", rx=t2)
-    cfg = ["worker set 1 rxq t1:0", "worker set 2 rxq t2:0",
-           "acl add lan_in", "acl rule add lan_in prio 10 action reflect", "acl add lan_out"]
-    for n, t in ((1, "t1"), (2, "t2")):
-        cfg += ["vlan add lan%d dev %s id 1%d" % (n, t, n), "vlan add wan%d dev %s id 2%d" % (n, t, n),
-                "addr add 10.0.%d.254/24 dev lan%d" % (n, n),
-                "addr add 10.1.%d.254/24 dev wan%d" % (n, n),
-                "neigh add 10.0.%d.1 lladdr %s dev lan%d" % (n, H0, n),
-                "neigh add 10.1.%d.1 lladdr %s dev wan%d" % (n, R1, n),
-                "acl attach lan_in dev lan%d in" % n, "acl attach lan_out dev lan%d out" % n]
-    cfg += ["route add 198.18.0.0/16 via 10.1.1.1"]
-    nfvd.cmd(*cfg)
+    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / f for f in flows])
+    nfvd.add_port("o")
+    nfvd.cmd("worker set 1 rxq a:0,o:0",
+             "addr add 10.0.0.254/24 dev a", "addr add 10.1.0.254/24 dev o",
+             "neigh add %s lladdr %s dev a" % (H, H0),
+             "neigh add 10.0.0.2 lladdr %s dev a" % H0,
+             "neigh add 10.1.0.1 lladdr %s dev o" % R1,
+             "route add 198.18.0.0/16 via 10.1.0.1",
+             "acl add lan_in", "acl rule add lan_in prio 10 action reflect",
+             "acl add lan_out",
+             "acl attach lan_in dev a in", "acl attach lan_out dev a out")
     nfvd.start()
-    st = nfvd.wait_processed({"t1": len(t1), "t2": len(t2)})
-    assert drops(st) == {"acl/no_match": 1}, drops(st)
+    st = nfvd.wait_processed({"a": len(flows)})
+    assert drops(st) == {}, drops(st)
+    assert st["acl"]["handoff_out"] == own[1] and st["acl"]["handoff_in"] == own[1], st["acl"]
     ct = show(nfvd)
-    assert ct["count"] == 2 and ct["by_state"]["established"] == 2, ct
-    assert sorted(e["worker"] for e in ct["entries"]) == [0, 1]
-    assert {e["dev"]: e["worker"] for e in ct["entries"]} == {"lan1": 0, "lan2": 1}
-    nfvd.stop()
+    assert ct["count"] == len(flows), ct
+    # Each flow lives on its owner.
+    by_tuple = {(e["src"], e["dst"], e["sport"], e["dport"]): e["worker"] for e in ct["entries"]}
+    for f in flows:
+        l4 = f[TCP] if TCP in f else f[UDP] if UDP in f else None
+        key = (f[IP].src, f[IP].dst, l4.sport if l4 else f[ICMP].id,
+               l4.dport if l4 else f[ICMP].id)
+        assert by_tuple[key] == owner(f), (key, by_tuple)
+    # The other direction comes in on b, which worker 1 polls.
+    back = replies + unsolicited
+    nfvd.add_port_now("b", rx=[Ether(dst=pcap_mac(2), src=R2) / x for x in back])
+    st = nfvd.wait_processed({"b": len(back)})
+    workers = nfvd.ctl("show workers")
+    polled = {q: w["lcore"] for w in workers["workers"] for q in w["rxqs"]}
+    assert polled == {"a:0": 1, "o:0": 1, "b:0": 2}, workers
+    assert drops(st) == {"acl/no_match": len(unsolicited)}, drops(st)
+    moved = own[1] + sum(1 for x in back if owner(x) == 0)
+    assert st["acl"]["handoff_out"] == moved and st["acl"]["handoff_in"] == moved, st["acl"]
+    assert st["acl"]["handoff_full"] == 0
+    assert st["acl"]["flow_hits"] == len(replies), st["acl"]
+    out = nfvd.stop()
+    want_l3 = sorted(bytes(_dec_ttl(IP(bytes(x)))) for x in replies)
+    assert sorted(bytes(Ether(g)[IP]) for g in out["a"]) == want_l3
+    assert all(Ether(g).dst == H0 and Ether(g).src == a.mac for g in out["a"])
+
+
+def _dec_ttl(ip):
+    ip.ttl -= 1
+    del ip.chksum
+    return IP(bytes(ip))

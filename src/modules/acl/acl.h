@@ -26,6 +26,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_hash.h>
+#include <rte_ring.h>
 
 #include "core/common.h"
 #include "core/counters.h"
@@ -107,6 +108,9 @@ struct nfv_acl_counters {
 	uint64_t flow_hits;    /* permitted by a tracked flow */
 	uint64_t cache_hits;   /* classification answered by the decision cache */
 	uint64_t cache_misses; /* classified by rte_acl (cache on) */
+	uint64_t handoff_out;  /* handed to the flow's owner worker */
+	uint64_t handoff_in;   /* received from another worker */
+	uint64_t handoff_full; /* dropped: the ring to the owner was full */
 };
 extern struct nfv_counter_block nfv_acl_counters_block;
 
@@ -162,6 +166,25 @@ int nfv_acl_rule_del(const char *name, uint32_t prio, char *err);
 int nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		   char *err);
 int nfv_acl_show(const char *name, json_t **out, char *err);
+
+/* ---- worker handoff ----
+ *
+ * With several workers, a flow's state lives on one worker: its owner,
+ * the symmetric hash of its addresses (and TCP/UDP ports; see symhash.h)
+ * modulo the workers, the same for both directions. On an interface where
+ * an attached ACL (in or out) has a reflect rule, the ACL node hands a
+ * packet owned by another worker to it over a single-producer,
+ * single-consumer ring per pair of workers; the owner's nfv_acl_handoff
+ * source node puts it back into the same ACL node. The ring's pointers
+ * carry the node (family | direction << 1) in their low bits (mbufs are
+ * cache-line aligned).
+ */
+#define NFV_ACL_HANDOFF_RING 1024
+extern uint8_t nfv_acl_handoff_on[NFV_IFACE_MAX]; /* per interface; workers read */
+extern uint8_t nfv_acl_handoff_any;              /* set once any interface needs it */
+extern struct rte_ring *nfv_acl_handoff_rings[NFV_MAX_WORKERS][NFV_MAX_WORKERS]; /* [from][to] */
+void nfv_acl_handoff_stop(void);
+void nfv_acl_handoff_fini(void);
 
 /* ---- connection tracking ---- */
 

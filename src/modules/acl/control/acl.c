@@ -376,12 +376,53 @@ acl_compile(struct nfv_acl *a, char *err)
 	return 0;
 }
 
+static bool
+acl_has_reflect(const struct nfv_acl *a)
+{
+	for (uint32_t i = 0; a != NULL && i < a->n_rules; i++)
+		if (a->rules[i].s.action == NFV_ACL_REFLECT)
+			return true;
+	return false;
+}
+
+/* With several workers, an interface where an attached ACL (either
+ * direction) records flows hands each packet to its flow's owner. The flag
+ * is set before a reflect rule is published (set_only: the rules as they
+ * will be) and cleared after one is gone, so that no worker records a flow
+ * it does not own. */
+static void
+handoff_set(uint16_t iface, bool on)
+{
+	__atomic_store_n(&nfv_acl_handoff_on[iface], on, __ATOMIC_RELEASE);
+	if (on)
+		__atomic_store_n(&nfv_acl_handoff_any, 1, __ATOMIC_RELEASE);
+}
+
+static void
+handoff_update(bool set_only)
+{
+	for (unsigned int i = 0; i < NFV_IFACE_MAX; i++) {
+		bool on = nfv_n_workers > 1 && (acl_has_reflect(nfv_acl_bound[NFV_ACL_IN][i]) ||
+						acl_has_reflect(nfv_acl_bound[NFV_ACL_OUT][i]));
+
+		if (on || !set_only)
+			handoff_set((uint16_t)i, on);
+	}
+}
+
 /* After a change of the rules: attached ACLs are compiled now. */
 static int
 acl_changed(struct nfv_acl *a, char *err)
 {
+	int rc;
+
 	a->dirty = true;
-	return a->n_attached > 0 ? acl_compile(a, err) : 0;
+	if (a->n_attached == 0)
+		return 0;
+	handoff_update(true);
+	rc = acl_compile(a, err);
+	handoff_update(false);
+	return rc;
 }
 
 /* ---- actions ---- */
@@ -583,6 +624,7 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		__atomic_store_n(&nfv_acl_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
 		a->n_attached--;
 		nfv_rcu_sync();
+		handoff_update(false);
 		return 0;
 	}
 	if (prev == a) {
@@ -596,12 +638,15 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 			return rc;
 	}
 	acl_cache_setup();
+	if (nfv_n_workers > 1 && acl_has_reflect(a))
+		handoff_set(ifc->id, true);
 	/* The ACL first, then the feature: a packet that reaches the node finds it. */
 	__atomic_store_n(&nfv_acl_bound[dir][ifc->id], a, __ATOMIC_RELEASE);
 	a->n_attached++;
 	if (prev != NULL) {
 		prev->n_attached--;
 		nfv_rcu_sync();
+		handoff_update(false);
 		return 0;
 	}
 	rc = features_set(ifc->id, dir, true, err);
@@ -611,6 +656,7 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		a->n_attached--;
 		nfv_rcu_sync();
 	}
+	handoff_update(false);
 	return rc;
 }
 
@@ -633,8 +679,10 @@ acl_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 		a->n_attached--;
 		any = true;
 	}
-	if (any)
+	if (any) {
 		nfv_rcu_sync();
+		handoff_update(false);
+	}
 }
 NFV_IFACE_EVENT_HANDLER(acl_iface_event);
 
@@ -750,11 +798,13 @@ acl_show_stats(json_t *stats)
 	struct nfv_acl_counters c;
 
 	nfv_counters_sum(&nfv_acl_counters_block, &c);
-	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
+	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I}",
 		"permitted", (json_int_t)c.permitted, "denied", (json_int_t)c.denied,
 		"no_match", (json_int_t)c.no_match, "flow_hits", (json_int_t)c.flow_hits,
 		"cache_hits", (json_int_t)c.cache_hits, "cache_misses", (json_int_t)c.cache_misses,
-		"cache", __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED)));
+		"cache", __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED),
+		"handoff_out", (json_int_t)c.handoff_out, "handoff_in", (json_int_t)c.handoff_in,
+		"handoff_full", (json_int_t)c.handoff_full));
 }
 
 static void
@@ -775,6 +825,12 @@ acl_metrics(FILE *f)
 			 "ACL classifications by the decision cache's answer (hit, or miss: rte_acl).");
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"hit\"} %" PRIu64 "\n", c.cache_hits);
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"miss\"} %" PRIu64 "\n", c.cache_misses);
+	nfv_metrics_help(f, "nfvd_acl_handoff_packets_total", "counter",
+			 "Packets handed to the worker that owns their flow (out), received "
+			 "from another worker (in), dropped on a full ring (full).");
+	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"out\"} %" PRIu64 "\n", c.handoff_out);
+	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"in\"} %" PRIu64 "\n", c.handoff_in);
+	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"full\"} %" PRIu64 "\n", c.handoff_full);
 	nfv_metrics_help(f, "nfvd_acl_rule_hits_total", "counter",
 			 "Packets that matched each ACL rule (prio \"default\": no rule).");
 	for (unsigned int i = 0; i < ACL_MAX; i++) {
@@ -850,12 +906,14 @@ acl_fini(void)
 		free(a);
 		acls[i] = NULL;
 	}
+	nfv_acl_handoff_fini();
 }
 
 static struct nfv_module acl_module = {
 	.name = "acl",
 	.depends_on = "infra ip",
 	.init = acl_init,
+	.stop = nfv_acl_handoff_stop,
 	.fini = acl_fini,
 };
 NFV_MODULE_REGISTER(acl_module);

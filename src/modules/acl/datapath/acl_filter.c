@@ -38,6 +38,7 @@
 #include "core/counters.h"
 #include "core/node.h"
 #include "modules/acl/acl.h"
+#include "modules/acl/symhash.h"
 
 enum acl_next {
 	ACL_NEXT_DROP,
@@ -47,6 +48,8 @@ enum acl_next {
 NFV_DROP_REASON(drop_acl_denied, "acl", "denied", "a deny rule of the attached ACL matched");
 NFV_DROP_REASON(drop_acl_no_match, "acl", "no_match",
 	"no rule of the attached ACL matched (the default action is deny)");
+NFV_DROP_REASON(drop_acl_handoff_full, "acl", "handoff_full",
+	"the ring to the worker that owns the packet's flow was full");
 NFV_DROP_REASON(drop_ct_full, "conntrack", "table_full",
 	"a reflect rule matched but the connection table is full (conntrack set max)");
 
@@ -205,6 +208,145 @@ ct_key_build(struct nfv_ct_key *ck, const void *key, const struct nfv_ct_pkt *p,
 	}
 }
 
+/* ---- worker handoff ---- */
+
+static __rte_always_inline bool
+icmp4_error(uint8_t type)
+{
+	return type == 3 || type == 11 || type == 12; /* unreachable, time exceeded, parameter */
+}
+
+static __rte_always_inline bool
+icmp6_error(uint8_t type)
+{
+	return type >= 1 && type <= 4;
+}
+
+/* The symmetric hash of an IPv4 packet at off: addresses, and the ports of
+ * TCP and UDP when it is not a fragment. An ICMP error is hashed by the
+ * header it carries (the flow it is about); inner: once. */
+static uint32_t
+flow_hash4(const struct rte_mbuf *m, uint32_t off, bool inner)
+{
+	uint8_t buf[sizeof(struct rte_ipv4_hdr)], pb[8];
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_read(m, off, sizeof(*ip), buf);
+	const uint8_t *h;
+	uint32_t l4;
+
+	if (ip == NULL)
+		return 0;
+	l4 = off + rte_ipv4_hdr_len(ip);
+	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG))
+		return nfv_symhash4(ip->src_addr, ip->dst_addr, 0, 0, false);
+	switch (ip->next_proto_id) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+		h = rte_pktmbuf_read(m, l4, 4, pb);
+		if (h != NULL) {
+			rte_be16_t p[2];
+
+			memcpy(p, h, 4);
+			return nfv_symhash4(ip->src_addr, ip->dst_addr, p[0], p[1], true);
+		}
+		break;
+	case IPPROTO_ICMP:
+		h = inner ? NULL : rte_pktmbuf_read(m, l4, 1, pb);
+		if (h != NULL && icmp4_error(h[0]) && rte_pktmbuf_read(m, l4 + 8, 1, pb) != NULL)
+			return flow_hash4(m, l4 + 8, true);
+		break;
+	default:
+		break;
+	}
+	return nfv_symhash4(ip->src_addr, ip->dst_addr, 0, 0, false);
+}
+
+/* IPv6: the ports only when TCP or UDP follows the fixed header (a NIC
+ * without the extension-header hash does the same). */
+static uint32_t
+flow_hash6(const struct rte_mbuf *m, uint32_t off, bool inner)
+{
+	uint8_t buf[sizeof(struct rte_ipv6_hdr)], pb[8];
+	const struct rte_ipv6_hdr *ip = rte_pktmbuf_read(m, off, sizeof(*ip), buf);
+	const uint8_t *h;
+	uint32_t l4 = off + sizeof(*ip);
+
+	if (ip == NULL)
+		return 0;
+	switch (ip->proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+		h = rte_pktmbuf_read(m, l4, 4, pb);
+		if (h != NULL) {
+			rte_be16_t p[2];
+
+			memcpy(p, h, 4);
+			return nfv_symhash6(ip->src_addr, ip->dst_addr, p[0], p[1], true);
+		}
+		break;
+	case IPPROTO_ICMPV6:
+		h = inner ? NULL : rte_pktmbuf_read(m, l4, 1, pb);
+		if (h != NULL && icmp6_error(h[0]) && rte_pktmbuf_read(m, l4 + 8, 1, pb) != NULL)
+			return flow_hash6(m, l4 + 8, true);
+		break;
+	default:
+		break;
+	}
+	return nfv_symhash6(ip->src_addr, ip->dst_addr, 0, 0, false);
+}
+
+/* Hands the packets of flows other workers own to them; keeps the others
+ * (compacted at the front of pkts) and returns how many. */
+static __rte_noinline uint16_t
+acl_handoff(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+	    struct rte_mbuf **pkts, uint16_t n, const unsigned int fam, const enum nfv_acl_dir dir,
+	    struct nfv_acl_counters *ac)
+{
+	uint16_t owner[RTE_GRAPH_BURST_SIZE], nk = 0, no = 0;
+	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE];
+	uint64_t owners = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t iface = dir == NFV_ACL_IN ? m->port : nfv_meta(m)->tx_port;
+		uint32_t o;
+
+		if (iface >= NFV_IFACE_MAX || !nfv_acl_handoff_on[iface]) {
+			pkts[nk++] = m;
+			continue;
+		}
+		o = (fam == 0 ? flow_hash4(m, NFV_L2_LEN, false) :
+				flow_hash6(m, NFV_L2_LEN, false)) % nfv_n_workers;
+		if (o == w->index) {
+			pkts[nk++] = m;
+			continue;
+		}
+		owner[no] = (uint16_t)o;
+		out[no++] = m;
+		owners |= 1ull << o;
+	}
+	while (owners != 0) {
+		unsigned int o = (unsigned int)__builtin_ctzll(owners);
+		void *tagged[RTE_GRAPH_BURST_SIZE];
+		uint16_t nb = 0, sent;
+
+		owners &= owners - 1;
+		for (uint16_t k = 0; k < no; k++)
+			if (owner[k] == o)
+				tagged[nb++] = (void *)((uintptr_t)out[k] | (fam | (unsigned int)dir << 1));
+		sent = (uint16_t)rte_ring_sp_enqueue_burst(nfv_acl_handoff_rings[w->index][o],
+							   tagged, nb, NULL);
+		ac->handoff_out += sent;
+		for (uint16_t k = sent; k < nb; k++) {
+			struct rte_mbuf *m = (struct rte_mbuf *)((uintptr_t)tagged[k] & ~(uintptr_t)3);
+
+			nfv_mark_drop(m, drop_acl_handoff_full.id, ACL_NEXT_DROP);
+			rte_node_enqueue_x1(graph, node, ACL_NEXT_DROP, m);
+			ac->handoff_full++;
+		}
+	}
+	return nk;
+}
+
 /* ---- decision cache ---- */
 
 static __rte_always_inline void *
@@ -324,8 +466,13 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint64_t now = rte_rdtsc();
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
 	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;
-	uint16_t nt = 0, nl = 0, nm = 0;
+	uint16_t nt = 0, nl = 0, nm = 0, n_in = n;
 
+	if (unlikely(__atomic_load_n(&nfv_acl_handoff_any, __ATOMIC_RELAXED))) {
+		n = acl_handoff(graph, node, w, pkts, n, fam, dir, ac);
+		if (n == 0)
+			return n_in;
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint16_t iface = dir == NFV_ACL_IN ? m->port : nfv_meta(m)->tx_port;
@@ -463,8 +610,20 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	ac->flow_hits += sum.flow_hits;
 	ac->cache_hits += sum.cache_hits;
 	ac->cache_misses += sum.cache_misses;
-	nfv_enqueue_nexts(graph, node, objs, s.nexts, n);
-	return n;
+	if (likely(n == n_in)) {
+		nfv_enqueue_nexts(graph, node, objs, s.nexts, n);
+	} else {
+		/* Some went to other workers: the stream cannot move whole. */
+		for (uint16_t i = 0; i < n;) {
+			uint16_t j = i + 1;
+
+			while (j < n && s.nexts[j] == s.nexts[i])
+				j++;
+			rte_node_enqueue(graph, node, s.nexts[i], &objs[i], (uint16_t)(j - i));
+			i = j;
+		}
+	}
+	return n_in;
 }
 
 static uint16_t
