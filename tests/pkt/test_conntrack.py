@@ -19,7 +19,7 @@ import struct
 import time
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import IPv6
+from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6
 from scapy.layers.l2 import Dot1Q, Ether
 
 from nfvdlib import Nfvd, drops, pcap_mac
@@ -275,3 +275,124 @@ def _dec_ttl(ip):
     ip.ttl -= 1
     del ip.chksum
     return IP(bytes(ip))
+
+
+def seg(src, dst, sport, dport, flags, seq, ack, window, options=None):
+    return IP(src=src, dst=dst, ttl=64) / TCP(sport=sport, dport=dport, flags=flags, seq=seq,
+                                              ack=ack, window=window, options=options or [])
+
+
+def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
+    """After the handshake each side's last ACK and largest window are known:
+    a reset whose sequence number is outside [ACK, ACK + window) of its
+    receiver is dropped (conntrack/invalid_rst) and the flow stays
+    established; one inside closes it. A window scale from both SYNs scales
+    later windows (RFC 7323), so a reset 64 KB ahead is inside a scaled
+    window and outside an unscaled one."""
+    passes = [
+        # Flow 1: no window scale. H's window 2000 from ack 5001.
+        out_pkt(seg(H, S, 40000, 80, "S", 1000, 0, 4000)),
+        in_pkt(seg(S, H, 80, 40000, "SA", 5000, 1001, 3000)),
+        out_pkt(seg(H, S, 40000, 80, "A", 1001, 5001, 2000)),
+        # Flow 2: both SYNs scale by 2^7; H advertises 1000 << 7 = 128,000.
+        out_pkt(seg(H, S, 40001, 80, "S", 1000, 0, 4000, [("WScale", 7)])),
+        in_pkt(seg(S, H, 80, 40001, "SA", 9000, 1001, 3000, [("WScale", 7)])),
+        out_pkt(seg(H, S, 40001, 80, "A", 1001, 9001, 1000)),
+        in_pkt(seg(S, H, 80, 40001, "R", 9001 + 65536, 0, 0)),        # inside: closes
+        in_pkt(seg(S, H, 80, 40000, "R", 5001 + 1999, 0, 0)),         # last byte inside
+    ]
+    dropped = [
+        in_pkt(seg(S, H, 80, 40000, "R", 5001 + 2000, 0, 0)),         # one past the window
+        in_pkt(seg(S, H, 80, 40000, "R", 5000, 0, 0)),                # before the ACK
+        out_pkt(seg(H, S, 40000, 80, "R", 1001 + 100000, 0, 0)),     # S's window: 3000
+    ]
+    seq = passes[:6] + dropped + passes[6:]
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"conntrack/invalid_rst": len(dropped)}, drops(st)
+    assert st["conntrack"]["invalid_rst"] == len(dropped)
+    ct = show(nfvd)
+    assert {e["sport"]: e["state"] for e in ct["entries"]} == {40000: "close", 40001: "close"}
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):
+    """An ICMP error (destination unreachable, time exceeded; ICMPv6 too)
+    whose embedded header is a tracked flow's passes lan_out (RELATED,
+    counted); one about an unknown flow meets the default deny. The flow
+    itself is not changed by it."""
+    R = "10.1.0.1"
+    udp_out = IP(src=H, dst=S, ttl=64) / UDP(sport=5353, dport=53) / b"q"
+    tcp_out = tcp(H, S, 40000, 80, "S")
+    ping_out = IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=7, seq=1) / b"ping"
+    udp6_out = IPv6(src=H6, dst=S6, hlim=64) / UDP(sport=5353, dport=53) / b"q"
+
+    def err(inner, t=3, c=3):
+        return IP(src=R, dst=H, ttl=64) / ICMP(type=t, code=c) / bytes(inner)[:28]
+
+    passes = [
+        out_pkt(udp_out), out_pkt(tcp_out), out_pkt(ping_out), out_pkt(udp6_out),
+        in_pkt(err(udp_out)),
+        in_pkt(err(tcp_out, t=11, c=0)),
+        in_pkt(err(ping_out, t=3, c=1)),
+        in_pkt(IPv6(src="2001:db8:b::1", dst=H6, hlim=64) / ICMPv6DestUnreach(code=4) /
+               bytes(udp6_out)),
+    ]
+    denied = [
+        in_pkt(err(IP(src=H, dst=S, ttl=64) / UDP(sport=5354, dport=53) / b"q")),
+        in_pkt(err(IP(src=H, dst=S2, ttl=64) / UDP(sport=5353, dport=53) / b"q", t=11, c=0)),
+        in_pkt(err(IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=8, seq=1) / b"ping")),
+        in_pkt(IP(src=R, dst=H, ttl=64) / ICMP(type=3, code=3) / bytes(udp_out)[:10]),  # cut
+    ]
+    seq = passes + denied
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"acl/no_match": len(denied)}, drops(st)
+    assert st["conntrack"]["related"] == 4 and st["conntrack"]["created"] == 4
+    ct = show(nfvd)
+    e = {x["proto"] + str(x["dport"]): x for x in ct["entries"]}
+    assert e["udp53"]["packets_reply"] == 0 and e["tcp80"]["state"] == "syn_sent", e
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_fragments(tmp_path):
+    """A first fragment carries its ports: it is tracked with its flow (the
+    reply's first fragment passes lan_out). A non-first fragment has no
+    ports: the connection table does not know it and only rules without
+    ports match it, so it passes lan_out only through such a rule."""
+    payload = bytes(range(48))
+    udp = UDP(sport=53, dport=7000, len=8 + len(payload), chksum=0)
+    first = IP(src=S, dst=H, ttl=64, id=77, flags="MF", frag=0, proto=17) / (bytes(udp) +
+                                                                            payload[:16])
+    later = IP(src=S, dst=H, ttl=64, id=77, frag=3, proto=17) / payload[16:]
+    later2 = IP(src=S2, dst=H, ttl=64, id=78, frag=3, proto=17) / payload[16:]
+    passes = [
+        out_pkt(IP(src=H, dst=S, ttl=64) / UDP(sport=7000, dport=53) / b"q"),
+        in_pkt(first),
+        in_pkt(later2),          # lan_out prio 20: src S2, no ports
+    ]
+    denied = [in_pkt(later)]     # prio 10 asks for ports: no match, then the default
+    seq = passes[:2] + denied + passes[2:]
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG, "acl rule add lan_out prio 10 src %s/32 proto udp sport 53 action permit" % S,
+             "acl rule add lan_out prio 20 src %s/32 proto udp action permit" % S2)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"acl/no_match": 1}, drops(st)
+    assert st["acl"]["flow_hits"] == 1 and st["conntrack"]["created"] == 1
+    rules = nfvd.ctl("acl show lan_out")["acls"][0]["rules"]
+    assert [r["hits"] for r in rules] == [0, 1]
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]

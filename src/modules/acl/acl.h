@@ -126,10 +126,14 @@ extern struct nfv_counter_block nfv_acl_counters_block;
 #define NFV_ACL_CACHE_SETS 1024
 #define NFV_ACL_CACHE_WAYS 4 /* 4,096 entries */
 
+/* IPv4 entries hold the key in two words (a: the addresses; b: protocol,
+ * has-L4 and the ports), compared with two loads. */
 struct nfv_acl_cache4_entry {
-	struct nfv_acl4_key key;
-	uint32_t res;
+	uint64_t a;
+	uint64_t b;
 	uint64_t gen;
+	uint32_t res;
+	uint32_t pad;
 };
 
 struct nfv_acl_cache6_entry {
@@ -220,7 +224,13 @@ struct nfv_ct_flow {
 	uint8_t state;    /* enum nfv_ct_state */
 	uint8_t used;
 	uint8_t fin_seen; /* bit d: FIN seen in direction d */
-	uint8_t pad;
+	uint8_t ack_seen; /* bit d: an ACK seen in direction d (TCP) */
+	/* TCP, per direction: the last acknowledgment number sent, the
+	 * largest window advertised (scaled once both SYNs gave a scale) and
+	 * the window scale of its SYN (0xff: none seen). */
+	uint32_t ack[2];
+	uint32_t maxwin[2];
+	uint8_t wscale[2];
 };
 
 struct nfv_ct_table {
@@ -241,6 +251,8 @@ struct nfv_ct_counters {
 	uint64_t expired;
 	uint64_t table_full;
 	uint64_t hits;
+	uint64_t related;     /* ICMP errors about a tracked flow, permitted */
+	uint64_t invalid_rst; /* TCP resets outside the receiver's window, dropped */
 };
 extern struct nfv_counter_block nfv_ct_counters_block;
 
@@ -249,20 +261,33 @@ struct nfv_ct_pkt {
 	uint8_t tcp_flags;
 	uint8_t trackable;  /* has ports (TCP/UDP/SCTP), ICMP echo, or another protocol */
 	uint8_t icmp_echo;  /* 1: request, 2: reply */
-	uint8_t pad;
+	uint8_t related;    /* an ICMP error: looked up by the header it carries */
 	rte_be16_t icmp_id;
+	uint16_t l4_off;    /* related: where the ICMP header starts */
+	/* TCP, host order; wscale 0xff when the SYN gave none. */
+	uint32_t seq;
+	uint32_t ack;
+	uint16_t win;
+	uint8_t wscale;
+	uint8_t pad;
 };
 
 /* Prepares the worker's table for a burst (a flush clears it); returns
  * true when it has flows. */
 bool nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now);
-/* A packet of a known flow: updates its state and returns true. */
-/* The same for a key found by rte_hash_lookup_bulk_data (data: its value);
- * false when the flow expired or the packet starts a new connection. */
-bool nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
-		uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
-bool nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c,
-		   const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
+/* A packet of the flow whose key rte_hash_lookup_bulk_data found (data:
+ * its value): updates the flow and returns 1; 0 when the flow expired or
+ * the packet starts a new connection (the rules decide); -1 for a TCP
+ * reset outside the receiver's window (dropped, the flow unchanged). */
+int nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+	       uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
+/* The same with a key to look up. */
+int nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c,
+		  const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
+/* An ICMP error whose embedded header's key found data: true when that
+ * flow is alive (the error passes; the flow is not changed). */
+bool nfv_ct_related(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+		    uint64_t now);
 /* Records a new flow (the packet matched a reflect rule); -ENOSPC when the
  * table is full. */
 int nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c,

@@ -184,7 +184,44 @@ new_state(const struct nfv_ct_key *k, const struct nfv_ct_pkt *p)
 	}
 }
 
-bool
+/* What a TCP segment in direction d tells of its sender: the window scale
+ * of a SYN, the last acknowledgment and the largest window. */
+static void
+tcp_track(struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
+{
+	uint32_t win;
+
+	if (p->tcp_flags & RTE_TCP_SYN_FLAG)
+		f->wscale[d] = p->wscale;
+	if (!(p->tcp_flags & RTE_TCP_ACK_FLAG))
+		return;
+	win = p->win;
+	/* RFC 7323: a SYN's window is not scaled; scaling holds when both
+	 * SYNs carried the option. */
+	if (!(p->tcp_flags & RTE_TCP_SYN_FLAG) && f->wscale[0] != 0xff && f->wscale[1] != 0xff)
+		win <<= RTE_MIN(f->wscale[d], 14);
+	if (!(f->ack_seen & (1u << d)) || (int32_t)(p->ack - f->ack[d]) > 0)
+		f->ack[d] = p->ack;
+	if (win > f->maxwin[d])
+		f->maxwin[d] = win;
+	f->ack_seen |= (uint8_t)(1u << d);
+}
+
+/* A reset in direction d is believed when its sequence number falls in the
+ * window the receiver advertised from its last acknowledgment (RFC 5961's
+ * spirit: a blind reset must guess it). Before the receiver sent an ACK
+ * there is nothing to check against (a reset answering a SYN). */
+static bool
+rst_in_window(const struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
+{
+	unsigned int r = d ^ 1;
+
+	if (!(f->ack_seen & (1u << r)))
+		return true;
+	return p->seq - f->ack[r] < RTE_MAX(f->maxwin[r], 1u);
+}
+
+int
 nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, uint8_t proto,
 	   const struct nfv_ct_pkt *p, uint64_t now)
 {
@@ -192,11 +229,11 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 	struct nfv_ct_flow *f = &t->flows[idx];
 
 	if (!f->used)
-		return false; /* forgotten by an earlier packet of the burst */
+		return 0; /* forgotten by an earlier packet of the burst */
 	if ((int64_t)(now - f->expire_tsc) >= 0) {
 		flow_forget(t, idx);
 		c->expired++;
-		return false;
+		return 0;
 	}
 	if (proto == IPPROTO_TCP) {
 		uint8_t syn = p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG);
@@ -206,8 +243,13 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 		    (f->state == NFV_CT_TCP_TIME_WAIT || f->state == NFV_CT_TCP_CLOSE)) {
 			/* A new connection on the same ports: the rules decide again. */
 			flow_forget(t, idx);
-			return false;
+			return 0;
 		}
+		if ((p->tcp_flags & RTE_TCP_RST_FLAG) && !rst_in_window(f, d, p)) {
+			c->invalid_rst++;
+			return -1;
+		}
+		tcp_track(f, d, p);
 		f->state = tcp_next(f, d, p->tcp_flags, &fin);
 		f->fin_seen = fin;
 	} else if (f->state == NFV_CT_UDP && d == 1) {
@@ -216,18 +258,30 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 	f->packets[d]++;
 	flow_touch(f, now);
 	c->hits++;
-	return true;
+	return 1;
 }
 
-bool
+int
 nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
 	      const struct nfv_ct_pkt *p, uint64_t now)
 {
 	void *data;
 
 	if (!p->trackable || rte_hash_lookup_data(t->hash, k, &data) < 0)
-		return false;
+		return 0;
 	return nfv_ct_hit(t, c, data, k->proto, p, now);
+}
+
+bool
+nfv_ct_related(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+	       uint64_t now)
+{
+	const struct nfv_ct_flow *f = &t->flows[(uint32_t)((uintptr_t)data >> 1)];
+
+	if (!f->used || (int64_t)(now - f->expire_tsc) >= 0)
+		return false;
+	c->related++;
+	return true;
 }
 
 static void
@@ -278,6 +332,11 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	}
 	f->state = new_state(k, p);
 	f->fin_seen = 0;
+	f->ack_seen = 0;
+	f->maxwin[0] = f->maxwin[1] = 0;
+	f->wscale[0] = f->wscale[1] = 0xff;
+	if (k->proto == IPPROTO_TCP)
+		tcp_track(f, 0, p);
 	f->packets[0] = 1;
 	f->packets[1] = 0;
 	f->gen = t->gen;
@@ -454,9 +513,10 @@ ct_show_stats(json_t *stats)
 	struct nfv_ct_counters c;
 
 	nfv_counters_sum(&nfv_ct_counters_block, &c);
-	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I}",
+	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
 		"created", (json_int_t)c.created, "expired", (json_int_t)c.expired,
-		"table_full", (json_int_t)c.table_full, "hits", (json_int_t)c.hits));
+		"table_full", (json_int_t)c.table_full, "hits", (json_int_t)c.hits,
+		"related", (json_int_t)c.related, "invalid_rst", (json_int_t)c.invalid_rst));
 }
 
 static void
@@ -473,6 +533,12 @@ ct_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_conntrack_table_full_total", "counter",
 			 "New flows refused: the table was full.");
 	fprintf(f, "nfvd_conntrack_table_full_total %" PRIu64 "\n", c.table_full);
+	nfv_metrics_help(f, "nfvd_conntrack_related_total", "counter",
+			 "ICMP errors about a tracked flow, permitted.");
+	fprintf(f, "nfvd_conntrack_related_total %" PRIu64 "\n", c.related);
+	nfv_metrics_help(f, "nfvd_conntrack_invalid_rst_total", "counter",
+			 "TCP resets outside the receiver's window, dropped.");
+	fprintf(f, "nfvd_conntrack_invalid_rst_total %" PRIu64 "\n", c.invalid_rst);
 }
 
 static const struct nfv_collector ct_collector = {
