@@ -34,6 +34,7 @@
 #include "core/module.h"
 #include "core/stats.h"
 #include "modules/acl/acl.h"
+#include "modules/acl/ifattach.h"
 #include "modules/infra/iface.h"
 
 #define ACL_MAX 1024
@@ -586,76 +587,42 @@ nfv_acl_rule_del(const char *name, uint32_t prio, char *err)
 	return 0;
 }
 
+/* Before an ACL is published on an interface: built if it changed, the
+ * caches allocated, the handoff set when it records flows. */
 static int
-features_set(uint16_t iface, enum nfv_acl_dir dir, bool on, char *err)
+acl_prepare(void *obj, uint16_t iface, char *err)
 {
-	for (unsigned int f = 0; f < 2; f++) {
-		int rc = nfv_arc_feature_set(features[dir][f][0], features[dir][f][1], iface, on,
-					     err);
+	struct nfv_acl *a = obj;
 
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-int
-nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on, char *err)
-{
-	struct nfv_acl *a = acl_get(name, err), *prev;
-	struct nfv_iface *ifc;
-	int rc;
-
-	if (a == NULL)
-		return -ENOENT;
-	ifc = nfv_iface_by_name(dev);
-	if (ifc == NULL) {
-		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
-		return -ENOENT;
-	}
-	prev = nfv_acl_bound[dir][ifc->id];
-	if (!on) {
-		if (prev != a) {
-			snprintf(err, NFV_ERR_LEN, "ACL %s is not attached to %s %s", name, dev,
-				 dir_names[dir]);
-			return -ENOENT;
-		}
-		features_set(ifc->id, dir, false, err);
-		__atomic_store_n(&nfv_acl_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
-		a->n_attached--;
-		nfv_rcu_sync();
-		handoff_update(false);
-		return 0;
-	}
-	if (prev == a) {
-		snprintf(err, NFV_ERR_LEN, "ACL %s is already attached to %s %s", name, dev,
-			 dir_names[dir]);
-		return -EEXIST;
-	}
 	if (a->dirty || a->active == NULL) {
-		rc = acl_compile(a, err);
+		int rc = acl_compile(a, err);
+
 		if (rc < 0)
 			return rc;
 	}
 	acl_cache_setup();
 	if (nfv_n_workers > 1 && acl_has_reflect(a))
-		handoff_set(ifc->id, true);
-	/* The ACL first, then the feature: a packet that reaches the node finds it. */
-	__atomic_store_n(&nfv_acl_bound[dir][ifc->id], a, __ATOMIC_RELEASE);
-	a->n_attached++;
-	if (prev != NULL) {
-		prev->n_attached--;
-		nfv_rcu_sync();
-		handoff_update(false);
-		return 0;
-	}
-	rc = features_set(ifc->id, dir, true, err);
-	if (rc < 0) {
-		features_set(ifc->id, dir, false, err);
-		__atomic_store_n(&nfv_acl_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
-		a->n_attached--;
-		nfv_rcu_sync();
-	}
+		handoff_set(iface, true);
+	return 0;
+}
+
+static const struct nfv_ifattach acl_attach_kind = {
+	.what = "ACL",
+	.bound = (void **)nfv_acl_bound,
+	.features = features,
+	.n_attached_off = offsetof(struct nfv_acl, n_attached),
+	.prepare = acl_prepare,
+};
+
+int
+nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on, char *err)
+{
+	struct nfv_acl *a = acl_get(name, err);
+	int rc;
+
+	if (a == NULL)
+		return -ENOENT;
+	rc = nfv_ifattach_set(&acl_attach_kind, a, name, dev, dir, on, err);
 	handoff_update(false);
 	return rc;
 }
@@ -664,25 +631,8 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 static void
 acl_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
-	char err[NFV_ERR_LEN];
-	bool any = false;
-
-	if (ev != NFV_IFACE_REMOVED)
-		return;
-	for (unsigned int d = 0; d < NFV_ACL_DIRS; d++) {
-		struct nfv_acl *a = nfv_acl_bound[d][iface];
-
-		if (a == NULL)
-			continue;
-		features_set(iface, d, false, err);
-		__atomic_store_n(&nfv_acl_bound[d][iface], NULL, __ATOMIC_RELEASE);
-		a->n_attached--;
-		any = true;
-	}
-	if (any) {
-		nfv_rcu_sync();
+	if (ev == NFV_IFACE_REMOVED && nfv_ifattach_iface_removed(&acl_attach_kind, iface))
 		handoff_update(false);
-	}
 }
 NFV_IFACE_EVENT_HANDLER(acl_iface_event);
 
