@@ -90,6 +90,19 @@ nfv_ifattach_set(const struct nfv_ifattach *k, void *obj, const char *name, cons
 	return rc;
 }
 
+json_t *
+nfv_ifattach_json(const struct nfv_ifattach *k, const void *obj)
+{
+	json_t *att = json_array();
+
+	for (unsigned int d = 0; d < 2; d++)
+		for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
+			if (*slot(k, d, (uint16_t)i) == obj)
+				json_array_append_new(att, json_pack("{s:s, s:s}", "dev",
+					nfv_iface_name_of((uint16_t)i), "dir", dir_names[d]));
+	return att;
+}
+
 bool
 nfv_ifattach_iface_removed(const struct nfv_ifattach *k, uint16_t iface)
 {

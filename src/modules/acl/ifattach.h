@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/common.h"
 
 struct nfv_ifattach {
@@ -28,6 +30,8 @@ struct nfv_ifattach {
 /* "attach" (on) or "detach" obj, named name, on the interface named dev. */
 int nfv_ifattach_set(const struct nfv_ifattach *k, void *obj, const char *name,
 		     const char *dev, unsigned int dir, bool on, char *err);
+/* Where obj is attached: [{"dev", "dir"}...]. */
+json_t *nfv_ifattach_json(const struct nfv_ifattach *k, const void *obj);
 /* The interface went: its attachments go (returns true if it had any). */
 bool nfv_ifattach_iface_removed(const struct nfv_ifattach *k, uint16_t iface);
 

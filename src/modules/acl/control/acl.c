@@ -69,7 +69,6 @@ static uint8_t slot_used[NFV_ACL_SLOTS];
 static uint32_t slot_next;
 static uint32_t ctx_seq;
 
-static const char *const dir_names[NFV_ACL_DIRS] = { "in", "out" };
 static const char *const features[NFV_ACL_DIRS][2][2] = {
 	[NFV_ACL_IN] = { { "ip4_ingress", "nfv_acl_in4" }, { "ip6_ingress", "nfv_acl_in6" } },
 	[NFV_ACL_OUT] = { { "ip4_egress", "nfv_acl_out4" }, { "ip6_egress", "nfv_acl_out6" } },
@@ -683,14 +682,9 @@ range_json(uint16_t lo, uint16_t hi)
 static json_t *
 acl_json(const struct nfv_acl *a)
 {
-	json_t *rules = json_array(), *att = json_array();
+	json_t *rules = json_array();
 	char buf[8];
 
-	for (unsigned int d = 0; d < NFV_ACL_DIRS; d++)
-		for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
-			if (nfv_acl_bound[d][i] == a)
-				json_array_append_new(att, json_pack("{s:s, s:s}", "dev",
-					nfv_iface_name_of((uint16_t)i), "dir", dir_names[d]));
 	for (uint32_t i = 0; i < a->n_rules; i++) {
 		const struct acl_rule *r = &a->rules[i];
 		const struct nfv_acl_rule_spec *s = &r->s;
@@ -717,7 +711,7 @@ acl_json(const struct nfv_acl *a)
 	}
 	return json_pack("{s:s, s:s, s:I, s:o, s:o}", "name", a->name, "default_action", "deny",
 			 "no_match_hits", (json_int_t)(slot_sum(a->default_slot) - a->default_base),
-			 "attached", att, "rules", rules);
+			 "attached", nfv_ifattach_json(&acl_attach_kind, a), "rules", rules);
 }
 
 int

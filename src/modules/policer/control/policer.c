@@ -31,7 +31,6 @@ struct nfv_policer *nfv_policer_bound[NFV_POLICER_DIRS][NFV_IFACE_MAX];
 static struct nfv_policer *policers[POLICER_MAX];
 static struct nfv_timer *share_timer;
 
-static const char *const dir_names[NFV_POLICER_DIRS] = { "in", "out" };
 static const char *const features[NFV_POLICER_DIRS][2][2] = {
 	[NFV_POLICER_IN] = { { "ip4_ingress", "nfv_policer_in4" },
 			     { "ip6_ingress", "nfv_policer_in6" } },
@@ -243,7 +242,7 @@ policer_json(const struct nfv_policer *p)
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "name", p->name,
 			      "type", p->trtcm ? "trtcm" : "srtcm",
 			      "cir", (json_int_t)p->cir * 8, "cbs", (json_int_t)p->cbs);
-	json_t *att = json_array(), *shares = json_array();
+	json_t *shares = json_array();
 
 	if (p->trtcm) {
 		json_object_set_new(o, "pir", json_integer((json_int_t)p->pir * 8));
@@ -265,12 +264,7 @@ policer_json(const struct nfv_policer *p)
 	for (unsigned int w = 0; w < nfv_n_workers; w++)
 		json_array_append_new(shares, json_real(p->w[w].share));
 	json_object_set_new(o, "worker_shares", shares);
-	for (unsigned int d = 0; d < NFV_POLICER_DIRS; d++)
-		for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
-			if (nfv_policer_bound[d][i] == p)
-				json_array_append_new(att, json_pack("{s:s, s:s}", "dev",
-					nfv_iface_name_of((uint16_t)i), "dir", dir_names[d]));
-	json_object_set_new(o, "attached", att);
+	json_object_set_new(o, "attached", nfv_ifattach_json(&policer_attach_kind, p));
 	return o;
 }
 
