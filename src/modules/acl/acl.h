@@ -170,6 +170,8 @@ int nfv_acl_rule_del(const char *name, uint32_t prio, char *err);
 int nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		   char *err);
 int nfv_acl_show(const char *name, json_t **out, char *err);
+/* "tcp", "udp", "icmp", "icmp6" or the number (in buf). */
+const char *nfv_acl_proto_name(uint8_t p, char *buf, size_t len);
 
 /* ---- worker handoff ----
  *

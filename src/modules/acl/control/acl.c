@@ -637,8 +637,8 @@ NFV_IFACE_EVENT_HANDLER(acl_iface_event);
 
 /* ---- views ---- */
 
-static const char *
-proto_name(uint8_t p, char *buf, size_t len)
+const char *
+nfv_acl_proto_name(uint8_t p, char *buf, size_t len)
 {
 	switch (p) {
 	case IPPROTO_TCP:
@@ -700,7 +700,7 @@ acl_json(const struct nfv_acl *a)
 			json_object_set_new(o, "dst", prefix_json(s->family, s->dst, s->dst_len));
 		if (s->has_proto)
 			json_object_set_new(o, "proto",
-					    json_string(proto_name(s->proto, buf, sizeof(buf))));
+					    json_string(nfv_acl_proto_name(s->proto, buf, sizeof(buf))));
 		if (s->has_ports && !(s->sport_lo == 0 && s->sport_hi == 0xffff))
 			json_object_set_new(o, icmp ? "type" : "sport",
 					    range_json(s->sport_lo, s->sport_hi));

@@ -426,24 +426,6 @@ nfv_ct_flush(void)
 	__atomic_fetch_add(&nfv_ct_gen, 1, __ATOMIC_RELEASE);
 }
 
-static const char *
-proto_str(uint8_t p, char *buf, size_t len)
-{
-	switch (p) {
-	case IPPROTO_TCP:
-		return "tcp";
-	case IPPROTO_UDP:
-		return "udp";
-	case IPPROTO_ICMP:
-		return "icmp";
-	case IPPROTO_ICMPV6:
-		return "icmp6";
-	default:
-		snprintf(buf, len, "%u", p);
-		return buf;
-	}
-}
-
 #define CT_SHOW_ENTRIES_MAX 10000
 
 /* The flows now (read while the workers write: a flow that changes as it is
@@ -481,7 +463,7 @@ nfv_ct_show(void)
 			json_array_append_new(entries, json_pack(
 				"{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:i, s:I, s:I, s:I}",
 				"dev", nfv_iface_name_of(f.key[0].iface),
-				"proto", proto_str(f.key[0].proto, pb, sizeof(pb)),
+				"proto", nfv_acl_proto_name(f.key[0].proto, pb, sizeof(pb)),
 				"src", src, "dst", dst,
 				"sport", rte_be_to_cpu_16(f.key[0].sport),
 				"dport", rte_be_to_cpu_16(f.key[0].dport),
