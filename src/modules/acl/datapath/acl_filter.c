@@ -608,25 +608,25 @@ struct acl_scratch {
 
 /*
  * IPv4 with the decision cache on and no tracked flow on this worker (the
- * common stateless case): each packet's cache key is read straight from
- * its header (the addresses in one load, the ports in another), hashed
- * with two crc32 instructions and its set fetched; then each is probed
- * and, on a hit, decided at once (permit, deny, no match). What this path
- * does not finish (misses, reflect rules, packets whose header needs the
- * full parse) is listed in slow[] for the general path; returns how many.
- * Counters go to sum, nexts[] are set for every packet.
+ * common stateless case), one pass: each packet's cache key is read
+ * straight from its header (the addresses in one load, the ports in
+ * another), hashed with two crc32 instructions, its set probed and, on a
+ * hit, the packet decided at once (permit, deny, no match). The probes of
+ * successive packets do not depend on each other, so the CPU overlaps
+ * them (a pass that computed and prefetched every set first cost 13 more
+ * instructions a packet). What this path does not finish (misses, reflect
+ * rules, headers it cannot read in place) is listed in slow[] for the
+ * general path; returns how many. Counters go to sum; nexts[] is set for
+ * every packet.
  */
 static __rte_always_inline uint16_t
 acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	  const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
 	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum)
 {
-	const struct nfv_acl_compiled *comp[RTE_GRAPH_BURST_SIZE];
-	const struct nfv_acl_cache4_entry *set[RTE_GRAPH_BURST_SIZE];
-	uint64_t ka[RTE_GRAPH_BURST_SIZE], kb[RTE_GRAPH_BURST_SIZE];
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
-	const struct nfv_acl_compiled *last_comp = NULL;
-	uint32_t nhit = 0;
+	const struct nfv_acl_compiled *c = NULL;
+	uint32_t nhit = 0, gen = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -634,7 +634,11 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		const struct rte_ipv4_hdr *ip =
 			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
 		uint8_t proto = ip->next_proto_id;
-		uint32_t need = NFV_L2_LEN + sizeof(*ip) + (proto == IPPROTO_TCP ? 20 : 4), ports, h;
+		uint32_t need = NFV_L2_LEN + sizeof(*ip) + (proto == IPPROTO_TCP ? 20 : 4), ports;
+		uint32_t res = UINT32_MAX;
+		const struct nfv_acl_cache4_entry *e;
+		const struct nfv_acl_compiled_rule *r;
+		uint64_t ka, kb;
 
 		if (unlikely(iface != last_iface)) {
 			const struct nfv_acl *acl = __atomic_load_n(&nfv_acl_bound[dir][iface],
@@ -642,38 +646,25 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 
 			last_iface = iface;
 			last_next = nfv_arc_next_edge(f, iface);
-			last_comp = acl != NULL ? nfv_acl_active(acl) : NULL;
+			c = acl != NULL ? nfv_acl_active(acl) : NULL;
+			gen = c != NULL ? (uint32_t)c->gen : 0;
 		}
 		nexts[i] = last_next;
-		comp[i] = last_comp;
-		if (unlikely(last_comp == NULL))
+		if (unlikely(c == NULL))
 			continue; /* detached while the packet was on its way */
 		if (unlikely(ip->version_ihl != 0x45 || m->data_len < need ||
 			     (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0 ||
 			     (proto != IPPROTO_UDP && proto != IPPROTO_TCP))) {
-			comp[i] = NULL;
 			slow[ns++] = i;
 			continue;
 		}
-		memcpy(&ka[i], &ip->src_addr, 8);
+		memcpy(&ka, &ip->src_addr, 8);
 		memcpy(&ports, ip + 1, 4);
-		kb[i] = (uint64_t)proto | 1u << 8 | (uint64_t)ports << 32;
-		h = rte_hash_crc_8byte(kb[i], rte_hash_crc_8byte(ka[i], (uint32_t)last_comp->gen));
-		set[i] = &dc->v4[(h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
-		rte_prefetch0(set[i]);
-		rte_prefetch0(RTE_PTR_ADD(set[i], RTE_CACHE_LINE_SIZE));
-	}
-	for (uint16_t i = 0; i < n; i++) {
-		const struct nfv_acl_compiled *c = comp[i];
-		const struct nfv_acl_compiled_rule *r;
-		uint32_t res = UINT32_MAX;
-
-		if (c == NULL)
-			continue;
-		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++) {
-			const struct nfv_acl_cache4_entry *e = &set[i][w];
-
-			if (((e->a ^ ka[i]) | (e->b ^ kb[i]) | (e->gen ^ c->gen)) == 0) {
+		kb = (uint64_t)proto | 1u << 8 | (uint64_t)ports << 32;
+		e = &dc->v4[(rte_hash_crc_8byte(kb, rte_hash_crc_8byte(ka, gen)) &
+			     (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
+		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
+			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ c->gen)) == 0) {
 				res = e->res;
 				break;
 			}
@@ -685,7 +676,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		if (res == 0) {
 			hits[c->default_slot]++;
 			sum->no_match++;
-			nexts[i] = nfv_mark_drop(pkts[i], drop_acl_no_match.id, ACL_NEXT_DROP);
+			nexts[i] = nfv_mark_drop(m, drop_acl_no_match.id, ACL_NEXT_DROP);
 			nhit++;
 			continue;
 		}
@@ -698,7 +689,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		nhit++;
 		if (r->action == NFV_ACL_DENY) {
 			sum->denied++;
-			nexts[i] = nfv_mark_drop(pkts[i], drop_acl_denied.id, ACL_NEXT_DROP);
+			nexts[i] = nfv_mark_drop(m, drop_acl_denied.id, ACL_NEXT_DROP);
 		} else {
 			sum->permitted++;
 		}
