@@ -14,6 +14,7 @@ fin_wait, time_wait, close on RST), UDP, ICMP echo (by identifier), IPv6.
 Timeouts (set short), the table's maximum, flush, and two workers each
 keeping their own flows.
 """
+import os
 import socket
 import struct
 import time
@@ -396,3 +397,20 @@ def test_fragments(tmp_path):
     assert [r["hits"] for r in rules] == [0, 1]
     out = nfvd.stop()
     assert out["t"] == [routed(f) for f in passes]
+
+
+def test_ports_with_rss_get_the_symmetric_key(tmp_path):
+    """A port with two RX queues on a device with RSS (net_tap) is given the
+    symmetric Toeplitz key (0x6d5a repeated, the device's key size) over
+    IP, TCP and UDP, and port show says so; a pcap port has no RSS."""
+    nfvd = Nfvd(tmp_path, mem_mb=1024)
+    nfvd.add_port("pc", rx=[])
+    nfvd.cmd("port add tp dev net_tap0,iface=s2atap%d rxq 2" % (os.getpid() % 10000))
+    nfvd.start()
+    ports = {p["name"]: p for p in nfvd.ctl("port show")["ports"]}
+    assert ports["pc"]["rss"] is None
+    rss = ports["tp"]["rss"]
+    assert rss["symmetric"] is True
+    assert rss["key"] == "6d5a" * 20, rss
+    assert {"ipv4", "ipv4-tcp", "ipv4-udp", "ipv6", "ipv6-tcp", "ipv6-udp"} <= set(rss["hash"])
+    nfvd.stop()
