@@ -289,7 +289,8 @@ def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
     receiver is dropped (conntrack/invalid_rst) and the flow stays
     established; one inside closes it. A window scale from both SYNs scales
     later windows (RFC 7323), so a reset 64 KB ahead is inside a scaled
-    window and outside an unscaled one."""
+    window and outside an unscaled one. A flow picked up in the middle
+    (no SYN seen) is not checked."""
     passes = [
         # Flow 1: no window scale. H's window 2000 from ack 5001.
         out_pkt(seg(H, S, 40000, 80, "S", 1000, 0, 4000)),
@@ -301,6 +302,10 @@ def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
         out_pkt(seg(H, S, 40001, 80, "A", 1001, 9001, 1000)),
         in_pkt(seg(S, H, 80, 40001, "R", 9001 + 65536, 0, 0)),        # inside: closes
         in_pkt(seg(S, H, 80, 40000, "R", 5001 + 1999, 0, 0)),         # last byte inside
+        # Flow 3, picked up in the middle (no SYN seen, scales unknown): a
+        # reset is not checked.
+        out_pkt(seg(H, S, 40002, 80, "A", 1001, 7001, 1000)),
+        in_pkt(seg(S, H, 80, 40002, "R", 7001 + 100000, 0, 0)),
     ]
     dropped = [
         in_pkt(seg(S, H, 80, 40000, "R", 5001 + 2000, 0, 0)),         # one past the window
@@ -317,7 +322,8 @@ def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
     assert drops(st) == {"conntrack/invalid_rst": len(dropped)}, drops(st)
     assert st["conntrack"]["invalid_rst"] == len(dropped)
     ct = show(nfvd)
-    assert {e["sport"]: e["state"] for e in ct["entries"]} == {40000: "close", 40001: "close"}
+    assert {e["sport"]: e["state"] for e in ct["entries"]} == {40000: "close", 40001: "close",
+                                                               40002: "close"}
     out = nfvd.stop()
     assert out["t"] == [routed(f) for f in passes]
 

@@ -219,14 +219,14 @@ struct nfv_ct_key {
 };
 
 struct nfv_ct_flow {
-	struct nfv_ct_key key[2]; /* [0] as first seen, [1] the reply */
+	struct nfv_ct_key key;    /* as first seen (the reply's is its reverse) */
 	uint64_t expire_tsc;
 	uint64_t packets[2];
 	uint32_t gen;     /* flush generation it was created in */
 	uint8_t state;    /* enum nfv_ct_state */
 	uint8_t used;
 	uint8_t fin_seen; /* bit d: FIN seen in direction d */
-	uint8_t ack_seen; /* bit d: an ACK seen in direction d (TCP) */
+	uint8_t ack_seen; /* TCP: bit d an ACK, bit 2 + d a SYN seen in direction d */
 	/* TCP, per direction: the last acknowledgment number sent, the
 	 * largest window advertised (scaled once both SYNs gave a scale) and
 	 * the window scale of its SYN (0xff: none seen). */

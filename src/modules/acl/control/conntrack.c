@@ -77,12 +77,27 @@ timeouts_publish(void)
 /* ---- worker side ---- */
 
 static void
+key_reverse(struct nfv_ct_key *r, const struct nfv_ct_key *k)
+{
+	r->iface = k->iface;
+	r->family = k->family;
+	r->proto = k->proto;
+	r->sport = k->dport;
+	r->dport = k->sport;
+	memcpy(r->src, k->dst, sizeof(r->src));
+	memcpy(r->dst, k->src, sizeof(r->dst));
+}
+
+static void
 flow_forget(struct nfv_ct_table *t, uint32_t idx)
 {
 	struct nfv_ct_flow *f = &t->flows[idx];
 
-	rte_hash_del_key(t->hash, &f->key[0]);
-	rte_hash_del_key(t->hash, &f->key[1]);
+	struct nfv_ct_key r;
+
+	key_reverse(&r, &f->key);
+	rte_hash_del_key(t->hash, &f->key);
+	rte_hash_del_key(t->hash, &r); /* -ENOENT when it is the same key */
 	__atomic_store_n(&f->used, 0, __ATOMIC_RELEASE);
 	t->free_list[t->n_free++] = idx;
 	t->count--;
@@ -191,8 +206,10 @@ tcp_track(struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
 {
 	uint32_t win;
 
-	if (p->tcp_flags & RTE_TCP_SYN_FLAG)
+	if (p->tcp_flags & RTE_TCP_SYN_FLAG) {
 		f->wscale[d] = p->wscale;
+		f->ack_seen |= (uint8_t)(4u << d); /* this side's SYN seen */
+	}
 	if (!(p->tcp_flags & RTE_TCP_ACK_FLAG))
 		return;
 	win = p->win;
@@ -209,14 +226,16 @@ tcp_track(struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
 
 /* A reset in direction d is believed when its sequence number falls in the
  * window the receiver advertised from its last acknowledgment (RFC 5961's
- * spirit: a blind reset must guess it). Before the receiver sent an ACK
- * there is nothing to check against (a reset answering a SYN). */
+ * spirit: a blind reset must guess it). Only once both SYNs were seen (the
+ * window scales are known; a flow picked up in the middle is followed
+ * liberally, as Linux does) and the receiver sent an ACK (not a reset
+ * answering a SYN). */
 static bool
 rst_in_window(const struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
 {
 	unsigned int r = d ^ 1;
 
-	if (!(f->ack_seen & (1u << r)))
+	if ((f->ack_seen & 0xc) != 0xc || !(f->ack_seen & (1u << r)))
 		return true;
 	return p->seq - f->ack[r] < RTE_MAX(f->maxwin[r], 1u);
 }
@@ -284,22 +303,12 @@ nfv_ct_related(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *da
 	return true;
 }
 
-static void
-key_reverse(struct nfv_ct_key *r, const struct nfv_ct_key *k)
-{
-	r->iface = k->iface;
-	r->family = k->family;
-	r->proto = k->proto;
-	r->sport = k->dport;
-	r->dport = k->sport;
-	memcpy(r->src, k->dst, sizeof(r->src));
-	memcpy(r->dst, k->src, sizeof(r->dst));
-}
 
 int
 nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
 	      const struct nfv_ct_pkt *p, uint64_t now)
 {
+	struct nfv_ct_key r;
 	struct nfv_ct_flow *f;
 	uint32_t idx;
 
@@ -315,17 +324,17 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	}
 	idx = t->free_list[--t->n_free];
 	f = &t->flows[idx];
-	f->key[0] = *k;
-	key_reverse(&f->key[1], k);
-	if (rte_hash_add_key_data(t->hash, &f->key[0], (void *)(uintptr_t)(idx << 1)) < 0) {
+	f->key = *k;
+	key_reverse(&r, k);
+	if (rte_hash_add_key_data(t->hash, &f->key, (void *)(uintptr_t)(idx << 1)) < 0) {
 		t->n_free++;
 		c->table_full++;
 		return -ENOSPC;
 	}
 	/* An echo request to oneself is its own reply key: one key then. */
-	if (memcmp(&f->key[0], &f->key[1], sizeof(f->key[0])) != 0 &&
-	    rte_hash_add_key_data(t->hash, &f->key[1], (void *)(uintptr_t)(idx << 1 | 1)) < 0) {
-		rte_hash_del_key(t->hash, &f->key[0]);
+	if (memcmp(&f->key, &r, sizeof(r)) != 0 &&
+	    rte_hash_add_key_data(t->hash, &r, (void *)(uintptr_t)(idx << 1 | 1)) < 0) {
+		rte_hash_del_key(t->hash, &f->key);
 		t->n_free++;
 		c->table_full++;
 		return -ENOSPC;
@@ -458,15 +467,15 @@ nfv_ct_show(void)
 				truncated = true;
 				continue;
 			}
-			inet_ntop(f.key[0].family, f.key[0].src, src, sizeof(src));
-			inet_ntop(f.key[0].family, f.key[0].dst, dst, sizeof(dst));
+			inet_ntop(f.key.family, f.key.src, src, sizeof(src));
+			inet_ntop(f.key.family, f.key.dst, dst, sizeof(dst));
 			json_array_append_new(entries, json_pack(
 				"{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:i, s:I, s:I, s:I}",
-				"dev", nfv_iface_name_of(f.key[0].iface),
-				"proto", nfv_acl_proto_name(f.key[0].proto, pb, sizeof(pb)),
+				"dev", nfv_iface_name_of(f.key.iface),
+				"proto", nfv_acl_proto_name(f.key.proto, pb, sizeof(pb)),
 				"src", src, "dst", dst,
-				"sport", rte_be_to_cpu_16(f.key[0].sport),
-				"dport", rte_be_to_cpu_16(f.key[0].dport),
+				"sport", rte_be_to_cpu_16(f.key.sport),
+				"dport", rte_be_to_cpu_16(f.key.dport),
 				"state", state_names[f.state], "worker", (int)w,
 				"expires_in_ms", (json_int_t)((f.expire_tsc - now) * 1000 /
 							      rte_get_tsc_hz()),
