@@ -22,7 +22,7 @@
  * reads counters since start (nfv_stats_since_start), which never go back.
  */
 static struct nfv_worker_stats base[NFV_MAX_WORKERS];
-#define NFV_MAX_NODES 32
+#define NFV_MAX_NODES 256 /* as many as a worker graph holds (worker.c) */
 static struct {
 	uint64_t calls, objs, cycles;
 } node_base[NFV_MAX_WORKERS][NFV_MAX_NODES];
