@@ -18,10 +18,15 @@
  *
  * Edges: drop, then the arc's (later features, the end node).
  * Reads: mbuf->port (in), meta.tx_port (out), the L3/L4 headers.
- * Drops: acl/denied, acl/no_match, conntrack/table_full.
+ * With several workers, on an interface whose ACL records flows, a packet
+ * whose flow another worker owns is first handed to it (acl.h).
+ *
+ * Drops: acl/denied, acl/no_match, acl/handoff_full, conntrack/table_full,
+ *        conntrack/invalid_rst.
  * Counters: acl (permitted, denied, no_match, flow_hits, cache_hits,
- *           cache_misses), per-rule hits,
- *           conntrack (created, expired, table_full, hits).
+ *           cache_misses, handoff_out, handoff_full), per-rule hits,
+ *           conntrack (created, expired, table_full, hits, related,
+ *           invalid_rst).
  */
 #include <netinet/in.h>
 
@@ -359,78 +364,65 @@ icmp6_error(uint8_t type)
 	return type >= 1 && type <= 4;
 }
 
-/* The symmetric hash of an IPv4 packet at off: addresses, and the ports of
- * TCP and UDP unless it is a non-first fragment (a first fragment has its
- * ports and belongs with its flow, where a NIC would hash it by addresses;
- * later fragments are not tracked). An ICMP error is hashed by the header
- * it carries (the flow it is about); inner: once. */
+/* The symmetric hash of the IPv4 (fam 0) or IPv6 packet at off: addresses,
+ * and the ports of TCP and UDP unless it is a non-first fragment (a first
+ * fragment has its ports and belongs with its flow, where a NIC would hash
+ * it by addresses; later fragments are not tracked). IPv6: the ports only
+ * when TCP or UDP follows the fixed header (as a NIC without the
+ * extension-header hash). An ICMP error is hashed by the header it carries
+ * (the flow it is about); inner: that header. */
 static uint32_t
-flow_hash4(const struct rte_mbuf *m, uint32_t off, bool inner)
+flow_hash(const struct rte_mbuf *m, uint32_t off, const unsigned int fam, bool inner)
 {
-	uint8_t buf[sizeof(struct rte_ipv4_hdr)], pb[8];
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_read(m, off, sizeof(*ip), buf);
-	const uint8_t *h;
+	uint8_t buf[sizeof(struct rte_ipv6_hdr)], pb[4];
+	const uint8_t *h, *src, *dst;
+	rte_be16_t p[2] = { 0, 0 };
+	bool ports = false, frag = false;
+	uint8_t proto, icmp;
 	uint32_t l4;
 
-	if (ip == NULL)
-		return 0;
-	l4 = off + rte_ipv4_hdr_len(ip);
-	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK))
-		return nfv_symhash4(ip->src_addr, ip->dst_addr, 0, 0, false);
-	switch (ip->next_proto_id) {
-	case IPPROTO_TCP:
-	case IPPROTO_UDP:
+	if (fam == 0) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_read(m, off, sizeof(*ip), buf);
+
+		if (ip == NULL)
+			return 0;
+		l4 = off + rte_ipv4_hdr_len(ip);
+		proto = ip->next_proto_id;
+		frag = (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0;
+		src = (const uint8_t *)&ip->src_addr;
+		dst = (const uint8_t *)&ip->dst_addr;
+		icmp = IPPROTO_ICMP;
+	} else {
+		const struct rte_ipv6_hdr *ip = rte_pktmbuf_read(m, off, sizeof(*ip), buf);
+
+		if (ip == NULL)
+			return 0;
+		l4 = off + sizeof(*ip);
+		proto = ip->proto;
+		src = ip->src_addr;
+		dst = ip->dst_addr;
+		icmp = IPPROTO_ICMPV6;
+	}
+	if (!frag && (proto == IPPROTO_TCP || proto == IPPROTO_UDP)) {
 		h = rte_pktmbuf_read(m, l4, 4, pb);
 		if (h != NULL) {
-			rte_be16_t p[2];
-
 			memcpy(p, h, 4);
-			return nfv_symhash4(ip->src_addr, ip->dst_addr, p[0], p[1], true);
+			ports = true;
 		}
-		break;
-	case IPPROTO_ICMP:
-		h = inner ? NULL : rte_pktmbuf_read(m, l4, 1, pb);
-		if (h != NULL && icmp4_error(h[0]) && rte_pktmbuf_read(m, l4 + 8, 1, pb) != NULL)
-			return flow_hash4(m, l4 + 8, true);
-		break;
-	default:
-		break;
+	} else if (!frag && !inner && proto == icmp) {
+		h = rte_pktmbuf_read(m, l4, 1, pb);
+		if (h != NULL && (fam == 0 ? icmp4_error(h[0]) : icmp6_error(h[0])) &&
+		    rte_pktmbuf_read(m, l4 + 8, 1, pb) != NULL)
+			return flow_hash(m, l4 + 8, fam, true);
 	}
-	return nfv_symhash4(ip->src_addr, ip->dst_addr, 0, 0, false);
-}
+	if (fam == 0) {
+		rte_be32_t s4, d4;
 
-/* IPv6: the ports only when TCP or UDP follows the fixed header (a NIC
- * without the extension-header hash does the same). */
-static uint32_t
-flow_hash6(const struct rte_mbuf *m, uint32_t off, bool inner)
-{
-	uint8_t buf[sizeof(struct rte_ipv6_hdr)], pb[8];
-	const struct rte_ipv6_hdr *ip = rte_pktmbuf_read(m, off, sizeof(*ip), buf);
-	const uint8_t *h;
-	uint32_t l4 = off + sizeof(*ip);
-
-	if (ip == NULL)
-		return 0;
-	switch (ip->proto) {
-	case IPPROTO_TCP:
-	case IPPROTO_UDP:
-		h = rte_pktmbuf_read(m, l4, 4, pb);
-		if (h != NULL) {
-			rte_be16_t p[2];
-
-			memcpy(p, h, 4);
-			return nfv_symhash6(ip->src_addr, ip->dst_addr, p[0], p[1], true);
-		}
-		break;
-	case IPPROTO_ICMPV6:
-		h = inner ? NULL : rte_pktmbuf_read(m, l4, 1, pb);
-		if (h != NULL && icmp6_error(h[0]) && rte_pktmbuf_read(m, l4 + 8, 1, pb) != NULL)
-			return flow_hash6(m, l4 + 8, true);
-		break;
-	default:
-		break;
+		memcpy(&s4, src, 4);
+		memcpy(&d4, dst, 4);
+		return nfv_symhash4(s4, d4, p[0], p[1], ports);
 	}
-	return nfv_symhash6(ip->src_addr, ip->dst_addr, 0, 0, false);
+	return nfv_symhash6(src, dst, p[0], p[1], ports);
 }
 
 /* Hands the packets of flows other workers own to them; keeps the others
@@ -453,8 +445,7 @@ acl_handoff(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w
 			pkts[nk++] = m;
 			continue;
 		}
-		o = (fam == 0 ? flow_hash4(m, NFV_L2_LEN, false) :
-				flow_hash6(m, NFV_L2_LEN, false)) % nfv_n_workers;
+		o = flow_hash(m, NFV_L2_LEN, fam, false) % nfv_n_workers;
 		if (o == w->index) {
 			pkts[nk++] = m;
 			continue;
