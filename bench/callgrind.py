@@ -21,7 +21,8 @@ Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
 interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
 interleaved, one port), ipv4-stats-off, ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
-`acl set cache off`).
+`acl set cache off`), ipv4-ct (one reflect rule on `in`: the
+established-flow path, every packet a connection-table hit).
 
 Packets: calls of eth_input's process function times the burst (32): every
 RX burst of the endless replay is full, so that is exactly the packets of
@@ -63,6 +64,7 @@ CASES = {
     "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
@@ -93,6 +95,12 @@ def config(case, pcap):
         lines += [ln.replace("dev out out", "dev out1 out") for ln in acl_lines(1000)]
         if case.endswith("nocache"):
             lines.append("acl set cache off")
+    if case == "ipv4-ct":
+        # bench.py's established-flow case: one reflect rule on in; after
+        # the first packet of each of the 512 flows, every packet is a
+        # connection-table hit.
+        lines += ["acl add fin", "acl rule add fin prio 1 action reflect",
+                  "acl attach fin dev in in"]
     return "\n".join(lines) + "\n"
 
 
