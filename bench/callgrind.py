@@ -22,7 +22,8 @@ interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
 interleaved, one port), ipv4-stats-off, ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
 `acl set cache off`), ipv4-ct (one reflect rule on `in`: the
-established-flow path, every packet a connection-table hit).
+established-flow path, every packet a connection-table hit), ipv4-nat
+(source NAT44 of the 512 flows on `out1`).
 
 Packets: calls of eth_input's process function times the burst (32): every
 RX burst of the endless replay is full, so that is exactly the packets of
@@ -63,6 +64,7 @@ CASES = {
     "mixed": ("mixed-64.pcap", ["--family", "46"], 1, "46"),
     "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-nat": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
@@ -72,7 +74,7 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
-         "rte_acl_classify"]
+         "rte_acl_classify", "nat44_out_process"]
 
 
 def config(case, pcap):
@@ -89,6 +91,8 @@ def config(case, pcap):
                   f"route add 2001:200:0:{k}::/64 via 2001:200:0:ff{k - 1:02x}::2"]
     if case.endswith("stats-off"):
         lines.append("stats off")
+    if case == "ipv4-nat":
+        lines.append("nat44 snat add src 198.19.0.0/16 dev out1")
     if case.startswith("ipv4-acl"):
         sys.path.insert(0, HERE)
         from bench import acl_lines
