@@ -21,10 +21,11 @@ Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
 interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
 interleaved, one port), ipv4-stats-off, ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
-`acl set cache off`), ipv4-nat (source NAT44 of the 512 flows on `out1`),
-ipv4-flow (flow statistics on), ipv4-capture-nomatch (bench.py's
-ipv4-64-visibility captures: `in` in and `out1` out, filter "tcp port 9",
-which none of the traffic matches).
+`acl set cache off`), ipv4-ct (one reflect rule on `in`: the
+established-flow path, every packet a connection-table hit), ipv4-nat
+(source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
+ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
+`out1` out, filter "tcp port 9", which none of the traffic matches).
 
 Packets: calls of eth_input's process function times the burst (32): every
 RX burst of the endless replay is full, so that is exactly the packets of
@@ -69,6 +70,7 @@ CASES = {
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
@@ -110,6 +112,12 @@ def config(case, pcap):
         # The files go to nfvd's working directory, the run's own.
         lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
                   'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
+    if case == "ipv4-ct":
+        # bench.py's established-flow case: one reflect rule on in; after
+        # the first packet of each of the 512 flows, every packet is a
+        # connection-table hit.
+        lines += ["acl add fin", "acl rule add fin prio 1 action reflect",
+                  "acl attach fin dev in in"]
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,7 @@
  * reads counters since start (nfv_stats_since_start), which never go back.
  */
 static struct nfv_worker_stats base[NFV_MAX_WORKERS];
-#define NFV_MAX_NODES 32
+#define NFV_MAX_NODES 256 /* as many as a worker graph holds (worker.c) */
 static struct {
 	uint64_t calls, objs, cycles;
 } node_base[NFV_MAX_WORKERS][NFV_MAX_NODES];
@@ -95,6 +95,36 @@ nfv_stats_sum(struct nfv_worker_stats *sum)
 	}
 }
 
+/* RSS as configured: the hash functions and the key (null: no RSS). */
+static json_t *
+rss_json(const struct nfv_port *p)
+{
+	static const struct { uint64_t bit; const char *name; } fns[] = {
+		{ RTE_ETH_RSS_IPV4, "ipv4" }, { RTE_ETH_RSS_FRAG_IPV4, "ipv4-frag" },
+		{ RTE_ETH_RSS_NONFRAG_IPV4_TCP, "ipv4-tcp" },
+		{ RTE_ETH_RSS_NONFRAG_IPV4_UDP, "ipv4-udp" },
+		{ RTE_ETH_RSS_NONFRAG_IPV4_OTHER, "ipv4-other" }, { RTE_ETH_RSS_IPV6, "ipv6" },
+		{ RTE_ETH_RSS_FRAG_IPV6, "ipv6-frag" },
+		{ RTE_ETH_RSS_NONFRAG_IPV6_TCP, "ipv6-tcp" },
+		{ RTE_ETH_RSS_NONFRAG_IPV6_UDP, "ipv6-udp" },
+		{ RTE_ETH_RSS_NONFRAG_IPV6_OTHER, "ipv6-other" }, { RTE_ETH_RSS_IPV6_EX, "ipv6-ex" },
+		{ RTE_ETH_RSS_IPV6_TCP_EX, "ipv6-tcp-ex" }, { RTE_ETH_RSS_IPV6_UDP_EX, "ipv6-udp-ex" },
+	};
+	char key[2 * sizeof(p->rss_key) + 1];
+	json_t *a;
+
+	if (p->rss_hf == 0)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < RTE_DIM(fns); i++)
+		if (p->rss_hf & fns[i].bit)
+			json_array_append_new(a, json_string(fns[i].name));
+	for (unsigned int i = 0; i < p->rss_key_len; i++)
+		snprintf(&key[2 * i], 3, "%02x", p->rss_key[i]);
+	key[2 * p->rss_key_len] = '\0';
+	return json_pack("{s:o, s:s, s:b}", "hash", a, "key", key, "symmetric", true);
+}
+
 static json_t *
 port_json(const struct nfv_port *p)
 {
@@ -107,7 +137,7 @@ port_json(const struct nfv_port *p)
 	rte_eth_link_get_nowait(p->port_id, &link);
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:b, s:b, s:i, s:i, s:i, s:i, s:i, "
-			 "s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 			 "name", p->name, "kind", "port", "vrf", nfv_iface_vrf_name(p->port_id),
 			 "port_id", p->port_id, "dev", p->dev_name,
 			 "driver", p->driver, "mac", mac, "admin_up", p->admin_up,
@@ -118,7 +148,7 @@ port_json(const struct nfv_port *p)
 			 "tx_packets", (json_int_t)st.opackets, "tx_bytes", (json_int_t)st.obytes,
 			 "rx_missed", (json_int_t)st.imissed, "rx_errors", (json_int_t)st.ierrors,
 			 "rx_nombuf", (json_int_t)st.rx_nombuf,
-			 "tx_errors", (json_int_t)st.oerrors);
+			 "tx_errors", (json_int_t)st.oerrors, "rss", rss_json(p));
 }
 
 /* The device's extended statistics, by their driver names. */

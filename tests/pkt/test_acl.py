@@ -28,22 +28,11 @@ from scapy.layers.l2 import Ether
 from scapy.layers.sctp import SCTP
 from scapy.packet import Raw
 
+from fwlib import H0, R1, router, router_config
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
 P0, P1 = pcap_mac(0), pcap_mac(1)
-H0 = "02:00:00:00:00:01"
-R1 = "02:00:00:00:01:01"
-
-BASE = [
-    "addr add 10.0.0.254/24 dev p0",
-    "addr add 2001:db8:a::fe/64 dev p0",
-    "addr add 10.1.0.254/24 dev p1",
-    "addr add 2001:db8:b::fe/64 dev p1",
-    "neigh add 10.1.0.1 lladdr %s dev p1" % R1,
-    "neigh add 2001:db8:b::1 lladdr %s dev p1" % R1,
-    "route add 0.0.0.0/0 via 10.1.0.1",
-    "route add ::/0 via 2001:db8:b::1",
-]
+BASE = router_config()
 
 # Addresses packets use: away from nfvd's subnets and from what ip4_input /
 # ip6_input drop (martians, multicast, link-local).
@@ -341,10 +330,8 @@ def test_acl_differential(tmp_path, acl_cache):
     rout = rand_rules(rng, 200, prios[300:])
     pkts = rand_packets(rng, rin, 2000) + rand_packets(rng, rout, 1000)
     frames, want, denied, no_match, hits = expected(pkts, [("ain", rin), ("aout", rout)])
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=frames)
-    nfvd.add_port("p1", rx=[])
-    nfvd.cmd(*BASE, "acl add ain", "acl add aout", "acl add flood")
+    nfvd = router(tmp_path, rx=frames)
+    nfvd.cmd("acl add ain", "acl add aout", "acl add flood")
     nfvd.cmd(*[r.command("ain") for r in rin], *[r.command("aout") for r in rout])
     nfvd.cmd("acl attach ain dev p0 in", "acl attach aout dev p1 out")
     nfvd.start()
@@ -420,10 +407,8 @@ def test_acl_differential(tmp_path, acl_cache):
 
 
 def test_acl_attach_errors_and_show(tmp_path):
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=[])
-    nfvd.add_port("p1", rx=[])
-    nfvd.cmd(*BASE, "acl add a1")
+    nfvd = router(tmp_path, rx=[])
+    nfvd.cmd("acl add a1")
     nfvd.start()
     for line, msg in [
             ("acl add a1", "ACL a1 already exists"),
@@ -491,10 +476,8 @@ def test_acl_out_only_defeats_fast_path(tmp_path):
     allowed = IP(src="172.16.0.1", dst="198.18.0.1", ttl=64) / UDP(sport=1, dport=53) / b"ok"
     blocked = IP(src="172.16.0.1", dst="198.18.0.2", ttl=64) / UDP(sport=1, dport=53) / b"no"
     frames = [Ether(dst=P0, src=H0) / p for p in [allowed, blocked] * 16]
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=frames)
-    nfvd.add_port("p1", rx=[])
-    nfvd.cmd(*BASE, "acl add o", "acl rule add o prio 1 dst 198.18.0.1/32 action permit",
+    nfvd = router(tmp_path, rx=frames)
+    nfvd.cmd("acl add o", "acl rule add o prio 1 dst 198.18.0.1/32 action permit",
              "acl attach o dev p1 out")
     nfvd.start()
     st = nfvd.wait_processed({"p0": len(frames)})
@@ -515,11 +498,9 @@ def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path, acl_cache):
     frames = ([mk("198.18.0.1", UDP(sport=1, dport=53)) for _ in range(3)] +
               [mk("198.18.0.2", UDP(sport=1, dport=53)) for _ in range(4)] +
               [mk("198.18.0.3", TCP(sport=1, dport=80)) for _ in range(5)])
-    nfvd = Nfvd(tmp_path)
+    nfvd = router(tmp_path, rx=frames)
     nfvd.extra_args = ["--metrics", "127.0.0.1:%d" % port]
-    nfvd.add_port("p0", rx=frames)
-    nfvd.add_port("p1", rx=[])
-    nfvd.cmd(*BASE, "acl add v", "acl rule add v prio 5 dst 198.18.0.1/32 action permit",
+    nfvd.cmd("acl add v", "acl rule add v prio 5 dst 198.18.0.1/32 action permit",
              "acl rule add v prio 9 proto udp action deny", "acl attach v dev p0 in")
     nfvd.start()
     st = nfvd.wait_processed({"p0": len(frames)})
@@ -554,10 +535,8 @@ def test_acl_cache_hits_exact_and_new_version(tmp_path, acl_cache):
     flows = [("198.18.0.1", UDP(sport=1, dport=53), 3), ("198.18.0.2", UDP(sport=1, dport=53), 4),
              ("198.18.0.3", TCP(sport=1, dport=80), 5)]
     frames = lambda mac: [mk(d, l4, mac) for d, l4, n in flows for _ in range(n)]
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=frames(P0))
-    nfvd.add_port("p1", rx=[])
-    nfvd.cmd(*BASE, "acl add v", "acl rule add v prio 5 dst 198.18.0.1/32 action permit",
+    nfvd = router(tmp_path, rx=frames(P0))
+    nfvd.cmd("acl add v", "acl rule add v prio 5 dst 198.18.0.1/32 action permit",
              "acl rule add v prio 9 proto udp action deny", "acl attach v dev p1 out")
     nfvd.start()
     st = nfvd.wait_processed({"p0": 12})

@@ -14,10 +14,13 @@ fin_wait, time_wait, close on RST), UDP, ICMP echo (by identifier), IPv6.
 Timeouts (set short), the table's maximum, flush, and two workers each
 keeping their own flows.
 """
+import os
+import socket
+import struct
 import time
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import IPv6
+from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6
 from scapy.layers.l2 import Dot1Q, Ether
 
 from nfvdlib import Nfvd, drops, pcap_mac
@@ -172,40 +175,248 @@ def test_timeouts_max_and_late_replies(tmp_path):
     assert out["late"] == []
 
 
-def test_two_workers_keep_their_own_flows(tmp_path):
-    """Each trunk is polled by its own worker; a flow's two directions stay on
-    that worker (the trunk carries both). A reply that comes in on the other
-    worker finds no flow there and is denied."""
-    def trunk(mac, lan_vid, wan_vid, h, sport):
-        return [Ether(dst=mac, src=H0) / Dot1Q(vlan=lan_vid) / tcp(h, S, sport, 80, "S"),
-                Ether(dst=mac, src=R1) / Dot1Q(vlan=wan_vid) / tcp(S, h, 80, sport, "SA"),
-                Ether(dst=mac, src=H0) / Dot1Q(vlan=lan_vid) / tcp(h, S, sport, 80, "A")]
-    t1 = trunk(pcap_mac(0), 11, 21, "10.0.1.1", 41000)
-    t2 = trunk(pcap_mac(1), 12, 22, "10.0.2.1", 42000)
-    # The reply of t1's flow, coming in on t2's outside (worker 2).
-    t2.append(Ether(dst=pcap_mac(1), src=R1) / Dot1Q(vlan=22) / tcp(S, "10.0.1.1", 80, 41000,
-                                                                     "A"))
+SYM_KEY = bytes([0x6d, 0x5a] * 20)
+
+
+def toeplitz(data, key=SYM_KEY):
+    """The Toeplitz hash bit by bit (the reference for nfvd's folded one)."""
+    k, klen, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i in range(len(data) * 8):
+        if data[i // 8] >> (7 - i % 8) & 1:
+            h ^= (k >> (klen - 32 - i)) & 0xffffffff
+    return h
+
+
+def owner(l3, workers=2):
+    """The worker that owns l3's flow: the symmetric hash of its addresses,
+    and ports for TCP and UDP, modulo the workers."""
+    ip = l3[IP]
+    data = socket.inet_aton(ip.src) + socket.inet_aton(ip.dst)
+    if TCP in ip or UDP in ip:
+        l4 = ip[TCP] if TCP in ip else ip[UDP]
+        data += struct.pack("!HH", l4.sport, l4.dport)
+    return toeplitz(data) % workers
+
+
+def test_two_workers_hand_flows_to_their_owner(tmp_path):
+    """Port a (the inside: lan_in reflect, lan_out deny) is polled by worker
+    0 (lcore 1); the replies come in on port b, polled by worker 1 (lcore 2),
+    and go out through a. Each packet of a flow is handed to the worker
+    that owns the flow (the symmetric hash of its tuple modulo 2) at the
+    ACL node: replies pass, whichever worker received them; unsolicited
+    inbound packets are denied; the handoff counters are exact."""
+    flows = []
+    for i in range(12):
+        flows.append(tcp(H, S, 41000 + i, 80, "S"))
+        flows.append(IP(src=H, dst=S2, ttl=64) / UDP(sport=5000 + i, dport=53) / b"q")
+    flows.append(IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=9, seq=1) / b"ping")
+    flows.append(IP(src="10.0.0.2", dst=S2, ttl=64) / ICMP(type=8, id=10, seq=1) / b"ping")
+    replies = []
+    for f in flows:
+        if TCP in f:
+            replies.append(tcp(S, H, 80, f[TCP].sport, "SA"))
+        elif UDP in f:
+            replies.append(IP(src=f[IP].dst, dst=H, ttl=64) /
+                           UDP(sport=53, dport=f[UDP].sport) / b"a")
+        else:
+            replies.append(IP(src=f[IP].dst, dst=f[IP].src, ttl=64) /
+                           ICMP(type=0, id=f[ICMP].id, seq=1) / b"ping")
+    unsolicited = [tcp(S, H, 80, 43000 + i, "S") for i in range(8)] + [
+        IP(src=S2, dst=H, ttl=64) / UDP(sport=53, dport=6000 + i) / b"x" for i in range(8)]
+    own = {0: 0, 1: 0}
+    for f in flows:
+        own[owner(f)] += 1
+    assert own[0] > 0 and own[1] > 0, own          # both workers own some flows
+    R2 = "02:00:00:00:02:01"
     nfvd = Nfvd(tmp_path)
     nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
-    nfvd.extra_args = ["--burst", "1"]
-    nfvd.add_port("t1", rx=t1)
-    nfvd.add_port("t2", rx=t2)
-    cfg = ["worker set 1 rxq t1:0", "worker set 2 rxq t2:0",
-           "acl add lan_in", "acl rule add lan_in prio 10 action reflect", "acl add lan_out"]
-    for n, t in ((1, "t1"), (2, "t2")):
-        cfg += ["vlan add lan%d dev %s id 1%d" % (n, t, n), "vlan add wan%d dev %s id 2%d" % (n, t, n),
-                "addr add 10.0.%d.254/24 dev lan%d" % (n, n),
-                "addr add 10.1.%d.254/24 dev wan%d" % (n, n),
-                "neigh add 10.0.%d.1 lladdr %s dev lan%d" % (n, H0, n),
-                "neigh add 10.1.%d.1 lladdr %s dev wan%d" % (n, R1, n),
-                "acl attach lan_in dev lan%d in" % n, "acl attach lan_out dev lan%d out" % n]
-    cfg += ["route add 198.18.0.0/16 via 10.1.1.1"]
-    nfvd.cmd(*cfg)
+    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / f for f in flows])
+    nfvd.add_port("o")
+    nfvd.cmd("worker set 1 rxq a:0,o:0",
+             "addr add 10.0.0.254/24 dev a", "addr add 10.1.0.254/24 dev o",
+             "neigh add %s lladdr %s dev a" % (H, H0),
+             "neigh add 10.0.0.2 lladdr %s dev a" % H0,
+             "neigh add 10.1.0.1 lladdr %s dev o" % R1,
+             "route add 198.18.0.0/16 via 10.1.0.1",
+             "acl add lan_in", "acl rule add lan_in prio 10 action reflect",
+             "acl add lan_out",
+             "acl attach lan_in dev a in", "acl attach lan_out dev a out")
     nfvd.start()
-    st = nfvd.wait_processed({"t1": len(t1), "t2": len(t2)})
-    assert drops(st) == {"acl/no_match": 1}, drops(st)
+    st = nfvd.wait_processed({"a": len(flows)})
+    assert drops(st) == {}, drops(st)
+    assert st["acl"]["handoff_out"] == own[1] and st["acl"]["handoff_in"] == own[1], st["acl"]
     ct = show(nfvd)
-    assert ct["count"] == 2 and ct["by_state"]["established"] == 2, ct
-    assert sorted(e["worker"] for e in ct["entries"]) == [0, 1]
-    assert {e["dev"]: e["worker"] for e in ct["entries"]} == {"lan1": 0, "lan2": 1}
+    assert ct["count"] == len(flows), ct
+    # Each flow lives on its owner.
+    by_tuple = {(e["src"], e["dst"], e["sport"], e["dport"]): e["worker"] for e in ct["entries"]}
+    for f in flows:
+        l4 = f[TCP] if TCP in f else f[UDP] if UDP in f else None
+        key = (f[IP].src, f[IP].dst, l4.sport if l4 else f[ICMP].id,
+               l4.dport if l4 else f[ICMP].id)
+        assert by_tuple[key] == owner(f), (key, by_tuple)
+    # The other direction comes in on b, which worker 1 polls.
+    back = replies + unsolicited
+    nfvd.add_port_now("b", rx=[Ether(dst=pcap_mac(2), src=R2) / x for x in back])
+    st = nfvd.wait_processed({"b": len(back)})
+    workers = nfvd.ctl("show workers")
+    polled = {q: w["lcore"] for w in workers["workers"] for q in w["rxqs"]}
+    assert polled == {"a:0": 1, "o:0": 1, "b:0": 2}, workers
+    assert drops(st) == {"acl/no_match": len(unsolicited)}, drops(st)
+    moved = own[1] + sum(1 for x in back if owner(x) == 0)
+    assert st["acl"]["handoff_out"] == moved and st["acl"]["handoff_in"] == moved, st["acl"]
+    assert st["acl"]["handoff_full"] == 0
+    assert st["acl"]["flow_hits"] == len(replies), st["acl"]
+    out = nfvd.stop()
+    want_l3 = sorted(bytes(_dec_ttl(IP(bytes(x)))) for x in replies)
+    assert sorted(bytes(Ether(g)[IP]) for g in out["a"]) == want_l3
+    assert all(Ether(g).dst == H0 and Ether(g).src == a.mac for g in out["a"])
+
+
+def _dec_ttl(ip):
+    ip.ttl -= 1
+    del ip.chksum
+    return IP(bytes(ip))
+
+
+def seg(src, dst, sport, dport, flags, seq, ack, window, options=None):
+    return IP(src=src, dst=dst, ttl=64) / TCP(sport=sport, dport=dport, flags=flags, seq=seq,
+                                              ack=ack, window=window, options=options or [])
+
+
+def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
+    """After the handshake each side's last ACK and largest window are known:
+    a reset whose sequence number is outside [ACK, ACK + window) of its
+    receiver is dropped (conntrack/invalid_rst) and the flow stays
+    established; one inside closes it. A window scale from both SYNs scales
+    later windows (RFC 7323), so a reset 64 KB ahead is inside a scaled
+    window and outside an unscaled one. A flow picked up in the middle
+    (no SYN seen) is not checked."""
+    passes = [
+        # Flow 1: no window scale. H's window 2000 from ack 5001.
+        out_pkt(seg(H, S, 40000, 80, "S", 1000, 0, 4000)),
+        in_pkt(seg(S, H, 80, 40000, "SA", 5000, 1001, 3000)),
+        out_pkt(seg(H, S, 40000, 80, "A", 1001, 5001, 2000)),
+        # Flow 2: both SYNs scale by 2^7; H advertises 1000 << 7 = 128,000.
+        out_pkt(seg(H, S, 40001, 80, "S", 1000, 0, 4000, [("WScale", 7)])),
+        in_pkt(seg(S, H, 80, 40001, "SA", 9000, 1001, 3000, [("WScale", 7)])),
+        out_pkt(seg(H, S, 40001, 80, "A", 1001, 9001, 1000)),
+        in_pkt(seg(S, H, 80, 40001, "R", 9001 + 65536, 0, 0)),        # inside: closes
+        in_pkt(seg(S, H, 80, 40000, "R", 5001 + 1999, 0, 0)),         # last byte inside
+        # Flow 3, picked up in the middle (no SYN seen, scales unknown): a
+        # reset is not checked.
+        out_pkt(seg(H, S, 40002, 80, "A", 1001, 7001, 1000)),
+        in_pkt(seg(S, H, 80, 40002, "R", 7001 + 100000, 0, 0)),
+    ]
+    dropped = [
+        in_pkt(seg(S, H, 80, 40000, "R", 5001 + 2000, 0, 0)),         # one past the window
+        in_pkt(seg(S, H, 80, 40000, "R", 5000, 0, 0)),                # before the ACK
+        out_pkt(seg(H, S, 40000, 80, "R", 1001 + 100000, 0, 0)),     # S's window: 3000
+    ]
+    seq = passes[:6] + dropped + passes[6:]
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"conntrack/invalid_rst": len(dropped)}, drops(st)
+    assert st["conntrack"]["invalid_rst"] == len(dropped)
+    ct = show(nfvd)
+    assert {e["sport"]: e["state"] for e in ct["entries"]} == {40000: "close", 40001: "close",
+                                                               40002: "close"}
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):
+    """An ICMP error (destination unreachable, time exceeded; ICMPv6 too)
+    whose embedded header is a tracked flow's passes lan_out (RELATED,
+    counted); one about an unknown flow meets the default deny. The flow
+    itself is not changed by it."""
+    R = "10.1.0.1"
+    udp_out = IP(src=H, dst=S, ttl=64) / UDP(sport=5353, dport=53) / b"q"
+    tcp_out = tcp(H, S, 40000, 80, "S")
+    ping_out = IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=7, seq=1) / b"ping"
+    udp6_out = IPv6(src=H6, dst=S6, hlim=64) / UDP(sport=5353, dport=53) / b"q"
+
+    def err(inner, t=3, c=3):
+        return IP(src=R, dst=H, ttl=64) / ICMP(type=t, code=c) / bytes(inner)[:28]
+
+    passes = [
+        out_pkt(udp_out), out_pkt(tcp_out), out_pkt(ping_out), out_pkt(udp6_out),
+        in_pkt(err(udp_out)),
+        in_pkt(err(tcp_out, t=11, c=0)),
+        in_pkt(err(ping_out, t=3, c=1)),
+        in_pkt(IPv6(src="2001:db8:b::1", dst=H6, hlim=64) / ICMPv6DestUnreach(code=4) /
+               bytes(udp6_out)),
+    ]
+    denied = [
+        in_pkt(err(IP(src=H, dst=S, ttl=64) / UDP(sport=5354, dport=53) / b"q")),
+        in_pkt(err(IP(src=H, dst=S2, ttl=64) / UDP(sport=5353, dport=53) / b"q", t=11, c=0)),
+        in_pkt(err(IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=8, seq=1) / b"ping")),
+        in_pkt(IP(src=R, dst=H, ttl=64) / ICMP(type=3, code=3) / bytes(udp_out)[:10]),  # cut
+    ]
+    seq = passes + denied
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"acl/no_match": len(denied)}, drops(st)
+    assert st["conntrack"]["related"] == 4 and st["conntrack"]["created"] == 4
+    ct = show(nfvd)
+    e = {x["proto"] + str(x["dport"]): x for x in ct["entries"]}
+    assert e["udp53"]["packets_reply"] == 0 and e["tcp80"]["state"] == "syn_sent", e
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_fragments(tmp_path):
+    """A first fragment carries its ports: it is tracked with its flow (the
+    reply's first fragment passes lan_out). A non-first fragment has no
+    ports: the connection table does not know it and only rules without
+    ports match it, so it passes lan_out only through such a rule."""
+    payload = bytes(range(48))
+    udp = UDP(sport=53, dport=7000, len=8 + len(payload), chksum=0)
+    first = IP(src=S, dst=H, ttl=64, id=77, flags="MF", frag=0, proto=17) / (bytes(udp) +
+                                                                            payload[:16])
+    later = IP(src=S, dst=H, ttl=64, id=77, frag=3, proto=17) / payload[16:]
+    later2 = IP(src=S2, dst=H, ttl=64, id=78, frag=3, proto=17) / payload[16:]
+    passes = [
+        out_pkt(IP(src=H, dst=S, ttl=64) / UDP(sport=7000, dport=53) / b"q"),
+        in_pkt(first),
+        in_pkt(later2),          # lan_out prio 20: src S2, no ports
+    ]
+    denied = [in_pkt(later)]     # prio 10 asks for ports: no match, then the default
+    seq = passes[:2] + denied + passes[2:]
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG, "acl rule add lan_out prio 10 src %s/32 proto udp sport 53 action permit" % S,
+             "acl rule add lan_out prio 20 src %s/32 proto udp action permit" % S2)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"acl/no_match": 1}, drops(st)
+    assert st["acl"]["flow_hits"] == 1 and st["conntrack"]["created"] == 1
+    rules = nfvd.ctl("acl show lan_out")["acls"][0]["rules"]
+    assert [r["hits"] for r in rules] == [0, 1]
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_ports_with_rss_get_the_symmetric_key(tmp_path):
+    """A port with two RX queues on a device with RSS (net_tap) is given the
+    symmetric Toeplitz key (0x6d5a repeated, the device's key size) over
+    IP, TCP and UDP, and port show says so; a pcap port has no RSS."""
+    nfvd = Nfvd(tmp_path, mem_mb=1024)
+    nfvd.add_port("pc", rx=[])
+    nfvd.cmd("port add tp dev net_tap0,iface=s2atap%d rxq 2" % (os.getpid() % 10000))
+    nfvd.start()
+    ports = {p["name"]: p for p in nfvd.ctl("port show")["ports"]}
+    assert ports["pc"]["rss"] is None
+    rss = ports["tp"]["rss"]
+    assert rss["symmetric"] is True
+    assert rss["key"] == "6d5a" * 20, rss
+    assert {"ipv4", "ipv4-tcp", "ipv4-udp", "ipv6", "ipv6-tcp", "ipv6-udp"} <= set(rss["hash"])
     nfvd.stop()

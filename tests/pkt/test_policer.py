@@ -23,21 +23,9 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
+from fwlib import H0, R1, TEST_NET_ROUTES, router, router_config
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
-H0 = "02:00:00:00:00:01"
-R1 = "02:00:00:00:01:01"
-
-BASE = [
-    "addr add 10.0.0.254/24 dev p0",
-    "addr add 2001:db8:a::fe/64 dev p0",
-    "addr add 10.1.0.254/24 dev p1",
-    "addr add 2001:db8:b::fe/64 dev p1",
-    "neigh add 10.1.0.1 lladdr %s dev p1" % R1,
-    "neigh add 2001:db8:b::1 lladdr %s dev p1" % R1,
-    "route add 198.18.0.0/16 via 10.1.0.1",
-    "route add 2001:db8:100::/48 via 2001:db8:b::1",
-]
 
 
 def udp4(i, size=1000, mac=None):
@@ -61,10 +49,8 @@ def test_policer_colours(tmp_path):
     v6 = [Ether(dst=pcap_mac(0), src=H0) /
           IPv6(src="2001:db8:a::1", dst="2001:db8:100::1", hlim=64) / UDP() / (b"x" * 952)
           for _ in range(4)]                    # 1000-byte IPv6 packets
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=frames + v6)
-    nfvd.add_port("p1", rx=[])
-    nfvd.cmd(*BASE,
+    nfvd = router(tmp_path, rx=frames + v6, routes=TEST_NET_ROUTES)
+    nfvd.cmd(
              "policer add sr cir 8 cbs 12000",            # 12 packets of 1000 bytes
              "policer add tr cir 8 cbs 3000 pir 16 pbs 5000",
              "policer attach sr dev p0 in",
@@ -133,10 +119,8 @@ def test_policer_rate_at_twice_the_committed_rate(tmp_path):
     """The pacing of a replay on a shared machine is not exact: the offered
     rate is measured first and the policer set to half of it."""
     frames = [udp4(i) for i in range(32)]       # 1000-byte IP packets
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=frames, infinite=True)
-    nfvd.add_port("p1", null=True)
-    nfvd.cmd(*BASE, "debug rx-delay-us 30000")
+    nfvd = router(tmp_path, rx=frames, infinite=True, p1_null=True, routes=TEST_NET_ROUTES)
+    nfvd.cmd("debug rx-delay-us 30000")
     nfvd.start()
     time.sleep(0.5)
     offered0 = offered_rate(nfvd, "p0", 2.0)

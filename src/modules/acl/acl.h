@@ -26,6 +26,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_hash.h>
+#include <rte_ring.h>
 
 #include "core/common.h"
 #include "core/counters.h"
@@ -107,6 +108,9 @@ struct nfv_acl_counters {
 	uint64_t flow_hits;    /* permitted by a tracked flow */
 	uint64_t cache_hits;   /* classification answered by the decision cache */
 	uint64_t cache_misses; /* classified by rte_acl (cache on) */
+	uint64_t handoff_out;  /* handed to the flow's owner worker */
+	uint64_t handoff_in;   /* received from another worker */
+	uint64_t handoff_full; /* dropped: the ring to the owner was full */
 };
 extern struct nfv_counter_block nfv_acl_counters_block;
 
@@ -122,10 +126,14 @@ extern struct nfv_counter_block nfv_acl_counters_block;
 #define NFV_ACL_CACHE_SETS 1024
 #define NFV_ACL_CACHE_WAYS 4 /* 4,096 entries */
 
+/* IPv4 entries hold the key in two words (a: the addresses; b: protocol,
+ * has-L4 and the ports), compared with two loads. */
 struct nfv_acl_cache4_entry {
-	struct nfv_acl4_key key;
-	uint32_t res;
+	uint64_t a;
+	uint64_t b;
 	uint64_t gen;
+	uint32_t res;
+	uint32_t pad;
 };
 
 struct nfv_acl_cache6_entry {
@@ -162,6 +170,27 @@ int nfv_acl_rule_del(const char *name, uint32_t prio, char *err);
 int nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 		   char *err);
 int nfv_acl_show(const char *name, json_t **out, char *err);
+/* "tcp", "udp", "icmp", "icmp6" or the number (in buf). */
+const char *nfv_acl_proto_name(uint8_t p, char *buf, size_t len);
+
+/* ---- worker handoff ----
+ *
+ * With several workers, a flow's state lives on one worker: its owner,
+ * the symmetric hash of its addresses (and TCP/UDP ports; see symhash.h)
+ * modulo the workers, the same for both directions. On an interface where
+ * an attached ACL (in or out) has a reflect rule, the ACL node hands a
+ * packet owned by another worker to it over a single-producer,
+ * single-consumer ring per pair of workers; the owner's nfv_acl_handoff
+ * source node puts it back into the same ACL node. The ring's pointers
+ * carry the node (family | direction << 1) in their low bits (mbufs are
+ * cache-line aligned).
+ */
+#define NFV_ACL_HANDOFF_RING 1024
+extern uint8_t nfv_acl_handoff_on[NFV_IFACE_MAX]; /* per interface; workers read */
+extern uint8_t nfv_acl_handoff_any;              /* set once any interface needs it */
+extern struct rte_ring *nfv_acl_handoff_rings[NFV_MAX_WORKERS][NFV_MAX_WORKERS]; /* [from][to] */
+void nfv_acl_handoff_stop(void);
+void nfv_acl_handoff_fini(void);
 
 /* ---- connection tracking ---- */
 
@@ -190,14 +219,20 @@ struct nfv_ct_key {
 };
 
 struct nfv_ct_flow {
-	struct nfv_ct_key key[2]; /* [0] as first seen, [1] the reply */
+	struct nfv_ct_key key;    /* as first seen (the reply's is its reverse) */
 	uint64_t expire_tsc;
 	uint64_t packets[2];
 	uint32_t gen;     /* flush generation it was created in */
 	uint8_t state;    /* enum nfv_ct_state */
 	uint8_t used;
 	uint8_t fin_seen; /* bit d: FIN seen in direction d */
-	uint8_t pad;
+	uint8_t ack_seen; /* TCP: bit d an ACK, bit 2 + d a SYN seen in direction d */
+	/* TCP, per direction: the last acknowledgment number sent, the
+	 * largest window advertised (scaled once both SYNs gave a scale) and
+	 * the window scale of its SYN (0xff: none seen). */
+	uint32_t ack[2];
+	uint32_t maxwin[2];
+	uint8_t wscale[2];
 };
 
 struct nfv_ct_table {
@@ -218,6 +253,8 @@ struct nfv_ct_counters {
 	uint64_t expired;
 	uint64_t table_full;
 	uint64_t hits;
+	uint64_t related;     /* ICMP errors about a tracked flow, permitted */
+	uint64_t invalid_rst; /* TCP resets outside the receiver's window, dropped */
 };
 extern struct nfv_counter_block nfv_ct_counters_block;
 
@@ -226,20 +263,33 @@ struct nfv_ct_pkt {
 	uint8_t tcp_flags;
 	uint8_t trackable;  /* has ports (TCP/UDP/SCTP), ICMP echo, or another protocol */
 	uint8_t icmp_echo;  /* 1: request, 2: reply */
-	uint8_t pad;
+	uint8_t related;    /* an ICMP error: looked up by the header it carries */
 	rte_be16_t icmp_id;
+	uint16_t l4_off;    /* related: where the ICMP header starts */
+	/* TCP, host order; wscale 0xff when the SYN gave none. */
+	uint32_t seq;
+	uint32_t ack;
+	uint16_t win;
+	uint8_t wscale;
+	uint8_t pad;
 };
 
 /* Prepares the worker's table for a burst (a flush clears it); returns
  * true when it has flows. */
 bool nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now);
-/* A packet of a known flow: updates its state and returns true. */
-/* The same for a key found by rte_hash_lookup_bulk_data (data: its value);
- * false when the flow expired or the packet starts a new connection. */
-bool nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
-		uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
-bool nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c,
-		   const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
+/* A packet of the flow whose key rte_hash_lookup_bulk_data found (data:
+ * its value): updates the flow and returns 1; 0 when the flow expired or
+ * the packet starts a new connection (the rules decide); -1 for a TCP
+ * reset outside the receiver's window (dropped, the flow unchanged). */
+int nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+	       uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
+/* The same with a key to look up. */
+int nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c,
+		  const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
+/* An ICMP error whose embedded header's key found data: true when that
+ * flow is alive (the error passes; the flow is not changed). */
+bool nfv_ct_related(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+		    uint64_t now);
 /* Records a new flow (the packet matched a reflect rule); -ENOSPC when the
  * table is full. */
 int nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c,

@@ -43,7 +43,9 @@ struct nfv_port {
 	char dev_name[RTE_ETH_NAME_MAX_LEN];
 	char driver[64];
 	struct rte_mempool *pool;
-	uint64_t rss_hf;
+	uint64_t rss_hf;      /* RSS hash functions (0: no RSS) */
+	uint8_t rss_key[64];  /* the symmetric key given to the device */
+	uint8_t rss_key_len;
 	uint16_t txq_of_worker[NFV_MAX_WORKERS];
 	rte_spinlock_t tx_lock[NFV_MAX_WORKERS];
 } __rte_cache_aligned;

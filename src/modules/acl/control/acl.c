@@ -34,6 +34,7 @@
 #include "core/module.h"
 #include "core/stats.h"
 #include "modules/acl/acl.h"
+#include "modules/acl/ifattach.h"
 #include "modules/infra/iface.h"
 
 #define ACL_MAX 1024
@@ -68,7 +69,6 @@ static uint8_t slot_used[NFV_ACL_SLOTS];
 static uint32_t slot_next;
 static uint32_t ctx_seq;
 
-static const char *const dir_names[NFV_ACL_DIRS] = { "in", "out" };
 static const char *const features[NFV_ACL_DIRS][2][2] = {
 	[NFV_ACL_IN] = { { "ip4_ingress", "nfv_acl_in4" }, { "ip6_ingress", "nfv_acl_in6" } },
 	[NFV_ACL_OUT] = { { "ip4_egress", "nfv_acl_out4" }, { "ip6_egress", "nfv_acl_out6" } },
@@ -376,12 +376,53 @@ acl_compile(struct nfv_acl *a, char *err)
 	return 0;
 }
 
+static bool
+acl_has_reflect(const struct nfv_acl *a)
+{
+	for (uint32_t i = 0; a != NULL && i < a->n_rules; i++)
+		if (a->rules[i].s.action == NFV_ACL_REFLECT)
+			return true;
+	return false;
+}
+
+/* With several workers, an interface where an attached ACL (either
+ * direction) records flows hands each packet to its flow's owner. The flag
+ * is set before a reflect rule is published (set_only: the rules as they
+ * will be) and cleared after one is gone, so that no worker records a flow
+ * it does not own. */
+static void
+handoff_set(uint16_t iface, bool on)
+{
+	__atomic_store_n(&nfv_acl_handoff_on[iface], on, __ATOMIC_RELEASE);
+	if (on)
+		__atomic_store_n(&nfv_acl_handoff_any, 1, __ATOMIC_RELEASE);
+}
+
+static void
+handoff_update(bool set_only)
+{
+	for (unsigned int i = 0; i < NFV_IFACE_MAX; i++) {
+		bool on = nfv_n_workers > 1 && (acl_has_reflect(nfv_acl_bound[NFV_ACL_IN][i]) ||
+						acl_has_reflect(nfv_acl_bound[NFV_ACL_OUT][i]));
+
+		if (on || !set_only)
+			handoff_set((uint16_t)i, on);
+	}
+}
+
 /* After a change of the rules: attached ACLs are compiled now. */
 static int
 acl_changed(struct nfv_acl *a, char *err)
 {
+	int rc;
+
 	a->dirty = true;
-	return a->n_attached > 0 ? acl_compile(a, err) : 0;
+	if (a->n_attached == 0)
+		return 0;
+	handoff_update(true);
+	rc = acl_compile(a, err);
+	handoff_update(false);
+	return rc;
 }
 
 /* ---- actions ---- */
@@ -545,72 +586,43 @@ nfv_acl_rule_del(const char *name, uint32_t prio, char *err)
 	return 0;
 }
 
+/* Before an ACL is published on an interface: built if it changed, the
+ * caches allocated, the handoff set when it records flows. */
 static int
-features_set(uint16_t iface, enum nfv_acl_dir dir, bool on, char *err)
+acl_prepare(void *obj, uint16_t iface, char *err)
 {
-	for (unsigned int f = 0; f < 2; f++) {
-		int rc = nfv_arc_feature_set(features[dir][f][0], features[dir][f][1], iface, on,
-					     err);
+	struct nfv_acl *a = obj;
 
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-int
-nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on, char *err)
-{
-	struct nfv_acl *a = acl_get(name, err), *prev;
-	struct nfv_iface *ifc;
-	int rc;
-
-	if (a == NULL)
-		return -ENOENT;
-	ifc = nfv_iface_by_name(dev);
-	if (ifc == NULL) {
-		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
-		return -ENOENT;
-	}
-	prev = nfv_acl_bound[dir][ifc->id];
-	if (!on) {
-		if (prev != a) {
-			snprintf(err, NFV_ERR_LEN, "ACL %s is not attached to %s %s", name, dev,
-				 dir_names[dir]);
-			return -ENOENT;
-		}
-		features_set(ifc->id, dir, false, err);
-		__atomic_store_n(&nfv_acl_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
-		a->n_attached--;
-		nfv_rcu_sync();
-		return 0;
-	}
-	if (prev == a) {
-		snprintf(err, NFV_ERR_LEN, "ACL %s is already attached to %s %s", name, dev,
-			 dir_names[dir]);
-		return -EEXIST;
-	}
 	if (a->dirty || a->active == NULL) {
-		rc = acl_compile(a, err);
+		int rc = acl_compile(a, err);
+
 		if (rc < 0)
 			return rc;
 	}
 	acl_cache_setup();
-	/* The ACL first, then the feature: a packet that reaches the node finds it. */
-	__atomic_store_n(&nfv_acl_bound[dir][ifc->id], a, __ATOMIC_RELEASE);
-	a->n_attached++;
-	if (prev != NULL) {
-		prev->n_attached--;
-		nfv_rcu_sync();
-		return 0;
-	}
-	rc = features_set(ifc->id, dir, true, err);
-	if (rc < 0) {
-		features_set(ifc->id, dir, false, err);
-		__atomic_store_n(&nfv_acl_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
-		a->n_attached--;
-		nfv_rcu_sync();
-	}
+	if (nfv_n_workers > 1 && acl_has_reflect(a))
+		handoff_set(iface, true);
+	return 0;
+}
+
+static const struct nfv_ifattach acl_attach_kind = {
+	.what = "ACL",
+	.bound = (void **)nfv_acl_bound,
+	.features = features,
+	.n_attached_off = offsetof(struct nfv_acl, n_attached),
+	.prepare = acl_prepare,
+};
+
+int
+nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on, char *err)
+{
+	struct nfv_acl *a = acl_get(name, err);
+	int rc;
+
+	if (a == NULL)
+		return -ENOENT;
+	rc = nfv_ifattach_set(&acl_attach_kind, a, name, dev, dir, on, err);
+	handoff_update(false);
 	return rc;
 }
 
@@ -618,30 +630,15 @@ nfv_acl_attach(const char *name, const char *dev, enum nfv_acl_dir dir, bool on,
 static void
 acl_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
-	char err[NFV_ERR_LEN];
-	bool any = false;
-
-	if (ev != NFV_IFACE_REMOVED)
-		return;
-	for (unsigned int d = 0; d < NFV_ACL_DIRS; d++) {
-		struct nfv_acl *a = nfv_acl_bound[d][iface];
-
-		if (a == NULL)
-			continue;
-		features_set(iface, d, false, err);
-		__atomic_store_n(&nfv_acl_bound[d][iface], NULL, __ATOMIC_RELEASE);
-		a->n_attached--;
-		any = true;
-	}
-	if (any)
-		nfv_rcu_sync();
+	if (ev == NFV_IFACE_REMOVED && nfv_ifattach_iface_removed(&acl_attach_kind, iface))
+		handoff_update(false);
 }
 NFV_IFACE_EVENT_HANDLER(acl_iface_event);
 
 /* ---- views ---- */
 
-static const char *
-proto_name(uint8_t p, char *buf, size_t len)
+const char *
+nfv_acl_proto_name(uint8_t p, char *buf, size_t len)
 {
 	switch (p) {
 	case IPPROTO_TCP:
@@ -685,14 +682,9 @@ range_json(uint16_t lo, uint16_t hi)
 static json_t *
 acl_json(const struct nfv_acl *a)
 {
-	json_t *rules = json_array(), *att = json_array();
+	json_t *rules = json_array();
 	char buf[8];
 
-	for (unsigned int d = 0; d < NFV_ACL_DIRS; d++)
-		for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
-			if (nfv_acl_bound[d][i] == a)
-				json_array_append_new(att, json_pack("{s:s, s:s}", "dev",
-					nfv_iface_name_of((uint16_t)i), "dir", dir_names[d]));
 	for (uint32_t i = 0; i < a->n_rules; i++) {
 		const struct acl_rule *r = &a->rules[i];
 		const struct nfv_acl_rule_spec *s = &r->s;
@@ -708,7 +700,7 @@ acl_json(const struct nfv_acl *a)
 			json_object_set_new(o, "dst", prefix_json(s->family, s->dst, s->dst_len));
 		if (s->has_proto)
 			json_object_set_new(o, "proto",
-					    json_string(proto_name(s->proto, buf, sizeof(buf))));
+					    json_string(nfv_acl_proto_name(s->proto, buf, sizeof(buf))));
 		if (s->has_ports && !(s->sport_lo == 0 && s->sport_hi == 0xffff))
 			json_object_set_new(o, icmp ? "type" : "sport",
 					    range_json(s->sport_lo, s->sport_hi));
@@ -719,7 +711,7 @@ acl_json(const struct nfv_acl *a)
 	}
 	return json_pack("{s:s, s:s, s:I, s:o, s:o}", "name", a->name, "default_action", "deny",
 			 "no_match_hits", (json_int_t)(slot_sum(a->default_slot) - a->default_base),
-			 "attached", att, "rules", rules);
+			 "attached", nfv_ifattach_json(&acl_attach_kind, a), "rules", rules);
 }
 
 int
@@ -750,11 +742,13 @@ acl_show_stats(json_t *stats)
 	struct nfv_acl_counters c;
 
 	nfv_counters_sum(&nfv_acl_counters_block, &c);
-	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
+	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I}",
 		"permitted", (json_int_t)c.permitted, "denied", (json_int_t)c.denied,
 		"no_match", (json_int_t)c.no_match, "flow_hits", (json_int_t)c.flow_hits,
 		"cache_hits", (json_int_t)c.cache_hits, "cache_misses", (json_int_t)c.cache_misses,
-		"cache", __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED)));
+		"cache", __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED),
+		"handoff_out", (json_int_t)c.handoff_out, "handoff_in", (json_int_t)c.handoff_in,
+		"handoff_full", (json_int_t)c.handoff_full));
 }
 
 static void
@@ -775,6 +769,12 @@ acl_metrics(FILE *f)
 			 "ACL classifications by the decision cache's answer (hit, or miss: rte_acl).");
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"hit\"} %" PRIu64 "\n", c.cache_hits);
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"miss\"} %" PRIu64 "\n", c.cache_misses);
+	nfv_metrics_help(f, "nfvd_acl_handoff_packets_total", "counter",
+			 "Packets handed to the worker that owns their flow (out), received "
+			 "from another worker (in), dropped on a full ring (full).");
+	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"out\"} %" PRIu64 "\n", c.handoff_out);
+	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"in\"} %" PRIu64 "\n", c.handoff_in);
+	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"full\"} %" PRIu64 "\n", c.handoff_full);
 	nfv_metrics_help(f, "nfvd_acl_rule_hits_total", "counter",
 			 "Packets that matched each ACL rule (prio \"default\": no rule).");
 	for (unsigned int i = 0; i < ACL_MAX; i++) {
@@ -850,12 +850,14 @@ acl_fini(void)
 		free(a);
 		acls[i] = NULL;
 	}
+	nfv_acl_handoff_fini();
 }
 
 static struct nfv_module acl_module = {
 	.name = "acl",
 	.depends_on = "infra ip",
 	.init = acl_init,
+	.stop = nfv_acl_handoff_stop,
 	.fini = acl_fini,
 };
 NFV_MODULE_REGISTER(acl_module);

@@ -77,12 +77,27 @@ timeouts_publish(void)
 /* ---- worker side ---- */
 
 static void
+key_reverse(struct nfv_ct_key *r, const struct nfv_ct_key *k)
+{
+	r->iface = k->iface;
+	r->family = k->family;
+	r->proto = k->proto;
+	r->sport = k->dport;
+	r->dport = k->sport;
+	memcpy(r->src, k->dst, sizeof(r->src));
+	memcpy(r->dst, k->src, sizeof(r->dst));
+}
+
+static void
 flow_forget(struct nfv_ct_table *t, uint32_t idx)
 {
 	struct nfv_ct_flow *f = &t->flows[idx];
 
-	rte_hash_del_key(t->hash, &f->key[0]);
-	rte_hash_del_key(t->hash, &f->key[1]);
+	struct nfv_ct_key r;
+
+	key_reverse(&r, &f->key);
+	rte_hash_del_key(t->hash, &f->key);
+	rte_hash_del_key(t->hash, &r); /* -ENOENT when it is the same key */
 	__atomic_store_n(&f->used, 0, __ATOMIC_RELEASE);
 	t->free_list[t->n_free++] = idx;
 	t->count--;
@@ -184,7 +199,48 @@ new_state(const struct nfv_ct_key *k, const struct nfv_ct_pkt *p)
 	}
 }
 
-bool
+/* What a TCP segment in direction d tells of its sender: the window scale
+ * of a SYN, the last acknowledgment and the largest window. */
+static void
+tcp_track(struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
+{
+	uint32_t win;
+
+	if (p->tcp_flags & RTE_TCP_SYN_FLAG) {
+		f->wscale[d] = p->wscale;
+		f->ack_seen |= (uint8_t)(4u << d); /* this side's SYN seen */
+	}
+	if (!(p->tcp_flags & RTE_TCP_ACK_FLAG))
+		return;
+	win = p->win;
+	/* RFC 7323: a SYN's window is not scaled; scaling holds when both
+	 * SYNs carried the option. */
+	if (!(p->tcp_flags & RTE_TCP_SYN_FLAG) && f->wscale[0] != 0xff && f->wscale[1] != 0xff)
+		win <<= RTE_MIN(f->wscale[d], 14);
+	if (!(f->ack_seen & (1u << d)) || (int32_t)(p->ack - f->ack[d]) > 0)
+		f->ack[d] = p->ack;
+	if (win > f->maxwin[d])
+		f->maxwin[d] = win;
+	f->ack_seen |= (uint8_t)(1u << d);
+}
+
+/* A reset in direction d is believed when its sequence number falls in the
+ * window the receiver advertised from its last acknowledgment (RFC 5961's
+ * spirit: a blind reset must guess it). Only once both SYNs were seen (the
+ * window scales are known; a flow picked up in the middle is followed
+ * liberally, as Linux does) and the receiver sent an ACK (not a reset
+ * answering a SYN). */
+static bool
+rst_in_window(const struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
+{
+	unsigned int r = d ^ 1;
+
+	if ((f->ack_seen & 0xc) != 0xc || !(f->ack_seen & (1u << r)))
+		return true;
+	return p->seq - f->ack[r] < RTE_MAX(f->maxwin[r], 1u);
+}
+
+int
 nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, uint8_t proto,
 	   const struct nfv_ct_pkt *p, uint64_t now)
 {
@@ -192,11 +248,11 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 	struct nfv_ct_flow *f = &t->flows[idx];
 
 	if (!f->used)
-		return false; /* forgotten by an earlier packet of the burst */
+		return 0; /* forgotten by an earlier packet of the burst */
 	if ((int64_t)(now - f->expire_tsc) >= 0) {
 		flow_forget(t, idx);
 		c->expired++;
-		return false;
+		return 0;
 	}
 	if (proto == IPPROTO_TCP) {
 		uint8_t syn = p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG);
@@ -206,8 +262,13 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 		    (f->state == NFV_CT_TCP_TIME_WAIT || f->state == NFV_CT_TCP_CLOSE)) {
 			/* A new connection on the same ports: the rules decide again. */
 			flow_forget(t, idx);
-			return false;
+			return 0;
 		}
+		if ((p->tcp_flags & RTE_TCP_RST_FLAG) && !rst_in_window(f, d, p)) {
+			c->invalid_rst++;
+			return -1;
+		}
+		tcp_track(f, d, p);
 		f->state = tcp_next(f, d, p->tcp_flags, &fin);
 		f->fin_seen = fin;
 	} else if (f->state == NFV_CT_UDP && d == 1) {
@@ -216,36 +277,38 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 	f->packets[d]++;
 	flow_touch(f, now);
 	c->hits++;
-	return true;
+	return 1;
 }
 
-bool
+int
 nfv_ct_lookup(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
 	      const struct nfv_ct_pkt *p, uint64_t now)
 {
 	void *data;
 
 	if (!p->trackable || rte_hash_lookup_data(t->hash, k, &data) < 0)
-		return false;
+		return 0;
 	return nfv_ct_hit(t, c, data, k->proto, p, now);
 }
 
-static void
-key_reverse(struct nfv_ct_key *r, const struct nfv_ct_key *k)
+bool
+nfv_ct_related(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
+	       uint64_t now)
 {
-	r->iface = k->iface;
-	r->family = k->family;
-	r->proto = k->proto;
-	r->sport = k->dport;
-	r->dport = k->sport;
-	memcpy(r->src, k->dst, sizeof(r->src));
-	memcpy(r->dst, k->src, sizeof(r->dst));
+	const struct nfv_ct_flow *f = &t->flows[(uint32_t)((uintptr_t)data >> 1)];
+
+	if (!f->used || (int64_t)(now - f->expire_tsc) >= 0)
+		return false;
+	c->related++;
+	return true;
 }
+
 
 int
 nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nfv_ct_key *k,
 	      const struct nfv_ct_pkt *p, uint64_t now)
 {
+	struct nfv_ct_key r;
 	struct nfv_ct_flow *f;
 	uint32_t idx;
 
@@ -261,23 +324,28 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	}
 	idx = t->free_list[--t->n_free];
 	f = &t->flows[idx];
-	f->key[0] = *k;
-	key_reverse(&f->key[1], k);
-	if (rte_hash_add_key_data(t->hash, &f->key[0], (void *)(uintptr_t)(idx << 1)) < 0) {
+	f->key = *k;
+	key_reverse(&r, k);
+	if (rte_hash_add_key_data(t->hash, &f->key, (void *)(uintptr_t)(idx << 1)) < 0) {
 		t->n_free++;
 		c->table_full++;
 		return -ENOSPC;
 	}
 	/* An echo request to oneself is its own reply key: one key then. */
-	if (memcmp(&f->key[0], &f->key[1], sizeof(f->key[0])) != 0 &&
-	    rte_hash_add_key_data(t->hash, &f->key[1], (void *)(uintptr_t)(idx << 1 | 1)) < 0) {
-		rte_hash_del_key(t->hash, &f->key[0]);
+	if (memcmp(&f->key, &r, sizeof(r)) != 0 &&
+	    rte_hash_add_key_data(t->hash, &r, (void *)(uintptr_t)(idx << 1 | 1)) < 0) {
+		rte_hash_del_key(t->hash, &f->key);
 		t->n_free++;
 		c->table_full++;
 		return -ENOSPC;
 	}
 	f->state = new_state(k, p);
 	f->fin_seen = 0;
+	f->ack_seen = 0;
+	f->maxwin[0] = f->maxwin[1] = 0;
+	f->wscale[0] = f->wscale[1] = 0xff;
+	if (k->proto == IPPROTO_TCP)
+		tcp_track(f, 0, p);
 	f->packets[0] = 1;
 	f->packets[1] = 0;
 	f->gen = t->gen;
@@ -367,24 +435,6 @@ nfv_ct_flush(void)
 	__atomic_fetch_add(&nfv_ct_gen, 1, __ATOMIC_RELEASE);
 }
 
-static const char *
-proto_str(uint8_t p, char *buf, size_t len)
-{
-	switch (p) {
-	case IPPROTO_TCP:
-		return "tcp";
-	case IPPROTO_UDP:
-		return "udp";
-	case IPPROTO_ICMP:
-		return "icmp";
-	case IPPROTO_ICMPV6:
-		return "icmp6";
-	default:
-		snprintf(buf, len, "%u", p);
-		return buf;
-	}
-}
-
 #define CT_SHOW_ENTRIES_MAX 10000
 
 /* The flows now (read while the workers write: a flow that changes as it is
@@ -417,15 +467,15 @@ nfv_ct_show(void)
 				truncated = true;
 				continue;
 			}
-			inet_ntop(f.key[0].family, f.key[0].src, src, sizeof(src));
-			inet_ntop(f.key[0].family, f.key[0].dst, dst, sizeof(dst));
+			inet_ntop(f.key.family, f.key.src, src, sizeof(src));
+			inet_ntop(f.key.family, f.key.dst, dst, sizeof(dst));
 			json_array_append_new(entries, json_pack(
 				"{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:i, s:I, s:I, s:I}",
-				"dev", nfv_iface_name_of(f.key[0].iface),
-				"proto", proto_str(f.key[0].proto, pb, sizeof(pb)),
+				"dev", nfv_iface_name_of(f.key.iface),
+				"proto", nfv_acl_proto_name(f.key.proto, pb, sizeof(pb)),
 				"src", src, "dst", dst,
-				"sport", rte_be_to_cpu_16(f.key[0].sport),
-				"dport", rte_be_to_cpu_16(f.key[0].dport),
+				"sport", rte_be_to_cpu_16(f.key.sport),
+				"dport", rte_be_to_cpu_16(f.key.dport),
 				"state", state_names[f.state], "worker", (int)w,
 				"expires_in_ms", (json_int_t)((f.expire_tsc - now) * 1000 /
 							      rte_get_tsc_hz()),
@@ -454,9 +504,10 @@ ct_show_stats(json_t *stats)
 	struct nfv_ct_counters c;
 
 	nfv_counters_sum(&nfv_ct_counters_block, &c);
-	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I}",
+	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
 		"created", (json_int_t)c.created, "expired", (json_int_t)c.expired,
-		"table_full", (json_int_t)c.table_full, "hits", (json_int_t)c.hits));
+		"table_full", (json_int_t)c.table_full, "hits", (json_int_t)c.hits,
+		"related", (json_int_t)c.related, "invalid_rst", (json_int_t)c.invalid_rst));
 }
 
 static void
@@ -473,6 +524,12 @@ ct_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_conntrack_table_full_total", "counter",
 			 "New flows refused: the table was full.");
 	fprintf(f, "nfvd_conntrack_table_full_total %" PRIu64 "\n", c.table_full);
+	nfv_metrics_help(f, "nfvd_conntrack_related_total", "counter",
+			 "ICMP errors about a tracked flow, permitted.");
+	fprintf(f, "nfvd_conntrack_related_total %" PRIu64 "\n", c.related);
+	nfv_metrics_help(f, "nfvd_conntrack_invalid_rst_total", "counter",
+			 "TCP resets outside the receiver's window, dropped.");
+	fprintf(f, "nfvd_conntrack_invalid_rst_total %" PRIu64 "\n", c.invalid_rst);
 }
 
 static const struct nfv_collector ct_collector = {

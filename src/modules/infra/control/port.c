@@ -336,6 +336,8 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 			"under a lock", p->name, n_txq, nfv_n_workers);
 
 	memset(&conf, 0, sizeof(conf));
+	p->rss_hf = 0;
+	p->rss_key_len = 0;
 	if (c->n_rxq > 1) {
 		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
 
@@ -348,6 +350,16 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = want & info.flow_type_rss_offloads;
 		p->rss_hf = conf.rx_adv_conf.rss_conf.rss_hf;
+		/* A symmetric Toeplitz key (0x6d5a repeated, the device's key
+		 * size): both directions of a flow hash alike, so they reach
+		 * the same queue (see the acl module's worker handoff). */
+		p->rss_key_len = info.hash_key_size != 0 ? info.hash_key_size : 40;
+		if (p->rss_key_len > sizeof(p->rss_key))
+			p->rss_key_len = sizeof(p->rss_key);
+		for (unsigned int i = 0; i < p->rss_key_len; i++)
+			p->rss_key[i] = i & 1 ? 0x5a : 0x6d;
+		conf.rx_adv_conf.rss_conf.rss_key = p->rss_key;
+		conf.rx_adv_conf.rss_conf.rss_key_len = p->rss_key_len;
 	}
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;

@@ -20,6 +20,7 @@
 #include "core/log.h"
 #include "core/module.h"
 #include "modules/infra/iface.h"
+#include "modules/acl/ifattach.h"
 #include "modules/policer/policer.h"
 
 #define POLICER_MAX 1024
@@ -30,7 +31,6 @@ struct nfv_policer *nfv_policer_bound[NFV_POLICER_DIRS][NFV_IFACE_MAX];
 static struct nfv_policer *policers[POLICER_MAX];
 static struct nfv_timer *share_timer;
 
-static const char *const dir_names[NFV_POLICER_DIRS] = { "in", "out" };
 static const char *const features[NFV_POLICER_DIRS][2][2] = {
 	[NFV_POLICER_IN] = { { "ip4_ingress", "nfv_policer_in4" },
 			     { "ip6_ingress", "nfv_policer_in6" } },
@@ -207,90 +207,31 @@ nfv_policer_del(const char *name, char *err)
 	return 0;
 }
 
-static int
-features_set(uint16_t iface, enum nfv_policer_dir dir, bool on, char *err)
-{
-	for (unsigned int f = 0; f < 2; f++) {
-		int rc = nfv_arc_feature_set(features[dir][f][0], features[dir][f][1], iface, on,
-					     err);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
+static const struct nfv_ifattach policer_attach_kind = {
+	.what = "policer",
+	.bound = (void **)nfv_policer_bound,
+	.features = features,
+	.n_attached_off = offsetof(struct nfv_policer, n_attached),
+};
 
 int
 nfv_policer_attach(const char *name, const char *dev, enum nfv_policer_dir dir, bool on,
 		   char *err)
 {
-	struct nfv_policer *p = policer_find(name), *prev;
-	struct nfv_iface *ifc = nfv_iface_by_name(dev);
-	int rc;
+	struct nfv_policer *p = policer_find(name);
 
 	if (p == NULL) {
 		snprintf(err, NFV_ERR_LEN, "no policer named '%s'", name);
 		return -ENOENT;
 	}
-	if (ifc == NULL) {
-		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
-		return -ENOENT;
-	}
-	prev = nfv_policer_bound[dir][ifc->id];
-	if (!on) {
-		if (prev != p) {
-			snprintf(err, NFV_ERR_LEN, "policer %s is not attached to %s %s", name, dev,
-				 dir_names[dir]);
-			return -ENOENT;
-		}
-		features_set(ifc->id, dir, false, err);
-		__atomic_store_n(&nfv_policer_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
-		p->n_attached--;
-		nfv_rcu_sync();
-		return 0;
-	}
-	if (prev == p) {
-		snprintf(err, NFV_ERR_LEN, "policer %s is already attached to %s %s", name, dev,
-			 dir_names[dir]);
-		return -EEXIST;
-	}
-	__atomic_store_n(&nfv_policer_bound[dir][ifc->id], p, __ATOMIC_RELEASE);
-	p->n_attached++;
-	if (prev != NULL) {
-		prev->n_attached--;
-		nfv_rcu_sync();
-		return 0;
-	}
-	rc = features_set(ifc->id, dir, true, err);
-	if (rc < 0) {
-		features_set(ifc->id, dir, false, err);
-		__atomic_store_n(&nfv_policer_bound[dir][ifc->id], NULL, __ATOMIC_RELEASE);
-		p->n_attached--;
-		nfv_rcu_sync();
-	}
-	return rc;
+	return nfv_ifattach_set(&policer_attach_kind, p, name, dev, dir, on, err);
 }
 
 static void
 policer_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
-	char err[NFV_ERR_LEN];
-	bool any = false;
-
-	if (ev != NFV_IFACE_REMOVED)
-		return;
-	for (unsigned int d = 0; d < NFV_POLICER_DIRS; d++) {
-		struct nfv_policer *p = nfv_policer_bound[d][iface];
-
-		if (p == NULL)
-			continue;
-		features_set(iface, d, false, err);
-		__atomic_store_n(&nfv_policer_bound[d][iface], NULL, __ATOMIC_RELEASE);
-		p->n_attached--;
-		any = true;
-	}
-	if (any)
-		nfv_rcu_sync();
+	if (ev == NFV_IFACE_REMOVED)
+		nfv_ifattach_iface_removed(&policer_attach_kind, iface);
 }
 NFV_IFACE_EVENT_HANDLER(policer_iface_event);
 
@@ -301,7 +242,7 @@ policer_json(const struct nfv_policer *p)
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "name", p->name,
 			      "type", p->trtcm ? "trtcm" : "srtcm",
 			      "cir", (json_int_t)p->cir * 8, "cbs", (json_int_t)p->cbs);
-	json_t *att = json_array(), *shares = json_array();
+	json_t *shares = json_array();
 
 	if (p->trtcm) {
 		json_object_set_new(o, "pir", json_integer((json_int_t)p->pir * 8));
@@ -323,12 +264,7 @@ policer_json(const struct nfv_policer *p)
 	for (unsigned int w = 0; w < nfv_n_workers; w++)
 		json_array_append_new(shares, json_real(p->w[w].share));
 	json_object_set_new(o, "worker_shares", shares);
-	for (unsigned int d = 0; d < NFV_POLICER_DIRS; d++)
-		for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
-			if (nfv_policer_bound[d][i] == p)
-				json_array_append_new(att, json_pack("{s:s, s:s}", "dev",
-					nfv_iface_name_of((uint16_t)i), "dir", dir_names[d]));
-	json_object_set_new(o, "attached", att);
+	json_object_set_new(o, "attached", nfv_ifattach_json(&policer_attach_kind, p));
 	return o;
 }
 
