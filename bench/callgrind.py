@@ -23,9 +23,10 @@ interleaved, one port), ipv4-stats-off, ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
 `acl set cache off`).
 
-Packets: calls of eth_input's process function times the burst (32): every
-RX burst of the endless replay is full, so that is exactly the packets of
-the dumped window (nfvd's own counters, read through the control thread,
+Packets: calls of port_rx's process function (one graph walk each) times
+the burst (32): every walk takes one RX burst from the replayed port (the
+sinks' queues return nothing) and every RX burst of the endless replay is
+full, so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
 which valgrind slows to seconds per reply, do not line up with it).
 
 valgrind cannot run code built for the build machine's own instruction set
@@ -66,6 +67,7 @@ CASES = {
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
+         "nfv_ip_fast_group_of",
          "ip4_input_process", "ip4_lookup_process", "ip4_rewrite_process",
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
@@ -229,7 +231,7 @@ def run(case, args, work):
             continue
         path = os.path.join(tmp, name)
         calls = parse_calls(path, "l3fwd_lpm_process_packets" if args.l3fwd
-                            else "eth_input_process")
+                            else "port_rx_process")
         if calls and (best is None or calls > best[1]):
             best = (path, calls)
     if best is None:

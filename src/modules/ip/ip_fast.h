@@ -24,10 +24,13 @@
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_node.h"
 
-/* The edges of both fused nodes: port_tx, and the family's input node. */
+/* The edges of both fused nodes: port_tx, the family's input node, and
+ * eth_input (for a burst port_rx handed over that is not all this family's
+ * frames for the port's MAC). */
 enum nfv_ip_fast_next {
 	NFV_IP_FAST_NEXT_TX,
 	NFV_IP_FAST_NEXT_CHAIN,
+	NFV_IP_FAST_NEXT_ETH,
 	NFV_IP_FAST_NEXT_MAX,
 };
 
@@ -56,11 +59,24 @@ nfv_ip_fast_group_pick(const struct nfv_nexthop *g, const struct rte_mbuf *m, co
 				 nfv_ip4_flow_hash(m, (const struct rte_ipv4_hdr *)ip));
 }
 
-/* TTL (and checksum, RFC 1624) or hop limit, and the Ethernet header
- * (which sits just before ip). */
+/* TTL (and checksum, RFC 1624) or hop limit, the Ethernet header (which
+ * sits just before ip) and the metadata port_tx reads: the output port, and
+ * flags, drop reason and ICMP fields cleared (eth_input's flags for a
+ * unicast frame; the fused nodes may be reached before eth_input), in one
+ * 8-byte store. */
 static __rte_always_inline void
 nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
 {
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	/* tx_port, then drop_reason, flags, ICMP type and code, pad: 0. */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t tail = nh->port_id;
+#else
+	uint64_t tail = (uint64_t)nh->port_id << 48;
+#endif
+
+	RTE_BUILD_BUG_ON(offsetof(struct nfv_mbuf_meta, pad) - offsetof(struct nfv_mbuf_meta, tx_port)
+			 != sizeof(tail) - 1);
 	if (v6) {
 		ip[offsetof(struct rte_ipv6_hdr, hop_limits)]--;
 	} else {
@@ -72,7 +88,127 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
 		memcpy(ttl, &w, sizeof(w));
 	}
 	memcpy(ip - NFV_L2_LEN, nh->l2, RTE_ETHER_HDR_LEN);
-	nfv_meta(m)->tx_port = nh->port_id;
+	memcpy(&meta->tx_port, &tail, sizeof(tail));
+}
+
+/*
+ * The Ethernet check of eth_input's fast step, for a burst that port_rx
+ * handed straight to a fused node: zero when the frame is for the receiving
+ * interface's MAC (key: nfv_iface_mac_key[] of mbuf->port, the first 6 of 8
+ * bytes) with ethertype type_be. The caller has checked that the first
+ * segment holds the Ethernet and IP headers.
+ */
+static __rte_always_inline uint64_t
+nfv_ip_fast_l2_mismatch(const uint8_t *ip, uint64_t key, uint16_t type_be)
+{
+	const uint8_t *eth = ip - NFV_L2_LEN;
+	uint64_t dst;
+	uint16_t type;
+
+	memcpy(&dst, eth, sizeof(dst));
+	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return ((dst ^ key) << 16) | (uint16_t)(type ^ type_be);
+#else
+	return ((dst ^ key) >> 16) | (uint16_t)(type ^ type_be);
+#endif
+}
+
+/* The burst goes to the chain's input node, as it came: meta.flags as
+ * eth_input sets them for a unicast frame to the port's MAC (what every
+ * frame of a burst the fused node checked is). */
+static __rte_noinline void
+nfv_ip_fast_to_chain(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		nfv_meta((struct rte_mbuf *)objs[i])->flags = 0;
+	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+}
+
+/*
+ * What a fused node hands on, grouped: the packets for each of the first
+ * NFV_IP_FAST_GROUPS output ports of the burst in a group of their own,
+ * those for any other port in one more, those left to the chain in the
+ * last. port_tx receives the groups one after the other, each port's
+ * packets in the order they came: one run per port, which it sends as it
+ * is (one TX burst per output port without a grouping pass of its own).
+ */
+#define NFV_IP_FAST_GROUPS 4
+#define NFV_IP_FAST_G_OTHER NFV_IP_FAST_GROUPS
+#define NFV_IP_FAST_G_CHAIN (NFV_IP_FAST_GROUPS + 1)
+
+struct nfv_ip_fast_out {
+	uint16_t n_ports;
+	uint16_t port[NFV_IP_FAST_GROUPS];
+	void **end[NFV_IP_FAST_GROUPS + 2]; /* where each group's next packet goes */
+	void *grp[NFV_IP_FAST_GROUPS + 2][RTE_GRAPH_BURST_SIZE];
+};
+
+static __rte_always_inline uint16_t
+nfv_ip_fast_count(const struct nfv_ip_fast_out *out, unsigned int g)
+{
+	return (uint16_t)(out->end[g] - out->grp[g]);
+}
+
+/* The group of output port port_id (a new one while there is room). */
+static __rte_noinline uint32_t
+nfv_ip_fast_group_of(struct nfv_ip_fast_out *out, uint16_t port_id)
+{
+	uint16_t g;
+
+	for (g = 0; g < out->n_ports; g++)
+		if (out->port[g] == port_id)
+			return g;
+	if (g == NFV_IP_FAST_GROUPS)
+		return NFV_IP_FAST_G_OTHER;
+	out->port[g] = port_id;
+	out->n_ports++;
+	return g;
+}
+
+/*
+ * The groups to their edges: all of the burst in one group (one output
+ * port, nothing for the chain) moves as the stream it is. The runs of
+ * port_tx's stream that go to one known port are recorded for it
+ * (worker.tx_runs), so that it sends them without looking at each packet.
+ */
+static __rte_always_inline void
+nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_fast_out *out,
+		 uint16_t n)
+{
+	struct nfv_tx_runs *runs = &nfv_node_worker(node)->tx_runs;
+	uint16_t at = __rte_node_next_node_get(node, NFV_IP_FAST_NEXT_TX)->idx;
+	uint16_t n_chain = nfv_ip_fast_count(out, NFV_IP_FAST_G_CHAIN);
+	uint16_t n_tx = n - n_chain, k = 0;
+
+	if (likely(nfv_ip_fast_count(out, 0) == n)) {
+		nfv_tx_runs_add(runs, at, n, out->port[0]);
+		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_TX);
+		return;
+	}
+	if (n_tx != 0) {
+		void **to = rte_node_next_stream_get(graph, node, NFV_IP_FAST_NEXT_TX, n_tx);
+
+		for (uint16_t g = 0; g <= NFV_IP_FAST_G_OTHER; g++) {
+			uint16_t c = nfv_ip_fast_count(out, g);
+
+			if (c == 0)
+				continue;
+			memcpy(to + k, out->grp[g], c * sizeof(void *));
+			/* The other ports' group is no run of one port. */
+			nfv_tx_runs_add(runs, at + k, c,
+					g == NFV_IP_FAST_G_OTHER ? NFV_TX_RUN_MIXED : out->port[g]);
+			k += c;
+		}
+		rte_node_next_stream_put(graph, node, NFV_IP_FAST_NEXT_TX, n_tx);
+	}
+	if (n_chain != 0) {
+		void **chain = out->grp[NFV_IP_FAST_G_CHAIN];
+
+		for (uint16_t i = 0; i < n_chain; i++)
+			nfv_meta((struct rte_mbuf *)chain[i])->flags = 0;
+		rte_node_enqueue(graph, node, NFV_IP_FAST_NEXT_CHAIN, chain, n_chain);
+	}
 }
 
 /*
@@ -83,15 +219,15 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
  * above 1 and its output interface has no feature on the egress arc. What
  * depends on the next hop alone is decided once per next hop and burst (a
  * direct-mapped cache of eight entries: most bursts go to few next hops,
- * often interleaved).
+ * often interleaved), its output port's group (nfv_ip_fast_out) with it.
  *
  * one_pass (no interface has a feature on the egress arc): each packet is
- * decided and rewritten in one loop. Otherwise a first loop decides and
- * finds whether a packet leaves by an interface with an egress feature
- * (then the whole burst goes to the chain, nothing written, so that what
- * the chain forwards is not reordered with what is forwarded here), and a
- * second rewrites. A feature enabled while a one-pass burst runs only sends
- * its packets to the chain one at a time.
+ * decided, rewritten and put in its group in one loop. Otherwise a first
+ * loop decides and finds whether a packet leaves by an interface with an
+ * egress feature (then the whole burst goes to the chain, nothing written,
+ * so that what the chain forwards is not reordered with what is forwarded
+ * here), and a second rewrites and groups. A feature enabled while a
+ * one-pass burst runs only sends its packets to the chain one at a time.
  */
 static __rte_always_inline uint16_t
 nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
@@ -99,49 +235,58 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 		    const bool v6, const bool one_pass)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct nfv_ip_fast_out out;
+	uint8_t gs[RTE_GRAPH_BURST_SIZE];
 	const uint16_t out_end = egress->end_edge;
-	/* Next hops seen in this burst, by the low bits of their id. */
+	/* Next hops seen in this burst, by a hash of their id. */
 	struct {
 		uint32_t id;
-		uint32_t mtu;
+		uint16_t mtu;
+		uint16_t g;
 		const struct nfv_nexthop *nh;
 	} cache[NFV_IP_FAST_CACHE];
-	uint16_t any = 0, all = UINT16_MAX, i;
+	uint16_t i;
 	bool chain_fwd = false;
 
+	out.n_ports = 0;
+	for (i = 0; i < NFV_IP_FAST_GROUPS + 2; i++)
+		out.end[i] = out.grp[i];
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
 		cache[i].id = UINT32_MAX;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
-		uint32_t id = nfv_fib_nh_id(nhs[i]), c_mtu;
+		uint32_t id = nfv_fib_nh_id(nhs[i]), g;
 		uint32_t slot = (id * 0x9e3779b1u) >> (32 - NFV_IP_FAST_CACHE_BITS);
 		const struct nfv_nexthop *nh, *c_nh;
-		uint16_t next = NFV_IP_FAST_NEXT_TX;
 
 		if (unlikely(cache[slot].id != id)) {
 			/* mtu: 0 for no next hop, a group (decided per packet
 			 * below) or an interface with an egress feature. */
+			uint32_t mtu;
+
 			c_nh = nfv_nh_get(id);
 			if (c_nh == NULL)
 				c_nh = &nfv_ip_fast_no_nh;
+			mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
+			      c_nh->fwd_mtu : 0;
 			cache[slot].id = id;
 			cache[slot].nh = c_nh;
-			cache[slot].mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
-					  c_nh->fwd_mtu : 0;
+			cache[slot].mtu = (uint16_t)mtu;
+			cache[slot].g = mtu != 0 ? nfv_ip_fast_group_of(&out, c_nh->port_id) :
+					NFV_IP_FAST_G_CHAIN;
 			if (!one_pass)
 				chain_fwd |= c_nh->type != NFV_NH_GROUP && nfv_nh_forwards(c_nh) &&
 					     nfv_arc_start_edge(egress, c_nh->port_id) != out_end;
 		}
 		c_nh = cache[slot].nh;
-		c_mtu = cache[slot].mtu;
 		nh = c_nh;
+		g = cache[slot].g;
 		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
-			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= c_mtu)))) {
+			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= cache[slot].mtu)))) {
 			uint32_t mtu = 0;
 
-			next = NFV_IP_FAST_NEXT_CHAIN;
+			g = NFV_IP_FAST_G_CHAIN;
 			if (c_nh->type == NFV_NH_GROUP) {
 				nh = nfv_ip_fast_group_pick(c_nh, m, ip, v6);
 				if (nh == NULL)
@@ -153,33 +298,33 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 						     nfv_arc_start_edge(egress, nh->port_id) != out_end;
 				if ((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
 				    (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= mtu))
-					next = NFV_IP_FAST_NEXT_TX;
+					g = nfv_ip_fast_group_of(&out, nh->port_id);
 			}
 		}
 		if (one_pass) {
-			if (likely(next == NFV_IP_FAST_NEXT_TX))
+			if (likely(g != NFV_IP_FAST_G_CHAIN))
 				nfv_ip_fast_rewrite(m, ip, nh, v6);
+			*out.end[g]++ = m;
 		} else {
-			nhs[i] = next == NFV_IP_FAST_NEXT_TX ? (uintptr_t)nh : 0;
+			nhs[i] = (uintptr_t)nh;
+			gs[i] = (uint8_t)g;
 		}
-		nexts[i] = next;
-		any |= next;
-		all &= next;
 	}
 	if (!one_pass) {
 		if (chain_fwd) {
-			rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+			nfv_ip_fast_to_chain(graph, node, objs, n);
 			return n;
 		}
-		for (i = 0; i < n; i++)
-			if (nhs[i] != 0)
+		for (i = 0; i < n; i++) {
+			uint32_t g = gs[i];
+
+			if (g != NFV_IP_FAST_G_CHAIN)
 				nfv_ip_fast_rewrite(pkts[i], hdrs[i],
 						    (const struct nfv_nexthop *)(uintptr_t)nhs[i], v6);
+			*out.end[g]++ = pkts[i];
+		}
 	}
-	if (likely(any == all))
-		rte_node_next_stream_move(graph, node, any);
-	else
-		nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	nfv_ip_fast_emit(graph, node, &out, n);
 	return n;
 }
 

@@ -5,8 +5,13 @@
  * TTL and Ethernet rewrite fused in one node (a pass that validates and
  * gathers the destinations, the lookup, a pass that decides and rewrites:
  * modules/ip/ip_fast.h, shared with ip6_fast), straight to port_tx.
- * eth_input sends it the IPv4 frames of the bursts its fast path takes whole
- * as IP for the port's own MAC (unless "debug fastpath off").
+ * port_rx sends it every walk whose first frame is IPv4, and eth_input the
+ * IPv4 frames of the bursts its fast path takes whole as IP for the port's
+ * own MAC (neither unless "debug fastpath off"). Its first pass does
+ * eth_input's fast step too (the port's MAC, the ethertype): a burst that
+ * is not all IPv4 for the port's MAC goes to eth_input whole, uncounted
+ * here, and eth_input then decides as without this node. What eth_input
+ * sends here passes that step (it is its own), so no burst goes round.
  *
  * A packet is forwarded here when all of these hold: a 20-byte header
  * whole in the first segment, version 4, a total length within the frame
@@ -27,8 +32,14 @@
  * fails the header checks or leaves by an interface with an egress
  * feature (nfv_ip_fast_forward).
  *
- * Edges: port_tx, ip4_input.
- * Writes: meta.tx_port (forwarded packets only).
+ * Forwarded packets are grouped by output port (ip_fast.h), and the runs
+ * recorded for port_tx (worker.tx_runs): one TX burst per port with no
+ * pass of port_tx's own.
+ *
+ * Edges: port_tx, ip4_input, eth_input.
+ * Writes: meta.tx_port and meta.flags (0: a unicast frame to the port's
+ * MAC, as eth_input writes them) of the packets it forwards or gives to
+ * ip4_input.
  */
 #include <rte_fib.h>
 #include <rte_graph.h>
@@ -127,10 +138,11 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 
 	if (unlikely(n == 0))
 		return 0;
-	/* ip4_input's checks: one packet that fails them sends the whole burst
-	 * to the chain (it may forward that packet: options...), so no flow is
-	 * reordered and the burst reaches port_tx in one piece. The receiving
-	 * interfaces are tested once when they are all the same. */
+	/* eth_input's fast step (the burst may come from port_rx), then
+	 * ip4_input's checks: one packet that fails those sends the whole
+	 * burst to the chain (it may forward that packet: options...), so no
+	 * flow is reordered and the burst reaches port_tx in one piece. The
+	 * receiving interfaces are tested once when they are all the same. */
 	port0 = pkts[0]->port;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -138,6 +150,10 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		uint32_t mismatch;
 		rte_be32_t dst;
 
+		if (unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port],
+						      RTE_BE16(RTE_ETHER_TYPE_IPV4)) != 0) |
+			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
+			goto not_ip4;
 		valid &= ip4_fast_valid(m, ip, &mismatch);
 		mismatches |= mismatch;
 		ports |= m->port ^ port0;
@@ -151,7 +167,7 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		for (i = 0; i < n; i++)
 			valid &= ip4_fast_iface_ok(pkts[i]->port);
 	if (unlikely(!valid || (mismatches != 0 && !ip4_fast_trim(pkts, n)))) {
-		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+		nfv_ip_fast_to_chain(graph, node, objs, n);
 		return n;
 	}
 	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
@@ -159,6 +175,14 @@ ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by
 	 * the chain either, and go to it as they came. */
 	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip4_egress_arc, false);
+
+not_ip4:
+	/* Not all IPv4 for the port's MAC (or shorter than an Ethernet
+	 * header): eth_input decides, from the first frame on. The burst is
+	 * not counted here. What eth_input sends here always passes that test
+	 * (it is its own fast step), so a burst never goes round. */
+	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_ETH);
+	return 0;
 }
 
 static struct rte_node_register ip4_fast_node = {
@@ -169,6 +193,7 @@ static struct rte_node_register ip4_fast_node = {
 	.next_nodes = {
 		[NFV_IP_FAST_NEXT_TX] = "nfv_port_tx",
 		[NFV_IP_FAST_NEXT_CHAIN] = "nfv_ip4_input",
+		[NFV_IP_FAST_NEXT_ETH] = "nfv_eth_input",
 	},
 };
 

@@ -4,9 +4,11 @@
  * ip6_input's checks, ip6_lookup's bulk FIB6 lookup and ip6_rewrite's hop
  * limit and Ethernet rewrite fused (a pass that validates and gathers the
  * destinations, the lookup, a pass that decides and rewrites:
- * modules/ip/ip_fast.h), straight to port_tx. eth_input sends it the IPv6
- * frames of the bursts its fast path takes whole as IP for the port's own
- * MAC (unless "debug fastpath off").
+ * modules/ip/ip_fast.h), straight to port_tx. port_rx sends it every walk
+ * whose first frame is IPv6, eth_input the IPv6 frames of the bursts its
+ * fast path takes whole (neither unless "debug fastpath off"); as in
+ * ip4_fast, its first pass does eth_input's fast step too and gives
+ * eth_input, uncounted, a burst that is not all IPv6 for the port's MAC.
  *
  * A packet is forwarded here when all of these hold: a 40-byte header whole
  * in the first segment, version 6, a payload length within the frame (link
@@ -28,8 +30,8 @@
  * that what the chain forwards is never reordered with what is forwarded
  * here.
  *
- * Edges: port_tx, ip6_input.
- * Writes: meta.tx_port (forwarded packets only).
+ * Edges: port_tx, ip6_input, eth_input.
+ * Writes: meta.tx_port and meta.flags, as ip4_fast.
  */
 #include <rte_fib6.h>
 #include <rte_graph.h>
@@ -136,6 +138,10 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
 		uint64_t mismatch;
 
+		if (unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port],
+						      RTE_BE16(RTE_ETHER_TYPE_IPV6)) != 0) |
+			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
+			goto not_ip6;
 		valid &= ip6_fast_valid(m, ip, &mismatch);
 		mismatches |= mismatch;
 		ports |= m->port ^ port0;
@@ -148,11 +154,16 @@ ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		for (i = 0; i < n; i++)
 			valid &= ip6_fast_iface_ok(pkts[i]->port);
 	if (unlikely(!valid || (mismatches != 0 && !ip6_fast_trim(pkts, n)))) {
-		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+		nfv_ip_fast_to_chain(graph, node, objs, n);
 		return n;
 	}
 	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
 	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip6_egress_arc, true);
+
+not_ip6:
+	/* As in ip4_fast: eth_input decides; not counted here. */
+	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_ETH);
+	return 0;
 }
 
 static struct rte_node_register ip6_fast_node = {
@@ -163,6 +174,7 @@ static struct rte_node_register ip6_fast_node = {
 	.next_nodes = {
 		[NFV_IP_FAST_NEXT_TX] = "nfv_port_tx",
 		[NFV_IP_FAST_NEXT_CHAIN] = "nfv_ip6_input",
+		[NFV_IP_FAST_NEXT_ETH] = "nfv_eth_input",
 	},
 };
 
