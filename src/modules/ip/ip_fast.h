@@ -17,10 +17,12 @@
 
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
+#include <rte_ether.h>
 #include <rte_ip.h>
 
 #include "core/arc.h"
 #include "core/node.h"
+#include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_node.h"
 
@@ -336,6 +338,121 @@ nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	if (likely(__atomic_load_n(&egress->n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
 		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true);
 	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false);
+}
+
+/* The receiving interface's test: default VRF, no feature on the family's
+ * ingress arc. */
+static __rte_always_inline bool
+nfv_ip_fast_iface_ok(uint16_t iface, const struct nfv_arc *ingress)
+{
+	return nfv_ifaces[iface].vrf == 0 &&
+	       nfv_arc_start_edge(ingress, iface) == ingress->end_edge;
+}
+
+/*
+ * A burst with a packet whose header word is not that of a packet filling
+ * the frame: true when each packet's length by its header (total(): the
+ * IP packet's length when the header is a plain one of the family, else
+ * UINT32_MAX) is within its frame, and then the link padding beyond it is
+ * trimmed as the input nodes trim it; false (nothing changed) otherwise.
+ */
+static __rte_always_inline bool
+nfv_ip_fast_trim(struct rte_mbuf **pkts, uint16_t n, uint32_t (*total)(const uint8_t *ip))
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (total(rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, NFV_L2_LEN)) >
+		    rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN)
+			return false;
+	for (i = 0; i < n; i++) {
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
+		uint32_t len = total(rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, NFV_L2_LEN));
+
+		if (len < l3_len)
+			nfv_pktmbuf_trim(pkts[i], l3_len - len);
+	}
+	return true;
+}
+
+/* Destinations gathered for the bulk lookup: IPv4 (host order) or IPv6. */
+union nfv_ip_fast_dsts {
+	uint32_t v4[RTE_GRAPH_BURST_SIZE];
+	uint8_t v6[RTE_GRAPH_BURST_SIZE][16];
+};
+
+/*
+ * A fused node's process function, for both families (v6 constant): the
+ * first pass does eth_input's fast step (a burst that is not all this
+ * family's frames for the port's MAC goes to eth_input whole, uncounted),
+ * the family's input checks (valid(): everything but the header word,
+ * which it returns in *mismatch as its difference from that of a packet
+ * filling the frame) and gathers the destinations; one packet failing the
+ * checks sends the whole burst to the chain (it may forward that packet:
+ * options...), so no flow is reordered and the burst reaches port_tx in
+ * one piece. The receiving interfaces are tested once when they are all
+ * the same. Then the bulk lookup and nfv_ip_fast_forward.
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		const bool v6, const struct nfv_arc *ingress, struct nfv_arc *egress,
+		bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		uint32_t (*total)(const uint8_t *ip),
+		void (*lookup)(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n))
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	union nfv_ip_fast_dsts dsts;
+	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
+	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	uint64_t mismatches = 0;
+	uint16_t port0, ports = 0, i;
+	bool ok = true;
+
+	if (unlikely(n == 0))
+		return 0;
+	port0 = pkts[0]->port;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
+		uint64_t mismatch;
+
+		if (unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) != 0) |
+			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
+			goto not_ours;
+		ok &= valid(m, ip, &mismatch);
+		mismatches |= mismatch;
+		ports |= m->port ^ port0;
+		hdrs[i] = ip;
+		if (v6) {
+			memcpy(dsts.v6[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
+		} else {
+			rte_be32_t dst;
+
+			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
+			dsts.v4[i] = rte_be_to_cpu_32(dst);
+		}
+	}
+	if (likely(ports == 0))
+		ok &= nfv_ip_fast_iface_ok(port0, ingress);
+	else
+		for (i = 0; i < n; i++)
+			ok &= nfv_ip_fast_iface_ok(pkts[i]->port, ingress);
+	if (unlikely(!ok || (mismatches != 0 && !nfv_ip_fast_trim(pkts, n, total)))) {
+		nfv_ip_fast_to_chain(graph, node, objs, n);
+		return n;
+	}
+	lookup(&dsts, nhs, n);
+	/* Which packets are forwarded here; the others (no route, local,
+	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by
+	 * the chain either, and go to it as they came. */
+	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, egress, v6);
+
+not_ours:
+	/* What eth_input sends here always passes that test (it is its own
+	 * fast step), so a burst never goes round. */
+	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_ETH);
+	return 0;
 }
 
 #endif
