@@ -169,6 +169,32 @@ nfv_ip_fast_group_of(struct nfv_ip_fast_out *out, uint16_t port_id)
 }
 
 /*
+ * In a lookup node (ip4_lookup, ip6_lookup, which forward in one pass too):
+ * the packets not forwarded there (meta.nh set, NULL for no route) take the
+ * lookup's own way on, to the rewrite node or through its slow path, in
+ * runs of one edge.
+ */
+static __rte_noinline void
+nfv_ip_lookup_rest(struct rte_graph *graph, struct rte_node *node, void **pkts, uint16_t n,
+		   uint16_t (*slow)(struct rte_mbuf *m), uint16_t rewrite_edge)
+{
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE], i, start;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct nfv_nexthop *nh = nfv_meta(m)->nh;
+
+		nexts[i] = nh != NULL && nfv_nh_forwards(nh) && nfv_meta(m)->flags == 0 ?
+			   rewrite_edge : slow(m);
+	}
+	for (i = 0; i < n; i = start) {
+		for (start = i + 1; start < n && nexts[start] == nexts[i]; start++)
+			;
+		rte_node_enqueue(graph, node, nexts[i], &pkts[i], start - i);
+	}
+}
+
+/*
  * The groups to their edges: all of the burst in one group (one output
  * port, nothing for the chain) moves as the stream it is. The runs of
  * port_tx's stream that go to one known port are recorded for it
@@ -176,20 +202,21 @@ nfv_ip_fast_group_of(struct nfv_ip_fast_out *out, uint16_t port_id)
  */
 static __rte_always_inline void
 nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_fast_out *out,
-		 uint16_t n)
+		 uint16_t n, const uint16_t tx_edge, uint16_t (*lookup_slow)(struct rte_mbuf *m),
+		 const uint16_t rewrite_edge)
 {
 	struct nfv_tx_runs *runs = &nfv_node_worker(node)->tx_runs;
-	uint16_t at = __rte_node_next_node_get(node, NFV_IP_FAST_NEXT_TX)->idx;
+	uint16_t at = __rte_node_next_node_get(node, tx_edge)->idx;
 	uint16_t n_chain = nfv_ip_fast_count(out, NFV_IP_FAST_G_CHAIN);
 	uint16_t n_tx = n - n_chain, k = 0;
 
 	if (likely(nfv_ip_fast_count(out, 0) == n)) {
 		nfv_tx_runs_add(runs, at, n, out->port[0]);
-		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_TX);
+		rte_node_next_stream_move(graph, node, tx_edge);
 		return;
 	}
 	if (n_tx != 0) {
-		void **to = rte_node_next_stream_get(graph, node, NFV_IP_FAST_NEXT_TX, n_tx);
+		void **to = rte_node_next_stream_get(graph, node, tx_edge, n_tx);
 
 		for (uint16_t g = 0; g <= NFV_IP_FAST_G_OTHER; g++) {
 			uint16_t c = nfv_ip_fast_count(out, g);
@@ -202,11 +229,15 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
 					g == NFV_IP_FAST_G_OTHER ? NFV_TX_RUN_MIXED : out->port[g]);
 			k += c;
 		}
-		rte_node_next_stream_put(graph, node, NFV_IP_FAST_NEXT_TX, n_tx);
+		rte_node_next_stream_put(graph, node, tx_edge, n_tx);
 	}
 	if (n_chain != 0) {
 		void **chain = out->grp[NFV_IP_FAST_G_CHAIN];
 
+		if (lookup_slow != NULL) {
+			nfv_ip_lookup_rest(graph, node, chain, n_chain, lookup_slow, rewrite_edge);
+			return;
+		}
 		for (uint16_t i = 0; i < n_chain; i++)
 			nfv_meta((struct rte_mbuf *)chain[i])->flags = 0;
 		rte_node_enqueue(graph, node, NFV_IP_FAST_NEXT_CHAIN, chain, n_chain);
@@ -223,6 +254,11 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
  * direct-mapped cache of eight entries: most bursts go to few next hops,
  * often interleaved), its output port's group (nfv_ip_fast_out) with it.
  *
+ * tx_edge: the node's edge to port_tx. lookup_slow: NULL in the fused nodes
+ * (what is not forwarded goes to the chain's input node); in a lookup node,
+ * its slow path, and what is not forwarded goes on as the lookup sends it
+ * (nfv_ip_lookup_rest: rewrite_edge, or the slow path), only with one_pass.
+ *
  * one_pass (no interface has a feature on the egress arc): each packet is
  * decided, rewritten and put in its group in one loop. Otherwise a first
  * loop decides and finds whether a packet leaves by an interface with an
@@ -234,7 +270,8 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
 static __rte_always_inline uint16_t
 nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		    uint64_t *nhs, uint8_t *const *hdrs, const struct nfv_arc *egress,
-		    const bool v6, const bool one_pass)
+		    const bool v6, const bool one_pass, const uint16_t tx_edge,
+		    uint16_t (*lookup_slow)(struct rte_mbuf *m), const uint16_t rewrite_edge)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct nfv_ip_fast_out out;
@@ -306,6 +343,8 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 		if (one_pass) {
 			if (likely(g != NFV_IP_FAST_G_CHAIN))
 				nfv_ip_fast_rewrite(m, ip, nh, v6);
+			else if (lookup_slow != NULL)
+				nfv_meta(m)->nh = c_nh == &nfv_ip_fast_no_nh ? NULL : c_nh;
 			*out.end[g]++ = m;
 		} else {
 			nhs[i] = (uintptr_t)nh;
@@ -326,7 +365,7 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 			*out.end[g]++ = pkts[i];
 		}
 	}
-	nfv_ip_fast_emit(graph, node, &out, n);
+	nfv_ip_fast_emit(graph, node, &out, n, tx_edge, lookup_slow, rewrite_edge);
 	return n;
 }
 
@@ -336,8 +375,10 @@ nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		   uint64_t *nhs, uint8_t *const *hdrs, struct nfv_arc *egress, const bool v6)
 {
 	if (likely(__atomic_load_n(&egress->n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
-		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true);
-	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false);
+		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true,
+					   NFV_IP_FAST_NEXT_TX, NULL, 0);
+	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false,
+				   NFV_IP_FAST_NEXT_TX, NULL, 0);
 }
 
 /* The receiving interface's test: default VRF, no feature on the family's
