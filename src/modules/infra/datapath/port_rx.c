@@ -17,8 +17,8 @@
  * features on it goes to its first feature instead of eth_input (one table
  * load per burst; a port without features costs nothing more).
  *
- * The walk's packets go to ip4_fast or ip6_fast when the first frame is
- * IPv4 or IPv6 (port_rx_edge): the fused nodes do eth_input's fast step
+ * The walk's packets go to ip4_fast or ip6_fast when the first and last
+ * frames are IPv4 or IPv6 (port_rx_edge): the fused nodes do eth_input's fast step
  * with their own and give eth_input any burst that is not all theirs.
  *
  * Edges: eth_input, ip4_fast, ip6_fast, then the l2_input arc's features.
@@ -59,21 +59,25 @@ struct port_rx_ctx {
 };
 
 /*
- * Where a walk's packets go: by the ethertype of the first frame, IPv4 to
- * ip4_fast and IPv6 to ip6_fast, which do eth_input's fast step themselves
- * (the port's MAC, the ethertype) and hand a burst that is not all theirs
- * to eth_input; anything else, and everything under "debug fastpath off",
- * to eth_input.
+ * Where a walk's packets go: IPv4 to ip4_fast and IPv6 to ip6_fast when the
+ * first and the last frame are of that family (the fused nodes do
+ * eth_input's fast step themselves and give eth_input a burst that is not
+ * all theirs; the last frame keeps alternating families off that detour);
+ * anything else, and everything under "debug fastpath off", to eth_input.
  */
 static __rte_always_inline uint16_t
-port_rx_edge(const struct rte_mbuf *first, bool fastpath_off)
+port_rx_edge(const struct rte_mbuf *first, const struct rte_mbuf *last, bool fastpath_off)
 {
-	uint16_t type;
+	uint16_t type, type_last;
 
 	if (unlikely(fastpath_off))
 		return PORT_RX_NEXT_ETH_INPUT;
 	memcpy(&type, rte_pktmbuf_mtod_offset(first, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
 	       sizeof(type));
+	memcpy(&type_last, rte_pktmbuf_mtod_offset(last, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+	       sizeof(type_last));
+	if (unlikely(type != type_last))
+		return PORT_RX_NEXT_ETH_INPUT;
 	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
 		return PORT_RX_NEXT_IP4_FAST;
 	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
@@ -161,7 +165,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	}
 	w->stats.rx_packets += total + diverted;
 	if (total != 0) {
-		uint16_t to = port_rx_edge(pkts[0], w->debug.fastpath_off);
+		uint16_t to = port_rx_edge(pkts[0], pkts[total - 1], w->debug.fastpath_off);
 
 		if (likely(to == edge)) {
 			rte_node_next_stream_put(graph, node, edge, total);
