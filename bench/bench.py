@@ -690,6 +690,18 @@ def build_cases(env):
                          extra=["acl add fin", "acl rule add fin prio 1 action reflect",
                                       "acl attach fin dev in in"])],
             compare_to="nfvd")
+        # NAT44: the 512 flows (sources 198.19.0.0/16) translated to the
+        # output port's address: the egress feature and a session hit per
+        # packet, against plain routing.
+        cases["ipv4-nat"] = Case(
+            "ipv4-nat", "IPv4 64 B through source NAT44 against plain routing",
+            std_traffic.format(size=64) + "; nfvd-snat: nat44 snat add src 198.19.0.0/16 "
+            "dev out (512 sessions, every packet a session hit after the first)", [
+                app_nfvd(env, "nfvd-nonat", pcap, label="nfvd"),
+                app_nfvd(env, "nfvd-snat", pcap, label="nfvd-snat",
+                         extra=["nat44 snat add src 198.19.0.0/16 dev out"],
+                         note="; source NAT on port out")],
+            compare_to="nfvd")
         cases["conntrack-new"] = Case(
             "conntrack-new", "nfvd: new connections per second (reflect, UDP)",
             f"{CT_NEW_FLOWS:,} UDP flows, each one packet of 64 B (a new flow), read "

@@ -22,7 +22,7 @@ interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
 interleaved, one port), ipv4-stats-off, ipv4-chain and ipv6-chain (`debug
 fastpath off`: the node chain), ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
-`acl set cache off`).
+`acl set cache off`), ipv4-nat (source NAT44 of the 512 flows on `out1`).
 
 Packets: calls of port_rx's process function (one graph walk each) times
 the burst (32): every walk takes one RX burst from the replayed port (the
@@ -66,6 +66,7 @@ CASES = {
     "ipv4-chain": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv6-chain": ("ipv6-64.pcap", ["--family", "6"], 1, "6"),
     "ipv4-acl": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-nat": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
@@ -76,7 +77,7 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
-         "rte_acl_classify"]
+         "rte_acl_classify", "nat44_out_process"]
 
 
 def config(case, pcap):
@@ -95,6 +96,8 @@ def config(case, pcap):
         lines.append("stats off")
     if case.endswith("-chain"):
         lines.append("debug fastpath off")
+    if case == "ipv4-nat":
+        lines.append("nat44 snat add src 198.19.0.0/16 dev out1")
     if case.startswith("ipv4-acl"):
         sys.path.insert(0, HERE)
         from bench import acl_lines

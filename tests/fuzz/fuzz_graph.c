@@ -79,6 +79,13 @@ static const char *setup_cmds[] = {
 	"route add ::/0 via 2001:db8:b::2",
 };
 
+/* NAT44: what "in" routes out of "out" from 10.0.0.0/24 is translated,
+ * and TCP to in's address, port 8080, goes to 10.0.0.2:80. */
+static const char *feature_cmds[] = {
+	"nat44 snat add src 10.0.0.0/24 dev out",
+	"nat44 dnat add dev in proto tcp dport 8080 to 10.0.0.2:80",
+};
+
 static void
 fuzz_init(void)
 {
@@ -129,6 +136,16 @@ fuzz_init(void)
 	pool = nfv_port_by_name("in")->pool;
 	if (nfv_graph_setup() < 0)
 		abort();
+	/* Features on the arcs, enabled once the arcs exist. */
+	for (size_t i = 0; i < RTE_DIM(feature_cmds); i++) {
+		struct nfv_reply r;
+
+		if (nfv_cmd_exec(feature_cmds[i], &r) < 0) {
+			fprintf(stderr, "fuzz setup: %s: %s\n", feature_cmds[i], r.err);
+			abort();
+		}
+		nfv_reply_clear(&r);
+	}
 	nfv_worker_being_built = &nfv_workers[0];
 	id = rte_graph_create("fuzz", &prm);
 	nfv_worker_being_built = NULL;

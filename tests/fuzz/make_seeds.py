@@ -25,6 +25,9 @@ seeds = {
     "v6_echo": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:a::1") / ICMPv6EchoRequest(),
     "v6_ext": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:100::1") / IPv6ExtHdrHopByHop() / IPv6ExtHdrFragment() / UDP(),
     "v6_big": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:100::1") / UDP() / (b"z" * 900),
+    "v4_dnat": Ether(src=MAC, dst=DST) / IP(src="198.18.9.9", dst="10.0.0.1") / TCP(sport=5555, dport=8080, flags="S"),
+    "v4_snat_echo": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1") / ICMP(id=7) / b"ping",
+    "v4_snat_gre": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1", proto=47) / b"\0\0\x08\0",
     "arp": Ether(src=MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(),
     "vlan": Ether(src=MAC, dst=DST) / Dot1Q(vlan=5) / IP(src="10.0.0.2", dst="198.18.1.1") / UDP(),
 }

@@ -14,6 +14,20 @@ H0 = "02:00:00:00:00:01"
 R1 = "02:00:00:00:01:01"
 
 
+
+def check_vlan_arc_features(nfvd):
+    """A VLAN interface enables vlan_output4 on itself, last of the IPv4
+    egress features; nothing else is on."""
+    nfvd.ctl("vlan add v7 dev p0 id 7")
+    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
+    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
+                                              {"feature": "policer_out4", "ifaces": []},
+                                              {"feature": "nat44_out", "ifaces": []},
+                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
+    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
+                                               {"feature": "policer_in4", "ifaces": []},
+                                               {"feature": "nat44_in", "ifaces": []}]
+
 def two_ports(nfvd, frames):
     nfvd.add_port("p0", rx=frames)
     nfvd.add_port("p1")
@@ -62,13 +76,7 @@ def test_every_module_command_in_help(tmp_path):
     r = nfvd.ctl_result("route", "frobnicate")
     assert r.rc == 1
     assert "unknown word 'frobnicate' after 'route' (expected add, del, load, show)" in r.stderr
-    nfvd.ctl("vlan add v7 dev p0 id 7")
-    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
-    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
-                                              {"feature": "policer_out4", "ifaces": []},
-                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
-    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
-                                               {"feature": "policer_in4", "ifaces": []}]
+    check_vlan_arc_features(nfvd)
     nfvd.stop()
 
 
@@ -88,20 +96,15 @@ def test_node_names_and_drop_owners(tmp_path):
     assert not any(n.startswith("nfv_") for n in names)
     dot = nfvd.ctl("graph", "dot")["dot"]
     assert '"ip4_lookup" -> "ip4_rewrite";' in dot
-    nfvd.ctl("vlan add v7 dev p0 id 7")
-    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
-    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
-                                              {"feature": "policer_out4", "ifaces": []},
-                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
-    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
-                                               {"feature": "policer_in4", "ifaces": []}]
+    check_vlan_arc_features(nfvd)
     nfvd.stop()
 
 
 def test_show_arcs(tmp_path):
-    """The IP arcs: the ACL then the policer on ingress; on egress the same,
-    then the VLAN module's output feature (the tag goes on last), enabled on
-    no interface while there is no ACL, policer or VLAN; on l2_input the lcp
+    """The IP arcs: the ACL, the policer, then NAT44 (IPv4) on ingress; on
+    egress the same, then the VLAN module's output feature (the tag goes on
+    last), enabled on no interface while there is no ACL, policer, NAT rule
+    or VLAN; on l2_input the lcp
     module's features (no twin yet) and the observers (mirror, capture, flow
     statistics), on l2_output the observers, enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
@@ -120,10 +123,12 @@ def test_show_arcs(tmp_path):
                                    {"feature": "capture_out", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": [{"feature": "acl_in4", "ifaces": []},
-                                     {"feature": "policer_in4", "ifaces": []}]},
+                                     {"feature": "policer_in4", "ifaces": []},
+                                     {"feature": "nat44_in", "ifaces": []}]},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
                        "features": [{"feature": "acl_out4", "ifaces": []},
                                     {"feature": "policer_out4", "ifaces": []},
+                                    {"feature": "nat44_out", "ifaces": []},
                                     {"feature": "vlan_output4", "ifaces": []}]},
         "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
                         "features": [{"feature": "acl_in6", "ifaces": []},
@@ -133,13 +138,7 @@ def test_show_arcs(tmp_path):
                                     {"feature": "policer_out6", "ifaces": []},
                                     {"feature": "vlan_output6", "ifaces": []}]},
     }
-    nfvd.ctl("vlan add v7 dev p0 id 7")
-    arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
-    assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
-                                              {"feature": "policer_out4", "ifaces": []},
-                                              {"feature": "vlan_output4", "ifaces": ["v7"]}]
-    assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
-                                               {"feature": "policer_in4", "ifaces": []}]
+    check_vlan_arc_features(nfvd)
     nfvd.stop()
 
 

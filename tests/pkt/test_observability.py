@@ -118,7 +118,7 @@ def scrape(port):
             continue
         if not line or line.startswith("#"):
             continue
-        m = re.fullmatch(r'([a-z_]+)(\{[^}]*\})? (\S+)', line)
+        m = re.fullmatch(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)', line)
         assert m, "bad exposition line: %r" % line
         labels = tuple(sorted(re.findall(r'(\w+)="([^"]*)"', m.group(2) or "")))
         samples[(m.group(1), labels)] = float(m.group(3))

@@ -14,84 +14,20 @@
 #
 # Run from the repository root as root:  NFVD_BUILD=build bash tests/smoke/suites/acl.sh
 set -uo pipefail
-
-BUILD=${NFVD_BUILD:-build}
-NFVD=$BUILD/src/nfvd
-NFVCTL=$BUILD/src/nfvctl
-PY=/usr/bin/python3
+. tests/smoke/lib.sh
+suite_init acl nfvacl
 H1=nfvacl-h1
 H2=nfvacl-h2
 V1=nfvacl-v1
 V2=nfvacl-v2
-PREFIX=nfvacl-$$
-WORK=$(mktemp -d /tmp/nfvacl.XXXXXX)
-SOCK=$WORK/api.sock
-NFVD_PID=
-BG=()
-N_PASS=0
-N_FAIL=0
 
-pass() { printf 'PASS  [acl] %s\n' "$*"; N_PASS=$((N_PASS + 1)); }
-fail() { printf 'FAIL  [acl] %s\n' "$*"; N_FAIL=$((N_FAIL + 1)); }
-info() { printf '      %s\n' "$*"; }
-ctl() { timeout 10 "$NFVCTL" -s "$SOCK" "$@"; }
-json() { "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-drop_count() { # drop_count NODE/REASON
-	ctl --json show drops | json "sum(x['packets'] for x in d['drops'] if x['node'] + '/' + x['reason'] == '$1')"
-}
-
-cleanup() {
-	set +e
-	if [ -n "$NFVD_PID" ]; then
-		kill -TERM "$NFVD_PID" 2>/dev/null
-		for _ in $(seq 100); do kill -0 "$NFVD_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$NFVD_PID" 2>/dev/null
-		wait "$NFVD_PID" 2>/dev/null
-	fi
-	for pid in "${BG[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-	for ns in "$H1" "$H2"; do
-		if ip netns list | grep -qw "^$ns"; then
-			for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-			ip netns del "$ns"
-		fi
-	done
-	ip link del "$V1" 2>/dev/null
-	ip link del "$V2" 2>/dev/null
-	rm -rf "/var/run/dpdk/$PREFIX"
-	[ "${NFVACL_KEEP:-0}" = 1 ] && echo "acl: logs in $WORK" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-finish() {
-	echo "$N_PASS passed, $N_FAIL failed"
-	[ "$N_FAIL" -eq 0 ] && [ "$N_PASS" -gt 0 ]
-	exit $?
-}
-
-for t in ip socat iperf3 ping ethtool; do
-	command -v "$t" >/dev/null || { fail "tool '$t' missing"; finish; }
-done
-[ -x "$NFVD" ] || { fail "$NFVD not built"; finish; }
-
-for ns in "$H1" "$H2"; do ip netns del "$ns" 2>/dev/null; done
-ip link del "$V1" 2>/dev/null
-ip link del "$V2" 2>/dev/null
-setup_host() { # setup_host NS VETH N
-	ip netns add "$1" || return 1
-	ip link add "$2" type veth peer name eth0 netns "$1" || return 1
-	sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ethtool -K "$2" tx off rx off gso off gro off tso off >/dev/null 2>&1
-	ip netns exec "$1" ethtool -K eth0 tx off rx off gso off gro off tso off >/dev/null 2>&1
-	ip link set "$2" up && ip -n "$1" link set lo up && ip -n "$1" link set eth0 up &&
-		ip -n "$1" addr add "10.202.$3.2/24" dev eth0 &&
-		ip -n "$1" route add default via "10.202.$3.1"
-}
-if setup_host "$H1" "$V1" 1 && setup_host "$H2" "$V2" 2; then
+suite_need socat iperf3 ping ethtool
+if suite_host "$H1" "$V1" 10.202.1.2/24 10.202.1.1 &&
+	suite_host "$H2" "$V2" 10.202.2.2/24 10.202.2.1; then
 	pass "topology: $H1 (inside) - nfvd - $H2 (outside)"
 else
 	fail "topology setup failed"
-	finish
+	suite_finish
 fi
 
 cat >"$WORK/startup.conf" <<EOF
@@ -114,14 +50,7 @@ conntrack set timeout udp 2
 conntrack set timeout udp-stream 2
 conntrack set timeout icmp 2
 EOF
-"$NFVD" -l 0,1 --no-huge -m 1024 --no-shconf --no-pci --file-prefix "$PREFIX" -- \
-	-c "$WORK/startup.conf" -s "$SOCK" >"$WORK/nfvd.log" 2>&1 &
-NFVD_PID=$!
-for _ in $(seq 300); do [ -S "$SOCK" ] && break; sleep 0.1; done
-if [ ! -S "$SOCK" ]; then
-	fail "nfvd did not start: $(tail -n 3 "$WORK/nfvd.log")"
-	finish
-fi
+suite_start_nfvd
 pass "nfvd up: reflect on p1 in, default deny on p1 out"
 
 # Outward: ping.
@@ -184,10 +113,5 @@ n=$(ctl --json conntrack show | json "d['count']")
 hits=$(ctl --json acl show lan_in | json "d['acls'][0]['rules'][0]['hits']")
 [ "${hits:-0}" -ge 3 ] && pass "acl show: reflect rule hits $hits" || fail "reflect rule hits $hits"
 
-kill -TERM "$NFVD_PID"
-wait "$NFVD_PID"
-rc=$?
-NFVD_PID=
-[ "$rc" = 0 ] && grep -q "all mbufs returned" "$WORK/nfvd.log" &&
-	pass "nfvd exited 0, every mbuf back" || fail "nfvd exit $rc: $(tail -n 3 "$WORK/nfvd.log")"
-finish
+suite_stop_nfvd
+suite_finish

@@ -12,69 +12,17 @@
 #
 # Run as root from the repository root: NFVD_BUILD=build bash tests/smoke/suites/arp_nd.sh
 set -uo pipefail
-
-BUILD=${NFVD_BUILD:-build}
-NFVD=$BUILD/src/nfvd
-NFVCTL=$BUILD/src/nfvctl
-PY=/usr/bin/python3
+. tests/smoke/lib.sh
+suite_init arp_nd nfvarp
 H1=nfvarp-h1
 H2=nfvarp-h2
 V1=nfvarp-v1
 V2=nfvarp-v2
-PREFIX=nfvarp-$$
-WORK=$(mktemp -d /tmp/nfvarp.XXXXXX)
-SOCK=$WORK/api.sock
-NFVD_PID=
-N_PASS=0
-N_FAIL=0
 
-pass() { printf 'PASS  [arp_nd] %s\n' "$*"; N_PASS=$((N_PASS + 1)); }
-fail() { printf 'FAIL  [arp_nd] %s\n' "$*"; N_FAIL=$((N_FAIL + 1)); }
-info() { printf '      %s\n' "$*"; }
-ctl() { timeout 10 "$NFVCTL" -s "$SOCK" "$@"; }
-json() { "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$@"; }
-
-cleanup() {
-	if [ -n "$NFVD_PID" ] && kill -0 "$NFVD_PID" 2>/dev/null; then
-		kill -KILL "$NFVD_PID" 2>/dev/null
-		wait "$NFVD_PID" 2>/dev/null
-	fi
-	for ns in "$H1" "$H2"; do
-		if ip netns list | grep -qw "^$ns"; then
-			for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-			ip netns del "$ns"
-		fi
-	done
-	ip link del "$V1" 2>/dev/null
-	ip link del "$V2" 2>/dev/null
-	rm -rf "/var/run/dpdk/$PREFIX" "$WORK"
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -ne 0 ] || [ ! -x "$NFVD" ]; then
-	fail "needs root and $NFVD"
-	exit 1
-fi
-cleanup 2>/dev/null
-WORK=$(mktemp -d /tmp/nfvarp.XXXXXX)
-SOCK=$WORK/api.sock
-
+suite_need arping ping ethtool
 for n in 1 2; do
-	ns=nfvarp-h$n v=nfvarp-v$n
-	ip netns add "$ns"
-	ip link add "$v" type veth peer name eth0 netns "$ns"
-	sysctl -qw "net.ipv6.conf.$v.disable_ipv6=1"
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
-		net.ipv6.conf.eth0.accept_dad=0
-	ip link set "$v" up
-	ip -n "$ns" link set lo up
-	ip -n "$ns" link set eth0 up
-	ethtool -K "$v" tx off rx off gso off gro off tso off >/dev/null 2>&1 || true
-	ip netns exec "$ns" ethtool -K eth0 tx off rx off gso off gro off tso off >/dev/null 2>&1 || true
-	ip -n "$ns" addr add "10.202.$n.2/24" dev eth0
-	ip -n "$ns" addr add "fd00:202:$n::2/64" dev eth0 nodad
-	ip -n "$ns" route add default via "10.202.$n.1"
-	ip -n "$ns" -6 route add default via "fd00:202:$n::1"
+	suite_host "nfvarp-h$n" "nfvarp-v$n" "10.202.$n.2/24" "10.202.$n.1" \
+		"fd00:202:$n::2/64" "fd00:202:$n::1" || { fail "topology setup failed"; suite_finish; }
 done
 
 cat >"$WORK/startup.conf" <<EOF
@@ -88,15 +36,7 @@ addr add fd00:202:2::1/64 dev p2
 punt set arp rate 1000 burst 100
 punt set nd rate 1000 burst 100
 EOF
-"$NFVD" -l 0,1 --no-huge -m 1024 --no-shconf --no-pci --file-prefix "$PREFIX" -- \
-	-c "$WORK/startup.conf" -s "$SOCK" >"$WORK/nfvd.log" 2>&1 &
-NFVD_PID=$!
-for _ in $(seq 300); do [ -S "$SOCK" ] && break; sleep 0.1; done
-if [ ! -S "$SOCK" ]; then
-	fail "nfvd did not start"
-	tail -n 10 "$WORK/nfvd.log"
-	exit 1
-fi
+suite_start_nfvd
 pass "nfvd on net_af_packet, only port add and addr add"
 
 if ip netns exec "$H1" ping -n -c 5 -i 0.1 -W 1 10.202.2.2 | grep -q " 0% packet loss"; then
@@ -184,14 +124,5 @@ if grep -q "Received 2 response" <<<"$out"; then
 else
 	fail "arping nfvd after the flood: $(tail -n 1 <<<"$out")"
 fi
-kill -TERM "$NFVD_PID"
-wait "$NFVD_PID"
-rc=$?
-NFVD_PID=
-if [ "$rc" = 0 ] && grep -q "all mbufs returned" "$WORK/nfvd.log"; then
-	pass "nfvd exits 0, every mbuf back in its pool"
-else
-	fail "nfvd exit $rc: $(tail -n 2 "$WORK/nfvd.log" | paste -sd ' ' -)"
-fi
-echo "$N_PASS passed, $N_FAIL failed"
-[ "$N_FAIL" -eq 0 ]
+suite_stop_nfvd
+suite_finish

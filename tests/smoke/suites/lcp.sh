@@ -28,11 +28,8 @@
 # the twin either way.
 # Run from the repository root:  NFVD_BUILD=build bash tests/smoke/suites/lcp.sh
 set -uo pipefail
-
-BUILD=${NFVD_BUILD:-build}
-NFVD=$BUILD/src/nfvd
-NFVCTL=$BUILD/src/nfvctl
-PY=/usr/bin/python3
+. tests/smoke/lib.sh
+suite_init lcp nfvlcp
 FRR=/usr/lib/frr
 N_ROUTES=${NFVLCP_ROUTES:-100000}
 N_BGP=${NFVLCP_BGP_PREFIXES:-1000}
@@ -43,17 +40,6 @@ H2=nfvlcp-h2
 V1=nfvlcp-v1
 V2=nfvlcp-v2
 TW=nfvlcp-tw1
-PREFIX=nfvlcp-$$
-WORK=$(mktemp -d /tmp/nfvlcp.XXXXXX)
-SOCK=$WORK/api.sock
-LOG=$WORK/nfvd.log
-NFVD_PID=
-
-N_PASS=0
-N_FAIL=0
-pass() { echo "PASS: $*"; N_PASS=$((N_PASS + 1)); }
-fail() { echo "FAIL: $*"; N_FAIL=$((N_FAIL + 1)); }
-ctl() { "$NFVCTL" -s "$SOCK" "$@"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 frr_stop() {
@@ -64,49 +50,18 @@ frr_stop() {
 	done
 }
 
-cleanup() {
+suite_on_cleanup() {
 	frr_stop "$PEER"
 	frr_stop "$RTR"
-	if [ -n "$NFVD_PID" ] && kill -0 "$NFVD_PID" 2>/dev/null; then
-		kill "$NFVD_PID"
-		wait "$NFVD_PID" 2>/dev/null
-	fi
-	for ns in $PEER $RTR $H2; do ip netns del "$ns" 2>/dev/null; done
-	ip link del $V1 2>/dev/null
-	ip link del $V2 2>/dev/null
-	[ -n "${NFVLCP_KEEP:-}" ] || rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM # so that the EXIT trap runs (FRR daemons, namespaces)
-
-for t in "$NFVD" "$NFVCTL"; do
-	[ -x "$t" ] || { echo "lcp: $t not built"; exit 1; }
-done
 
 # ---- topology ------------------------------------------------------------------------
-cleanup_quiet() { for ns in $PEER $RTR $H2; do ip netns del "$ns" 2>/dev/null; done; \
-	ip link del $V1 2>/dev/null; ip link del $V2 2>/dev/null; }
-cleanup_quiet
-for ns in $PEER $RTR $H2; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
-ip link add $V1 type veth peer name eth0 netns $PEER
-ip link add $V2 type veth peer name eth0 netns $H2
-# veths hand af_packet frames with checksums left to offload: full ones.
-for v in $V1 $V2; do
-	ip link set $v up
-	sysctl -qw net.ipv6.conf.$v.disable_ipv6=1
-	ethtool -K $v tx off rx off gso off gro off tso off >/dev/null 2>&1
-done
-for ns in $PEER $H2; do
-	ip netns exec $ns ethtool -K eth0 tx off rx off gso off gro off tso off >/dev/null 2>&1
-done
-ip -n $PEER addr add 10.211.1.2/24 dev eth0
+suite_netns $RTR &&
+	suite_host $PEER $V1 10.211.1.2/24 &&
+	suite_host $H2 $V2 10.211.2.2/24 10.211.2.1 || { fail "topology setup failed"; suite_finish; }
 ip -n $PEER addr add 172.20.5.1/32 dev lo
 ip -n $PEER addr add 172.21.0.1/32 dev lo
-ip -n $PEER link set eth0 up
 ip -n $PEER route add 10.211.2.0/24 via 10.211.1.1
-ip -n $H2 addr add 10.211.2.2/24 dev eth0
-ip -n $H2 link set eth0 up
-ip -n $H2 route add default via 10.211.2.1
 MAC_PEER=$(ip -n $PEER -br link show eth0 | awk '{print $3}')
 MAC_H2=$(ip -n $H2 -br link show eth0 | awk '{print $3}')
 MAC_P2=$(cat /sys/class/net/$V2/address)
@@ -118,18 +73,8 @@ addr add 10.211.1.1/24 dev p1
 addr add 10.211.2.1/24 dev p2
 lcp add dev p1 host-if $TW netns $RTR
 EOF
-"$NFVD" -l 0,1 --no-huge -m 2048 --no-shconf --no-pci --file-prefix "$PREFIX" -- \
-	-c "$WORK/startup.conf" -s "$SOCK" --max-routes4 262144 \
-	--lcp-netlink-rcvbuf 65536 >"$LOG" 2>&1 &
-NFVD_PID=$!
-for _ in $(seq 300); do
-	[ -S "$SOCK" ] && break
-	kill -0 "$NFVD_PID" 2>/dev/null || break
-	sleep 0.1
-done
-if ! [ -S "$SOCK" ]; then
-	fail "nfvd did not start"; tail -20 "$LOG"; exit 1
-fi
+EAL=(-l 0,1 --no-huge -m 2048 --no-shconf --no-pci)
+suite_start_nfvd --max-routes4 262144 --lcp-netlink-rcvbuf 65536
 # Static neighbors only while nfvd has no ARP/ND of its own (arp_nd).
 if ctl --json show graph | grep -q '"arp_input"'; then
 	echo "lcp: nfvd resolves its neighbors itself: no static neighbor"
@@ -360,14 +305,5 @@ print(json.load(sys.stdin)["lcp"]["punted_by_reason"]["ip4_input/multicast_desti
 fi
 
 ctl lcp del dev p1 >/dev/null || fail "lcp del"
-kill "$NFVD_PID"
-wait "$NFVD_PID"
-rc=$?
-NFVD_PID=
-if [ $rc -eq 0 ] && grep -q "all mbufs returned" "$LOG"; then
-	pass "nfvd exit 0, every mbuf back"
-else
-	fail "nfvd exit $rc"; tail -5 "$LOG"
-fi
-echo "lcp: $N_PASS passed, $N_FAIL failed"
-[ "$N_FAIL" -eq 0 ]
+suite_stop_nfvd
+suite_finish

@@ -16,45 +16,11 @@
 #
 # Run from the repository root: NFVD_BUILD=build bash tests/smoke/suites/perf.sh
 set -uo pipefail
-
-BUILD=${NFVD_BUILD:-build}
-NFVD=$BUILD/src/nfvd
-NFVCTL=$BUILD/src/nfvctl
+. tests/smoke/lib.sh
+suite_init perf nfvperf
 H1=nfvperf-h1
 H2=nfvperf-h2
-V1=nfvperf-v1
-V2=nfvperf-v2
-PREFIX=nfvperf-$$
-WORK=$(mktemp -d /tmp/nfvperf-smoke.XXXXXX)
-SOCK=$WORK/nfvd.sock
-NFVD_PID=
-N_PASS=0
-N_FAIL=0
 
-pass() { printf 'PASS  [perf] %s\n' "$*"; N_PASS=$((N_PASS + 1)); }
-fail() { printf 'FAIL  [perf] %s\n' "$*"; N_FAIL=$((N_FAIL + 1)); }
-skip() { printf 'SKIP  [perf] %s\n' "$*"; }
-ctl() { timeout 10 "$NFVCTL" -s "$SOCK" "$@"; }
-
-cleanup() {
-	set +e
-	if [ -n "$NFVD_PID" ]; then
-		kill -KILL "$NFVD_PID" 2>/dev/null
-		wait "$NFVD_PID" 2>/dev/null
-	fi
-	ip netns del "$H1" 2>/dev/null
-	ip netns del "$H2" 2>/dev/null
-	ip link del "$V1" 2>/dev/null
-	ip link del "$V2" 2>/dev/null
-	rm -rf "/var/run/dpdk/$PREFIX"
-	[ -n "${NFVPERF_KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
-
-if [ "$(id -u)" -ne 0 ]; then
-	skip "not root"
-	exit 0
-fi
 bash scripts/hugepages.sh >/dev/null
 if [ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -lt 128 ]; then
 	skip "fewer than 128 free 2 MB hugepages"
@@ -65,17 +31,8 @@ fi
 for i in 1 2; do
 	h=nfvperf-h$i
 	v=nfvperf-v$i
-	ip netns del "$h" 2>/dev/null
-	ip link del "$v" 2>/dev/null
-	ip netns add "$h"
-	ip link add "$v" type veth peer name eth0 netns "$h"
-	ip link set "$v" up
-	ip -n "$h" link set lo up
-	ip -n "$h" link set eth0 up
-	ip -n "$h" addr add "10.78.$i.2/24" dev eth0
-	ip -n "$h" addr add "fd00:78:$i::2/64" dev eth0 nodad
-	ip -n "$h" route add default via "10.78.$i.1"
-	ip -n "$h" -6 route add default via "fd00:78:$i::1"
+	suite_host "$h" "$v" "10.78.$i.2/24" "10.78.$i.1" "fd00:78:$i::2/64" "fd00:78:$i::1" ||
+		{ fail "topology setup failed"; suite_finish; }
 	mac=$(cat "/sys/class/net/$v/address")
 	ip -n "$h" neigh replace "10.78.$i.1" lladdr "$mac" dev eth0
 	ip -n "$h" neigh replace "fd00:78:$i::1" lladdr "$mac" dev eth0
@@ -89,24 +46,9 @@ for i in 1 2; do
 	EOF
 done
 
-"$NFVD" -l 0,1 --no-pci --file-prefix "$PREFIX" -- -c "$WORK/startup.conf" -s "$SOCK" \
-	>"$WORK/nfvd.log" 2>&1 &
-NFVD_PID=$!
-for _ in $(seq 100); do
-	[ -S "$SOCK" ] && ctl show stats >/dev/null 2>&1 && break
-	kill -0 "$NFVD_PID" 2>/dev/null || break
-	sleep 0.1
-done
-if ! kill -0 "$NFVD_PID" 2>/dev/null; then
-	if grep -qi "af_xdp\|xdp" "$WORK/nfvd.log" && ! grep -q "umem of" "$WORK/nfvd.log"; then
-		fail "nfvd did not start with af_xdp ports on hugepages: $(tail -3 "$WORK/nfvd.log")"
-	else
-		fail "nfvd did not start: $(tail -3 "$WORK/nfvd.log")"
-	fi
-	NFVD_PID=
-	echo "$N_PASS passed, $N_FAIL failed"
-	exit 1
-fi
+# Hugepages and the EAL's default IOVA mode (the point of this suite).
+EAL=(-l 0,1 --no-pci)
+suite_start_nfvd
 if grep -q "no-huge" "$WORK/nfvd.log"; then
 	fail "nfvd fell back to --no-huge: $(grep no-huge "$WORK/nfvd.log" | head -1)"
 else
@@ -143,18 +85,5 @@ print(sum(x["packets"] for x in d["nodes"] if x["node"] == sys.argv[2]))' "$grap
 	fi
 done
 
-kill -TERM "$NFVD_PID"
-rc=0
-for _ in $(seq 150); do
-	kill -0 "$NFVD_PID" 2>/dev/null || break
-	sleep 0.1
-done
-wait "$NFVD_PID" || rc=$?
-NFVD_PID=
-if [ "$rc" -eq 0 ]; then
-	pass "nfvd exits 0"
-else
-	fail "nfvd exit code $rc: $(tail -3 "$WORK/nfvd.log")"
-fi
-echo "$N_PASS passed, $N_FAIL failed"
-[ "$N_FAIL" -eq 0 ]
+suite_stop_nfvd
+suite_finish

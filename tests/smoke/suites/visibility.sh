@@ -14,67 +14,14 @@
 # counts are the pings, both ways.
 # Run from the repository root:  NFVD_BUILD=build bash tests/smoke/suites/visibility.sh
 set -uo pipefail
-
-BUILD=${NFVD_BUILD:-build}
-NFVD=$BUILD/src/nfvd
-NFVCTL=$BUILD/src/nfvctl
+. tests/smoke/lib.sh
+suite_init visibility nfvvis
 PINGS=5
-N_PASS=0
-N_FAIL=0
-WORK=$(mktemp -d /tmp/nfvvis.XXXXXX)
-SOCK=$WORK/api.sock
-NFVD_PID=
-CAP_PID=
-DUMP_PID=
 
-pass() { printf 'PASS  %s\n' "$*"; N_PASS=$((N_PASS + 1)); }
-fail() { printf 'FAIL  %s\n' "$*"; N_FAIL=$((N_FAIL + 1)); }
-ctl() { "$NFVCTL" -s "$SOCK" "$@"; }
-
-cleanup() {
-	trap - EXIT INT TERM
-	[ -n "$NFVD_PID" ] && kill "$NFVD_PID" 2>/dev/null && wait "$NFVD_PID" 2>/dev/null
-	[ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null && wait "$CAP_PID" 2>/dev/null
-	[ -n "$DUMP_PID" ] && kill "$DUMP_PID" 2>/dev/null && wait "$DUMP_PID" 2>/dev/null
-	for ns in nfvvis-h1 nfvvis-h2 nfvvis-h3; do
-		ip netns del "$ns" 2>/dev/null
-	done
-	for v in nfvvis-v1 nfvvis-v2 nfvvis-v3; do ip link del "$v" 2>/dev/null; done
-	rm -rf "$WORK" /var/run/dpdk/nfvvis-smoke
-	true
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-for t in tshark tcpdump nfcapd nfdump; do
-	if ! command -v "$t" >/dev/null; then
-		echo "visibility: $t missing (make deps)"
-		exit 1
-	fi
-done
-cleanup
-trap cleanup EXIT
-
-host() { # host NS VETH N [address]
-	ip netns add "$1"
-	ip link add "$2" type veth peer name eth0 netns "$1"
-	sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip link set "$2" up
-	ip -n "$1" link set lo up
-	ip -n "$1" link set eth0 up
-	ethtool -K "$2" tx off rx off gso off gro off tso off >/dev/null 2>&1 || true
-	ip netns exec "$1" ethtool -K eth0 tx off rx off gso off gro off tso off \
-		>/dev/null 2>&1 || true
-	if [ -n "${4:-}" ]; then
-		ip -n "$1" addr add "$4/24" dev eth0
-		ip -n "$1" route add default via "${4%.2}.1"
-	fi
-}
-host nfvvis-h1 nfvvis-v1 1 10.202.1.2
-host nfvvis-h2 nfvvis-v2 2 10.202.2.2
-host nfvvis-h3 nfvvis-v3 3
+suite_need tshark tcpdump nfcapd nfdump
+suite_host nfvvis-h1 nfvvis-v1 10.202.1.2/24 10.202.1.1 &&
+	suite_host nfvvis-h2 nfvvis-v2 10.202.2.2/24 10.202.2.1 &&
+	suite_host nfvvis-h3 nfvvis-v3 || { fail "topology setup failed"; suite_finish; }
 MAC_H1=$(ip netns exec nfvvis-h1 cat /sys/class/net/eth0/address)
 MAC_H2=$(ip netns exec nfvvis-h2 cat /sys/class/net/eth0/address)
 
@@ -82,6 +29,7 @@ COLLECTOR_PORT=$((20000 + RANDOM % 20000))
 mkdir -p "$WORK/flows"
 nfcapd -b 127.0.0.1 -p "$COLLECTOR_PORT" -w "$WORK/flows" -t 3600 >"$WORK/nfcapd.log" 2>&1 &
 CAP_PID=$!
+BG+=("$CAP_PID")
 
 cat >"$WORK/startup.conf" <<CONF
 port add p1 dev net_af_packet0,iface=nfvvis-v1
@@ -95,17 +43,7 @@ mirror add span dev p1 in to m
 capture start dev p2 out file $WORK/p2.pcapng filter "icmp"
 flow export ipfix 127.0.0.1:$COLLECTOR_PORT active 60 idle 1
 CONF
-"$NFVD" -l 0,1 --no-huge -m 1024 --no-pci --no-shconf --file-prefix nfvvis-smoke -- \
-	-c "$WORK/startup.conf" -s "$SOCK" >"$WORK/nfvd.log" 2>&1 &
-NFVD_PID=$!
-for _ in $(seq 1 300); do
-	grep -q "ready" "$WORK/nfvd.log" && [ -S "$SOCK" ] && break
-	sleep 0.1
-done
-if ! [ -S "$SOCK" ]; then
-	fail "nfvd did not start: $(tail -5 "$WORK/nfvd.log")"
-	exit 1
-fi
+suite_start_nfvd
 P1_MAC=$(ctl --json port show p1 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | head -1)
 P2_MAC=$(ctl --json port show p2 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | head -1)
 ip -n nfvvis-h1 neigh replace 10.202.1.1 lladdr "$P1_MAC" dev eth0
@@ -113,6 +51,7 @@ ip -n nfvvis-h2 neigh replace 10.202.2.1 lladdr "$P2_MAC" dev eth0
 
 ip netns exec nfvvis-h3 tcpdump -n -i eth0 -w "$WORK/h3.pcap" -U icmp >"$WORK/tcpdump.log" 2>&1 &
 DUMP_PID=$!
+BG+=("$DUMP_PID")
 for _ in $(seq 1 100); do
 	grep -q "listening on" "$WORK/tcpdump.log" && break
 	sleep 0.1
@@ -169,11 +108,5 @@ else
 	fail "IPFIX: nfcapd recorded $req packets h1 -> h2, $rep h2 -> h1 (want $PINGS each): $(cat "$WORK/nfdump.txt")"
 fi
 
-kill "$NFVD_PID"; wait "$NFVD_PID"; rc=$?; NFVD_PID=
-if [ $rc -eq 0 ] && grep -q "all mbufs returned" "$WORK/nfvd.log"; then
-	pass "nfvd exits 0 with every mbuf back"
-else
-	fail "nfvd exit $rc: $(tail -3 "$WORK/nfvd.log")"
-fi
-echo "$N_PASS passed, $N_FAIL failed"
-[ "$N_FAIL" -eq 0 ]
+suite_stop_nfvd
+suite_finish

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nat44_in: the destination half of NAT44, on the ip4 ingress arc of the
+ * interfaces a rule names (after acl_in4 and policer_in4), before the
+ * route lookup, so the translated packet is routed to the inside host.
+ *
+ * A packet of a session (its o2i key: from the remote endpoint to the
+ * outside one) gets the session's inside address and port as destination;
+ * for ICMP, echo replies are translated by their identifier. A packet
+ * without one, for the interface's address, whose protocol and
+ * destination port a dnat rule of the interface names, makes a DNAT
+ * session and goes to the rule's address and port. Anything else passes
+ * untouched (to nfvd's own address it is delivered locally, as without
+ * NAT).
+ *
+ * Edges: drop, then the arc's.
+ * Reads: mbuf->port. Writes: the IPv4 destination, the L4 destination
+ * port or ICMP identifier, the checksums.
+ * Drops: nat44_in/table_full.
+ */
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/arc.h"
+#include "core/counters.h"
+#include "core/node.h"
+#include "modules/ip/ip.h"
+#include "modules/nat44/datapath/nat44_node.h"
+
+enum nat44_in_next {
+	NAT44_IN_NEXT_DROP,
+	NAT44_IN_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_nat_in_full, "nat44_in", "table_full",
+	"a dnat rule matched but the worker's session table is full (nat44 set max)");
+
+static struct nfv_arc_feature nat44_in_feature = {
+	.arc_name = "ip4_ingress", .node = "nfv_nat44_in", .runs_after = "nfv_policer_in4",
+};
+NFV_ARC_FEATURE_REGISTER(nat44_in_feature);
+
+static __rte_always_inline const struct nfv_nat_dnat *
+dnat_match(const struct nfv_nat_config *cfg, uint16_t iface, const struct nat_pkt *p)
+{
+	const struct nfv_port_l3 *l3;
+
+	for (uint32_t i = 0; i < cfg->n_dnat; i++) {
+		const struct nfv_nat_dnat *r = &cfg->dnat[i];
+
+		if (r->iface == iface && r->proto == p->proto && r->dport == p->dport) {
+			l3 = nfv_port_l3_get(iface);
+			return l3 != NULL && l3->has4 && l3->src4 == p->dst ? r : NULL;
+		}
+	}
+	return NULL;
+}
+
+static uint16_t
+nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct nfv_nat_counters *c = nfv_worker_counters(w, &nfv_nat_counters_block);
+	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
+	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint64_t now = rte_get_tsc_cycles();
+
+	nfv_nat_burst_start(t, c, now);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint16_t iface = m->port;
+		const struct nfv_nat_dnat *r;
+		struct nfv_nat_session *s;
+		struct nfv_nat_key k;
+		struct nat_pkt p;
+		unsigned int dir;
+		uint64_t *why;
+
+		nexts[i] = nfv_arc_next_edge(&nat44_in_feature, iface);
+		nat_parse(m, &p);
+		if (!p.ok)
+			continue;
+		if (p.proto == IPPROTO_ICMP) {
+			if (p.icmp_type != NAT_ICMP_ECHO_REPLY)
+				continue;
+			/* The identifier stands for the outside (destination) port. */
+			p.dport = p.sport;
+			p.sport = 0;
+		}
+		nat_key(&k, &p, iface);
+		s = nfv_nat_lookup(t, c, &k, &dir, now);
+		if (s == NULL || dir != NFV_NAT_O2I) {
+			struct nfv_nat_key i2o;
+
+			if (p.proto == IPPROTO_ICMP || (r = dnat_match(cfg, iface, &p)) == NULL)
+				continue;
+			i2o.src = r->to_addr;
+			i2o.dst = p.src;
+			i2o.sport = r->to_port;
+			i2o.dport = p.sport;
+			i2o.proto = p.proto;
+			i2o.pad = 0;
+			i2o.iface = iface;
+			s = nfv_nat_create(t, c, &i2o, p.dst, p.dport, NFV_NAT_DNAT, now, &why);
+			if (s == NULL) {
+				(*why)++;
+				nexts[i] = nfv_mark_drop(m, drop_nat_in_full.id, NAT44_IN_NEXT_DROP);
+				continue;
+			}
+		}
+		nat_rewrite(&p, true, s->in_addr, s->in_port);
+		nfv_nat_touch(s, NFV_NAT_O2I, p.tcp_flags, rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, now);
+		c->out2in++;
+	}
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register nat44_in_node = {
+	.name = "nfv_nat44_in",
+	.process = nat44_in_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = NAT44_IN_NEXT_MAX,
+	.next_nodes = {
+		[NAT44_IN_NEXT_DROP] = "nfv_drop",
+	},
+};
+
+RTE_NODE_REGISTER(nat44_in_node);

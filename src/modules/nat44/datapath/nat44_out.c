@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nat44_out: the source half of NAT44, on the ip4 egress arc of the
+ * interfaces a rule names (after acl_out4 and policer_out4: they see the inside
+ * addresses, as Linux's POSTROUTING does).
+ *
+ * A packet of a session (its i2o key) leaves with the session's outside
+ * source address and port. A packet without one whose source is in an
+ * snat rule of its output interface (the longest prefix wins) makes a
+ * session: the outside address is the interface's own (or one of the
+ * rule's range, chosen by the inside address, so a host keeps one), the
+ * outside port the inside one when it is free for that remote endpoint,
+ * else the next free port of the worker's share. ICMP echo requests are
+ * translated by their identifier. A DNAT session's replies (from the
+ * inside server) leave with the address and port the client used.
+ * Anything else passes untouched.
+ *
+ * Edges: drop, then the arc's.
+ * Reads: meta.tx_port. Writes: the IPv4 source, the L4 source port or
+ * ICMP identifier, the checksums.
+ * Drops: nat44_out/no_address, no_port, table_full, fragment, unsupported.
+ */
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_hash_crc.h>
+
+#include "core/arc.h"
+#include "core/counters.h"
+#include "core/node.h"
+#include "modules/ip/ip.h"
+#include "modules/nat44/datapath/nat44_node.h"
+
+enum nat44_out_next {
+	NAT44_OUT_NEXT_DROP,
+	NAT44_OUT_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_nat_no_address, "nat44_out", "no_address",
+	"an snat rule without 'to' matched but its interface has no IPv4 address");
+NFV_DROP_REASON(drop_nat_no_port, "nat44_out", "no_port",
+	"an snat rule matched but no outside port was free for that remote endpoint");
+NFV_DROP_REASON(drop_nat_out_full, "nat44_out", "table_full",
+	"an snat rule matched but the worker's session table is full (nat44 set max)");
+NFV_DROP_REASON(drop_nat_fragment, "nat44_out", "fragment",
+	"a fragment whose source an snat rule matches (fragments are not translated)");
+NFV_DROP_REASON(drop_nat_unsupported, "nat44_out", "unsupported",
+	"a packet whose source an snat rule matches that is not TCP, UDP or ICMP echo");
+
+static struct nfv_arc_feature nat44_out_feature = {
+	.arc_name = "ip4_egress", .node = "nfv_nat44_out", .runs_after = "nfv_policer_out4",
+	.runs_before = "nfv_vlan_output4",
+};
+NFV_ARC_FEATURE_REGISTER(nat44_out_feature);
+
+static __rte_always_inline const struct nfv_nat_snat *
+snat_match(const struct nfv_nat_config *cfg, uint16_t iface, rte_be32_t src)
+{
+	for (uint32_t i = 0; i < cfg->n_snat; i++) {
+		const struct nfv_nat_snat *r = &cfg->snat[i];
+
+		if (r->outif == iface && (src & r->mask) == r->net)
+			return r;
+	}
+	return NULL;
+}
+
+/* The outside address for inside address src under rule r, or 0. */
+static __rte_always_inline rte_be32_t
+snat_addr(const struct nfv_nat_snat *r, uint16_t iface, rte_be32_t src)
+{
+	const struct nfv_port_l3 *l3;
+
+	if (!r->iface_addr)
+		return rte_cpu_to_be_32(r->lo + rte_hash_crc_4byte(src, 0) % (r->hi - r->lo + 1));
+	l3 = nfv_port_l3_get(iface);
+	return l3 != NULL && l3->has4 ? l3->src4 : 0;
+}
+
+static uint16_t
+nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct nfv_nat_counters *c = nfv_worker_counters(w, &nfv_nat_counters_block);
+	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
+	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint64_t now = rte_get_tsc_cycles();
+
+	nfv_nat_burst_start(t, c, now);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint16_t iface = nfv_meta(m)->tx_port;
+		const struct nfv_nat_snat *r;
+		struct nfv_nat_session *s;
+		struct nfv_nat_key k;
+		struct nat_pkt p;
+		unsigned int dir;
+		uint64_t *why;
+		rte_be32_t out;
+
+		nexts[i] = nfv_arc_next_edge(&nat44_out_feature, iface);
+		nat_parse(m, &p);
+		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
+				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {
+			if (snat_match(cfg, iface, p.src) != NULL) {
+				nexts[i] = nfv_mark_drop(m, p.frag ? drop_nat_fragment.id :
+							 drop_nat_unsupported.id,
+							 NAT44_OUT_NEXT_DROP);
+				c->unsupported++;
+			}
+			continue;
+		}
+		nat_key(&k, &p, iface);
+		s = nfv_nat_lookup(t, c, &k, &dir, now);
+		if (s == NULL || dir != NFV_NAT_I2O) {
+			r = snat_match(cfg, iface, p.src);
+			if (r == NULL)
+				continue;
+			out = snat_addr(r, iface, p.src);
+			if (out == 0) {
+				nexts[i] = nfv_mark_drop(m, drop_nat_no_address.id,
+							 NAT44_OUT_NEXT_DROP);
+				continue;
+			}
+			s = nfv_nat_create(t, c, &k, out, 0, NFV_NAT_SNAT, now, &why);
+			if (s == NULL) {
+				(*why)++;
+				nexts[i] = nfv_mark_drop(m, why == &c->no_port ? drop_nat_no_port.id :
+							 drop_nat_out_full.id, NAT44_OUT_NEXT_DROP);
+				continue;
+			}
+		}
+		nat_rewrite(&p, false, s->out_addr, s->out_port);
+		nfv_nat_touch(s, NFV_NAT_I2O, p.tcp_flags, rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, now);
+		c->in2out++;
+	}
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register nat44_out_node = {
+	.name = "nfv_nat44_out",
+	.process = nat44_out_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = NAT44_OUT_NEXT_MAX,
+	.next_nodes = {
+		[NAT44_OUT_NEXT_DROP] = "nfv_drop",
+	},
+};
+
+RTE_NODE_REGISTER(nat44_out_node);

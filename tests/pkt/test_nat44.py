@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+NAT44: source NAT behind the outside interface's address (or a range),
+destination NAT of a port, sessions, their drops and views.
+
+    H 10.0.0.1, 10.0.0.2 -- v10 (lan)  t [nfvd]  v20 (wan) -- R1 203.0.113.2
+                          10.0.0.254/24          203.0.113.1/24
+                                                  198.51.100.0/24 via R1
+
+Both VLANs are on one pcap port, so one capture holds the exchange in
+order, and "--burst 1" makes nfvd take it a packet at a time. Every
+expected frame is built by scapy with its checksums computed afresh, so a
+byte-exact match also checks nfvd's incremental checksum updates.
+"""
+import time
+
+import pytest
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.l2 import Dot1Q, Ether
+from scapy.packet import Raw
+
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+
+T = pcap_mac(0)
+H0 = "02:00:00:00:00:01"
+R1 = "02:00:00:00:01:01"
+H, H2 = "10.0.0.1", "10.0.0.2"
+SRV = "10.0.0.5"
+OUT = "203.0.113.1"
+S, S2 = "198.51.100.10", "198.51.100.20"
+
+CONFIG = [
+    "vlan add lan dev t id 10",
+    "vlan add wan dev t id 20",
+    "addr add 10.0.0.254/24 dev lan",
+    "addr add %s/24 dev wan" % OUT,
+    "neigh add %s lladdr %s dev lan" % (H, H0),
+    "neigh add %s lladdr %s dev lan" % (H2, H0),
+    "neigh add %s lladdr %s dev lan" % (SRV, H0),
+    "neigh add 203.0.113.2 lladdr %s dev wan" % R1,
+    "route add 198.51.100.0/24 via 203.0.113.2",
+    "nat44 snat add src 10.0.0.0/24 dev wan",
+]
+
+
+def from_lan(l3):
+    return Ether(dst=T, src=H0) / Dot1Q(vlan=10) / l3
+
+
+def from_wan(l3):
+    return Ether(dst=T, src=R1) / Dot1Q(vlan=20) / l3
+
+
+def fresh(l3):
+    """l3 with its checksums left for scapy to compute."""
+    l3 = l3.copy()
+    del l3[IP].chksum
+    for layer in (TCP, UDP, ICMP):
+        if layer in l3 and not (layer is UDP and l3[UDP].chksum == 0):
+            del l3[layer].chksum
+    return l3
+
+
+def to_wan(l3):
+    """What leaves wan (routed: TTL one less)."""
+    l3 = IP(bytes(l3))
+    l3.ttl -= 1
+    return bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / fresh(l3))
+
+
+def to_lan(l3):
+    l3 = IP(bytes(l3))
+    l3.ttl -= 1
+    return bytes(Ether(dst=H0, src=T) / Dot1Q(vlan=10) / fresh(l3))
+
+
+def tcp(src, dst, sport, dport, flags, payload=b""):
+    return IP(src=src, dst=dst, ttl=64) / TCP(sport=sport, dport=dport, flags=flags,
+                                              seq=1000, ack=2000) / payload
+
+
+def udp(src, dst, sport, dport, payload=b"q"):
+    return IP(src=src, dst=dst, ttl=64) / UDP(sport=sport, dport=dport) / payload
+
+
+def echo(src, dst, typ, ident):
+    return IP(src=src, dst=dst, ttl=64) / ICMP(type=typ, id=ident, seq=1) / b"ping"
+
+
+def run(tmp_path, frames, extra_cfg=(), args=()):
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1", *args]
+    nfvd.add_port("t", rx=frames)
+    nfvd.cmd(*CONFIG, *extra_cfg)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(frames)})
+    return nfvd, st
+
+
+def sessions(nfvd):
+    return nfvd.ctl("nat44 show sessions")
+
+
+def test_snat_tcp_udp_icmp_and_replies(tmp_path):
+    """Inside hosts reach the outside from the wan address, ports kept; the
+    replies come back to them; a second host using the same source port
+    toward the same remote endpoint gets another port (1024, the first of
+    the worker's share), toward another remote it keeps its own."""
+    seq = [
+        (from_lan(tcp(H, S, 40000, 80, "S")), to_wan(tcp(OUT, S, 40000, 80, "S"))),
+        (from_wan(tcp(S, OUT, 80, 40000, "SA")), to_lan(tcp(S, H, 80, 40000, "SA"))),
+        (from_lan(tcp(H, S, 40000, 80, "A")), to_wan(tcp(OUT, S, 40000, 80, "A"))),
+        (from_wan(tcp(S, OUT, 80, 40000, "PA", b"hello")),
+         to_lan(tcp(S, H, 80, 40000, "PA", b"hello"))),
+        # The same source port from H2 to the same remote endpoint: port 1024.
+        (from_lan(tcp(H2, S, 40000, 80, "S")), to_wan(tcp(OUT, S, 1024, 80, "S"))),
+        (from_wan(tcp(S, OUT, 80, 1024, "SA")), to_lan(tcp(S, H2, 80, 40000, "SA"))),
+        # ... and to another remote endpoint: its own port.
+        (from_lan(tcp(H2, S2, 40000, 80, "S")), to_wan(tcp(OUT, S2, 40000, 80, "S"))),
+        (from_lan(udp(H, S, 5353, 53)), to_wan(udp(OUT, S, 5353, 53))),
+        (from_wan(udp(S, OUT, 53, 5353, b"a")), to_lan(udp(S, H, 53, 5353, b"a"))),
+        # An identifier below the worker's share: the next free one (1025).
+        (from_lan(echo(H, S, 8, 7)), to_wan(echo(OUT, S, 8, 1025))),
+        (from_wan(echo(S, OUT, 0, 1025)), to_lan(echo(S, H, 0, 7))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq])
+    assert drops(st) == {}, drops(st)
+    sh = sessions(nfvd)
+    assert sh["sessions"] == 5 and sh["created"] == 5, sh
+    assert sh["in2out"] == 6 and sh["out2in"] == 5, sh
+    assert {k: v for k, v in sh["by_state"].items() if v} == {
+        "tcp_established": 2, "tcp_transitory": 1, "udp": 1, "icmp": 1}, sh["by_state"]
+    e = {(x["inside"], x["remote"], x["proto"]): x for x in sh["session_list"]}
+    s = e[(H2, S, "tcp")]
+    assert (s["kind"], s["inside_port"], s["outside"], s["outside_port"], s["remote_port"],
+            s["dev"]) == ("snat", 40000, OUT, 1024, 80, "wan"), s
+    assert (e[(H, S, "icmp")]["inside_port"], e[(H, S, "icmp")]["outside_port"]) == (7, 1025)
+    assert e[(H, S, "udp")]["packets_in2out"] == 1 and e[(H, S, "udp")]["packets_out2in"] == 1
+    assert st["nat44"]["in2out"] == 6
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
+def test_dnat_port_forward(tmp_path):
+    """wan:8080 goes to the inside server 10.0.0.5:80; its replies leave from
+    wan:8080; traffic to another port of wan's address is nfvd's own."""
+    seq = [
+        (from_wan(tcp(S, OUT, 5555, 8080, "S")), to_lan(tcp(S, SRV, 5555, 80, "S"))),
+        (from_lan(tcp(SRV, S, 80, 5555, "SA")), to_wan(tcp(OUT, S, 8080, 5555, "SA"))),
+        (from_wan(tcp(S, OUT, 5555, 8080, "A")), to_lan(tcp(S, SRV, 5555, 80, "A"))),
+        (from_wan(udp(S, OUT, 5555, 5353)), to_lan(udp(S, SRV, 5555, 53))),
+        (from_lan(udp(SRV, S, 53, 5555, b"a")), to_wan(udp(OUT, S, 5353, 5555, b"a"))),
+    ]
+    other = from_wan(tcp(S, OUT, 5555, 8081, "S"))   # no rule: to nfvd itself
+    nfvd, st = run(tmp_path, [f for f, _ in seq] + [other], extra_cfg=[
+        "nat44 dnat add dev wan proto tcp dport 8080 to %s:80" % SRV,
+        "nat44 dnat add dev wan proto udp dport 5353 to %s:53" % SRV])
+    d = drops(st)
+    assert sum(d.values()) == 1 and list(d)[0].startswith("ip4_local/"), d
+    sh = sessions(nfvd)
+    assert sh["sessions"] == 2, sh
+    kinds = {(x["kind"], x["proto"], x["inside_port"], x["outside_port"]) for x in sh["session_list"]}
+    assert kinds == {("dnat", "tcp", 80, 8080), ("dnat", "udp", 53, 5353)}, kinds
+    assert [r["dport"] for r in sh["dnat"]] == [8080, 5353]
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
+def test_udp_without_checksum_and_address_range(tmp_path):
+    """A UDP datagram without checksum keeps none; with "to A-B" the outside
+    address is one of the range, the same for every session of a host."""
+    nochk = IP(src=H, dst=S, ttl=64) / UDP(sport=7000, dport=53, chksum=0) / b"x"
+    frames = [from_lan(nochk), from_lan(udp(H, S, 7001, 53)), from_lan(udp(H, S2, 7002, 53))]
+    nfvd, st = run(tmp_path, frames,
+                   extra_cfg=["nat44 snat del src 10.0.0.0/24 dev wan",
+                              "nat44 snat add src 10.0.0.0/24 dev wan to "
+                              "203.0.113.100-203.0.113.103"])
+    assert drops(st) == {}, drops(st)
+    sh = sessions(nfvd)
+    addrs = {x["outside"] for x in sh["session_list"]}
+    assert len(addrs) == 1, addrs
+    a = addrs.pop()
+    assert a in ["203.0.113.10%d" % i for i in range(4)], a
+    assert sh["snat"] == [{"src": "10.0.0.0/24", "dev": "wan", "to": "203.0.113.100-203.0.113.103",
+                           "iface_address": False}]
+    out = nfvd.stop()
+    want0 = IP(src=a, dst=S, ttl=63) / UDP(sport=7000, dport=53, chksum=0) / b"x"
+    assert out["t"][0] == bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / fresh(want0))
+    assert IP(out["t"][0][18:])[UDP].chksum == 0
+    assert out["t"][1:] == [to_wan(udp(a, S, 7001, 53)), to_wan(udp(a, S2, 7002, 53))]
+
+
+def test_drops_fragments_unsupported_full_and_expiry(tmp_path):
+    frag = IP(src=H, dst=S, ttl=64, flags="MF", id=9) / UDP(sport=1, dport=2) / Raw(b"f" * 16)
+    gre = IP(src=H, dst=S, ttl=64, proto=47) / Raw(b"\x00\x00\x08\x00")
+    unreach = IP(src=H, dst=S, ttl=64) / ICMP(type=3, code=3) / IP(src=S, dst=H) / UDP()
+    other = IP(src="10.9.0.1", dst=S, ttl=64) / UDP(sport=9, dport=9) / b"z"  # no rule
+    frames = [from_lan(udp(H, S, 6000, 53)), from_lan(udp(H, S, 6001, 53)),
+              from_lan(frag), from_lan(gre), from_lan(unreach),
+              Ether(dst=T, src=H0) / Dot1Q(vlan=10) / other]
+    nfvd, st = run(tmp_path, frames, extra_cfg=[
+        "route add 10.9.0.0/24 via 10.0.0.1", "nat44 set max 1", "nat44 set timeout udp 1"])
+    assert drops(st) == {"nat44_out/table_full": 1, "nat44_out/fragment": 1,
+                         "nat44_out/unsupported": 2}, drops(st)
+    sh = sessions(nfvd)
+    assert sh["sessions"] == 1 and sh["table_full"] == 1 and sh["max_sessions"] == 1, sh
+    assert sh["timeouts"] == {"tcp-established": 7440, "tcp-transitory": 240, "udp": 1,
+                              "icmp": 60}
+    time.sleep(1.5)
+    assert sessions(nfvd)["sessions"] == 0
+    # A reply after the session expired is nfvd's own (no NAT), dropped locally.
+    nfvd.add_port_now("late", rx=[Ether(dst=pcap_mac(1), src=R1) /
+                                  udp(S, OUT, 53, 6000, b"late")])
+    st = nfvd.wait_processed({"late": 1})
+    assert sum(drops(st).values()) == 5
+    nfvd.ctl("nat44 flush")
+    out = nfvd.stop()
+    assert out["t"] == [to_wan(udp(OUT, S, 6000, 53)), to_wan(other)]
+    assert out["late"] == []
+
+
+@pytest.mark.parametrize("cmd,err", [
+    ("nat44 snat add src 10.0.0.0/33 dev wan", "bad IPv4 prefix"),
+    ("nat44 snat add src 10.0.0.1/24 dev wan", "bad IPv4 prefix"),
+    ("nat44 snat add src 10.0.0.0/24 dev nope", "no interface 'nope'"),
+    ("nat44 snat add src 10.0.0.0/24 dev wan", "exists"),
+    ("nat44 snat add src 10.0.0.0/24 dev wan to 1.2.3.9-1.2.3.1", "bad address range"),
+    ("nat44 snat add src 10.0.0.0/24 dev wan from 1.2.3.4", "expected 'to'"),
+    ("nat44 snat del src 10.1.0.0/24 dev wan", "no snat rule"),
+    ("nat44 dnat add dev wan proto sctp dport 80 to 10.0.0.5", "bad protocol"),
+    ("nat44 dnat add dev wan proto tcp dport 0 to 10.0.0.5", "bad port"),
+    ("nat44 dnat add dev wan proto tcp dport 80 to 10.0.0.5:99999", "bad port"),
+    ("nat44 dnat add dev wan proto tcp dport 80 to nowhere", "bad IPv4 address"),
+    ("nat44 dnat del dev wan proto tcp dport 81", "no dnat rule"),
+    ("nat44 set timeout tcp-foo 5", "unknown timeout"),
+    ("nat44 set max 99999999999", "bad number"),
+    ("nat44 show everything", "unexpected 'everything'"),
+])
+def test_bad_commands(tmp_path, cmd, err):
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("t")
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    before = nfvd.ctl("nat44 show")
+    with pytest.raises(CtlError) as e:
+        nfvd.ctl(cmd)
+    assert err in e.value.stdout + e.value.stderr, e.value
+    assert nfvd.ctl("nat44 show") == before
+    nfvd.stop()
