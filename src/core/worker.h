@@ -118,6 +118,15 @@ struct nfv_tx_runs {
 static inline void
 nfv_tx_runs_add(struct nfv_tx_runs *r, uint16_t start, uint16_t len, uint16_t port)
 {
+	uint16_t last = r->n - 1;
+
+	/* Right after a run for the same port (two nodes' output, a mixed
+	 * IPv4/IPv6 burst): one run. */
+	if (r->n != 0 && r->n <= NFV_TX_RUNS_MAX && port != NFV_TX_RUN_MIXED &&
+	    r->port[last] == port && r->start[last] + r->len[last] == start) {
+		r->len[last] += len;
+		return;
+	}
 	if (likely(r->n < NFV_TX_RUNS_MAX)) {
 		r->start[r->n] = start;
 		r->len[r->n] = len;
