@@ -15,6 +15,7 @@ See bench/README.md.
 """
 
 import argparse
+import contextlib
 import datetime
 import glob
 import json
@@ -803,7 +804,7 @@ def run_app_once(env, case, app, r, tag):
     res = {"app": app.label, "round": r,
            "log": os.path.relpath(os.path.join(env.logs, tag + ".log"), TOP_DIR)}
     p = AppProcess(env, app, tag)
-    try:
+    with round_recorded(res, p):
         with p:
             t0 = time.monotonic()
             p.connect()
@@ -825,10 +826,18 @@ def run_app_once(env, case, app, r, tag):
                 # measured window.
                 res["nfvd_graph"] = nfvctl_json(env, app.socket, "show", "graph")
                 res["nfvd_workers"] = nfvctl_json(env, app.socket, "show", "workers")
-    except Exception as e:           # a failed run is reported, not fatal
+    return res
+
+
+@contextlib.contextmanager
+def round_recorded(res, p):
+    """A round's body: an exception is the round's error (reported, not
+    fatal), and the app's exit code is kept either way."""
+    try:
+        yield
+    except Exception as e:
         res["error"] = str(e)
     res["exit_code"] = p.exit_code
-    return res
 
 
 def disturbed(res):
@@ -988,7 +997,7 @@ def run_route_load(env, case, rounds):
         tag = f"{case.name}-r{r}"
         res = {"round": r, "routes": len(lines)}
         p = AppProcess(env, app, tag)
-        try:
+        with round_recorded(res, p):
             with p:
                 p.connect()
                 p.wait_forwarding()
@@ -1016,9 +1025,6 @@ def run_route_load(env, case, rounds):
                                    "found": c_rc == 0 and nh in c_out})
                 res["spot_checks"] = checks
                 res["after"] = window(p.measure(2))
-        except Exception as e:
-            res["error"] = str(e)
-        res["exit_code"] = p.exit_code
         results.append(res)
         log(f"  [{case.name}] round {r}/{rounds} " + (
             f"load {res['seconds']:.2f} s ({res['routes_per_s'] / 1e3:.0f}k routes/s, rc {res['rc']}),"
@@ -1040,7 +1046,7 @@ def run_conntrack_new(env, case, rounds):
     for r in range(1, rounds + 1):
         res = {"round": r, "flows": CT_NEW_FLOWS}
         p = AppProcess(env, app, f"{case.name}-r{r}")
-        try:
+        with round_recorded(res, p):
             with p:
                 p.connect()
                 samples = []
@@ -1065,9 +1071,6 @@ def run_conntrack_new(env, case, rounds):
                            new_per_s=(hi[1] - lo[1]) / (hi[0] - lo[0]) if hi[0] > lo[0] else None)
                 ct = nfvctl_json(env, app.socket, "conntrack", "show")
                 res["count"] = ct["count"]
-        except Exception as e:
-            res["error"] = str(e)
-        res["exit_code"] = p.exit_code
         results.append(res)
         log(f"  [{case.name}] round {r}/{rounds} " + (
             f"{res['new_per_s'] / 1e6:.3f} M new flows/s, created {res['created']}, "
@@ -1102,7 +1105,7 @@ def run_route_churn(env, case, rounds):
         tag = f"{case.name}-r{r}"
         res = {"round": r}
         p = AppProcess(env, app, tag)
-        try:
+        with round_recorded(res, p):
             with p:
                 p.connect()
                 p.wait_forwarding()
@@ -1139,9 +1142,6 @@ def run_route_churn(env, case, rounds):
                            failed_batches=sum(1 for b in batches if b["rc"]),
                            max_batch_s=max(b["seconds"] for b in batches))
                 res["drops_after"] = nfvctl_json(env, app.socket, "show", "drops")
-        except Exception as e:
-            res["error"] = str(e)
-        res["exit_code"] = p.exit_code
         results.append(res)
         if "churn" in res:
             c, b = res["churn"], res["baseline"]
@@ -1189,7 +1189,7 @@ def run_punt(env, case, rounds):
             tag = f"{case.name}-{app.label.replace(' ', '_').replace('/', '')}-r{r}"
             res = {"app": app.label, "round": r}
             p = AppProcess(env, app, tag)
-            try:
+            with round_recorded(res, p):
                 with p:
                     p.connect()
                     time.sleep(env.args.warmup)
@@ -1199,9 +1199,6 @@ def run_punt(env, case, rounds):
                     dt = b["t"] - a["t"]
                     for k in ("replies", "punted", "policed", "queue_full", "received"):
                         res[k + "_per_s"] = (b[k] - a[k]) / dt
-            except Exception as e:
-                res["error"] = str(e)
-            res["exit_code"] = p.exit_code
             results.append(res)
             log(f"  [{case.name}] round {r}/{rounds} {app.label:<16} " + (
                 f"{res['replies_per_s']:10.0f} replies/s  received {res['received_per_s']:10.0f}/s"
@@ -1245,12 +1242,17 @@ def med(results, key, sub=None):
     return statistics.median(vals) if vals else None
 
 
+def all_rounds_failed(out, results):
+    """The report of a case none of whose rounds measured: out, and why."""
+    return "\n".join(out + ["All rounds failed: " +
+                            "; ".join(str(x.get("error")) for x in results)]) + "\n"
+
+
 def route_load_markdown(case, results, meta):
     ok = [x for x in results if "seconds" in x]
     out = [f"# {case.title}", "", *meta_lines(meta), "", f"Traffic: {case.traffic}.", ""]
     if not ok:
-        return "\n".join(out + ["All rounds failed: " +
-                                "; ".join(str(x.get("error")) for x in results)]) + "\n"
+        return all_rounds_failed(out, results)
     out += ["| round | load time (s) | routes/s | nfvctl rc | Mpps during load |"
             " not forwarded during load | nfvd drops | spot checks | worker CPU | other CPU |",
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -1269,8 +1271,7 @@ def route_churn_markdown(case, results, meta):
     ok = [x for x in results if "churn" in x]
     out = [f"# {case.title}", "", *meta_lines(meta), "", f"Traffic: {case.traffic}.", ""]
     if not ok:
-        return "\n".join(out + ["All rounds failed: " +
-                                "; ".join(str(x.get("error")) for x in results)]) + "\n"
+        return all_rounds_failed(out, results)
     out += ["| round | updates/s achieved | batches run | max batch (s) | failed batches |"
             " Mpps baseline |"
             " Mpps during churn | not forwarded baseline | not forwarded during churn |"

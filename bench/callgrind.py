@@ -19,7 +19,8 @@ l3fwd_lpm_process_packets (one per RX burst, each full) times the burst.
 
 Cases: ipv4 (64 B, one output port), ipv4-2ports, ipv4-4ports (destinations
 interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
-interleaved, one port), ipv4-stats-off, ipv4-acl (bench.py's 1,000-rule ACLs
+interleaved, one port), ipv4-stats-off, ipv4-chain and ipv6-chain (`debug
+fastpath off`: the node chain), ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
 `acl set cache off`), ipv4-ct (one reflect rule on `in`: the
 established-flow path, every packet a connection-table hit), ipv4-nat
@@ -27,9 +28,10 @@ established-flow path, every packet a connection-table hit), ipv4-nat
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
 `out1` out, filter "tcp port 9", which none of the traffic matches).
 
-Packets: calls of eth_input's process function times the burst (32): every
-RX burst of the endless replay is full, so that is exactly the packets of
-the dumped window (nfvd's own counters, read through the control thread,
+Packets: calls of port_rx's process function (one graph walk each) times
+the burst (32): every walk takes one RX burst from the replayed port (the
+sinks' queues return nothing) and every RX burst of the endless replay is
+full, so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
 which valgrind slows to seconds per reply, do not line up with it).
 
 valgrind cannot run code built for the build machine's own instruction set
@@ -65,6 +67,8 @@ CASES = {
     "ipv6-2ports": ("ipv6-64-2ports.pcap", ["--family", "6", "--dst-nets", "1,2"], 2, "6"),
     "mixed": ("mixed-64.pcap", ["--family", "46"], 1, "46"),
     "ipv4-stats-off": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-chain": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv6-chain": ("ipv6-64.pcap", ["--family", "6"], 1, "6"),
     "ipv4-acl": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-nat": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
@@ -74,7 +78,9 @@ CASES = {
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
+         "nfv_ip_fast_group_of",
          "ip4_input_process", "ip4_lookup_process", "ip4_rewrite_process",
+         "port_tx_grouped",
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
@@ -96,6 +102,8 @@ def config(case, pcap):
                   f"route add 2001:200:0:{k}::/64 via 2001:200:0:ff{k - 1:02x}::2"]
     if case.endswith("stats-off"):
         lines.append("stats off")
+    if case.endswith("-chain"):
+        lines.append("debug fastpath off")
     if case == "ipv4-nat":
         lines.append("nat44 snat add src 198.19.0.0/16 dev out1")
     if case.startswith("ipv4-acl"):
@@ -254,7 +262,7 @@ def run(case, args, work):
             continue
         path = os.path.join(tmp, name)
         calls = parse_calls(path, "l3fwd_lpm_process_packets" if args.l3fwd
-                            else "eth_input_process")
+                            else "port_rx_process")
         if calls and (best is None or calls > best[1]):
             best = (path, calls)
     if best is None:

@@ -97,6 +97,46 @@ struct nfv_worker_debug {
 	bool fastpath_off;     /* IP through the node chain, not ip4_fast/ip6_fast */
 };
 
+/*
+ * Runs of port_tx's stream whose packets each go to one output port,
+ * recorded by the node that enqueued them (the fused forwarding nodes group
+ * their packets by port as they rewrite them), so that port_tx sends them
+ * without reading every packet's port. For the current walk only: port_tx
+ * uses them when they cover its whole stream (else it looks for itself) and
+ * clears them.
+ */
+#define NFV_TX_RUNS_MAX 8
+#define NFV_TX_RUN_MIXED UINT16_MAX /* a run for several ports */
+
+struct nfv_tx_runs {
+	uint16_t n; /* NFV_TX_RUNS_MAX + 1: more were recorded, unusable */
+	uint16_t start[NFV_TX_RUNS_MAX];
+	uint16_t len[NFV_TX_RUNS_MAX];
+	uint16_t port[NFV_TX_RUNS_MAX];
+};
+
+static inline void
+nfv_tx_runs_add(struct nfv_tx_runs *r, uint16_t start, uint16_t len, uint16_t port)
+{
+	uint16_t last = r->n - 1;
+
+	/* Right after a run for the same port (two nodes' output, a mixed
+	 * IPv4/IPv6 burst): one run. */
+	if (r->n != 0 && r->n <= NFV_TX_RUNS_MAX && port != NFV_TX_RUN_MIXED &&
+	    r->port[last] == port && r->start[last] + r->len[last] == start) {
+		r->len[last] += len;
+		return;
+	}
+	if (likely(r->n < NFV_TX_RUNS_MAX)) {
+		r->start[r->n] = start;
+		r->len[r->n] = len;
+		r->port[r->n] = port;
+		r->n++;
+	} else {
+		r->n = NFV_TX_RUNS_MAX + 1;
+	}
+}
+
 struct nfv_worker {
 	unsigned int lcore_id;
 	unsigned int index;           /* also the TX queue this worker owns on every port */
@@ -113,6 +153,7 @@ struct nfv_worker {
 	/* TSC when port_rx received this walk's packets: every packet of a walk
 	 * is received and sent (or dropped) within that walk. */
 	uint64_t walk_rx_tsc;
+	struct nfv_tx_runs tx_runs;
 	struct nfv_worker_stats stats;
 	/* Module counter blocks (core/counters.h) and their reset baselines. */
 	uint8_t *counters;

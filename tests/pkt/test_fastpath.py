@@ -13,6 +13,9 @@ The fused forwarding nodes (ip4_fast, ip6_fast) against the node chain.
   others are forwarded in order.
 - TTL / hop limit 1, no route, an unresolved neighbor: the fused nodes hand
   these to the chain, which answers or drops them under the chain's reasons.
+- On the chain ("debug fastpath off"), with no egress feature, ip4_lookup
+  and ip6_lookup forward and rewrite in one pass: the rewrite nodes see
+  only what they must decide (the cases above).
 """
 import pytest
 from scapy.layers.inet import IP, UDP
@@ -130,6 +133,10 @@ def test_mixed_padded_bursts(nfvd, path):
     else:
         assert g.get("ip4_fast", (0, 0))[0] == g.get("ip6_fast", (0, 0))[0] == 0, g
         assert g["ip4_input"][0] == g["ip6_input"][0] == half, g
+        # No egress feature anywhere: the lookups forward and rewrite plain
+        # transit packets themselves, the rewrite nodes see none.
+        assert g["ip4_lookup"][0] == g["ip6_lookup"][0] == half, g
+        assert g.get("ip4_rewrite", (0, 0))[0] == g.get("ip6_rewrite", (0, 0))[0] == 0, g
     # Each RX burst of 32: 16 frames for each port, one TX burst each.
     worker = n.api("show workers")["workers"][0]
     assert worker["rx_burst_avg"] == 32.0 and worker["tx_burst_avg"] == 16.0, worker

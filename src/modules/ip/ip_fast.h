@@ -17,17 +17,22 @@
 
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
+#include <rte_ether.h>
 #include <rte_ip.h>
 
 #include "core/arc.h"
 #include "core/node.h"
+#include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_node.h"
 
-/* The edges of both fused nodes: port_tx, and the family's input node. */
+/* The edges of both fused nodes: port_tx, the family's input node, and
+ * eth_input (for a burst port_rx handed over that is not all this family's
+ * frames for the port's MAC). */
 enum nfv_ip_fast_next {
 	NFV_IP_FAST_NEXT_TX,
 	NFV_IP_FAST_NEXT_CHAIN,
+	NFV_IP_FAST_NEXT_ETH,
 	NFV_IP_FAST_NEXT_MAX,
 };
 
@@ -56,11 +61,24 @@ nfv_ip_fast_group_pick(const struct nfv_nexthop *g, const struct rte_mbuf *m, co
 				 nfv_ip4_flow_hash(m, (const struct rte_ipv4_hdr *)ip));
 }
 
-/* TTL (and checksum, RFC 1624) or hop limit, and the Ethernet header
- * (which sits just before ip). */
+/* TTL (and checksum, RFC 1624) or hop limit, the Ethernet header (which
+ * sits just before ip) and the metadata port_tx reads: the output port, and
+ * flags, drop reason and ICMP fields cleared (eth_input's flags for a
+ * unicast frame; the fused nodes may be reached before eth_input), in one
+ * 8-byte store. */
 static __rte_always_inline void
 nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
 {
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	/* tx_port, then drop_reason, flags, ICMP type and code, pad: 0. */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t tail = nh->port_id;
+#else
+	uint64_t tail = (uint64_t)nh->port_id << 48;
+#endif
+
+	RTE_BUILD_BUG_ON(offsetof(struct nfv_mbuf_meta, pad) - offsetof(struct nfv_mbuf_meta, tx_port)
+			 != sizeof(tail) - 1);
 	if (v6) {
 		ip[offsetof(struct rte_ipv6_hdr, hop_limits)]--;
 	} else {
@@ -72,7 +90,158 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
 		memcpy(ttl, &w, sizeof(w));
 	}
 	memcpy(ip - NFV_L2_LEN, nh->l2, RTE_ETHER_HDR_LEN);
-	nfv_meta(m)->tx_port = nh->port_id;
+	memcpy(&meta->tx_port, &tail, sizeof(tail));
+}
+
+/*
+ * The Ethernet check of eth_input's fast step, for a burst that port_rx
+ * handed straight to a fused node: zero when the frame is for the receiving
+ * interface's MAC (key: nfv_iface_mac_key[] of mbuf->port, the first 6 of 8
+ * bytes) with ethertype type_be. The caller has checked that the first
+ * segment holds the Ethernet and IP headers.
+ */
+static __rte_always_inline uint64_t
+nfv_ip_fast_l2_mismatch(const uint8_t *ip, uint64_t key, uint16_t type_be)
+{
+	const uint8_t *eth = ip - NFV_L2_LEN;
+	uint64_t dst;
+	uint16_t type;
+
+	memcpy(&dst, eth, sizeof(dst));
+	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return ((dst ^ key) << 16) | (uint16_t)(type ^ type_be);
+#else
+	return ((dst ^ key) >> 16) | (uint16_t)(type ^ type_be);
+#endif
+}
+
+/* The burst goes to the chain's input node, as it came: meta.flags as
+ * eth_input sets them for a unicast frame to the port's MAC (what every
+ * frame of a burst the fused node checked is). */
+static __rte_noinline void
+nfv_ip_fast_to_chain(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		nfv_meta((struct rte_mbuf *)objs[i])->flags = 0;
+	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+}
+
+/*
+ * What a fused node hands on, grouped: the packets for each of the first
+ * NFV_IP_FAST_GROUPS output ports of the burst in a group of their own,
+ * those for any other port in one more, those left to the chain in the
+ * last. port_tx receives the groups one after the other, each port's
+ * packets in the order they came: one run per port, which it sends as it
+ * is (one TX burst per output port without a grouping pass of its own).
+ */
+#define NFV_IP_FAST_GROUPS 4
+#define NFV_IP_FAST_G_OTHER NFV_IP_FAST_GROUPS
+#define NFV_IP_FAST_G_CHAIN (NFV_IP_FAST_GROUPS + 1)
+
+struct nfv_ip_fast_out {
+	uint16_t n_ports;
+	uint16_t port[NFV_IP_FAST_GROUPS];
+	void **end[NFV_IP_FAST_GROUPS + 2]; /* where each group's next packet goes */
+	void *grp[NFV_IP_FAST_GROUPS + 2][RTE_GRAPH_BURST_SIZE];
+};
+
+static __rte_always_inline uint16_t
+nfv_ip_fast_count(const struct nfv_ip_fast_out *out, unsigned int g)
+{
+	return (uint16_t)(out->end[g] - out->grp[g]);
+}
+
+/* The group of output port port_id (a new one while there is room). */
+static __rte_noinline uint32_t
+nfv_ip_fast_group_of(struct nfv_ip_fast_out *out, uint16_t port_id)
+{
+	uint16_t g;
+
+	for (g = 0; g < out->n_ports; g++)
+		if (out->port[g] == port_id)
+			return g;
+	if (g == NFV_IP_FAST_GROUPS)
+		return NFV_IP_FAST_G_OTHER;
+	out->port[g] = port_id;
+	out->n_ports++;
+	return g;
+}
+
+/*
+ * In a lookup node (ip4_lookup, ip6_lookup, which forward in one pass too):
+ * the packets not forwarded there (meta.nh set, NULL for no route) take the
+ * lookup's own way on, to the rewrite node or through its slow path, in
+ * runs of one edge.
+ */
+static __rte_noinline void
+nfv_ip_lookup_rest(struct rte_graph *graph, struct rte_node *node, void **pkts, uint16_t n,
+		   uint16_t (*slow)(struct rte_mbuf *m), uint16_t rewrite_edge)
+{
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE], i, start;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct nfv_nexthop *nh = nfv_meta(m)->nh;
+
+		nexts[i] = nh != NULL && nfv_nh_forwards(nh) && nfv_meta(m)->flags == 0 ?
+			   rewrite_edge : slow(m);
+	}
+	for (i = 0; i < n; i = start) {
+		for (start = i + 1; start < n && nexts[start] == nexts[i]; start++)
+			;
+		rte_node_enqueue(graph, node, nexts[i], &pkts[i], start - i);
+	}
+}
+
+/*
+ * The groups to their edges: all of the burst in one group (one output
+ * port, nothing for the chain) moves as the stream it is. The runs of
+ * port_tx's stream that go to one known port are recorded for it
+ * (worker.tx_runs), so that it sends them without looking at each packet.
+ */
+static __rte_always_inline void
+nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_fast_out *out,
+		 uint16_t n, const uint16_t tx_edge, uint16_t (*lookup_slow)(struct rte_mbuf *m),
+		 const uint16_t rewrite_edge)
+{
+	struct nfv_tx_runs *runs = &nfv_node_worker(node)->tx_runs;
+	uint16_t at = __rte_node_next_node_get(node, tx_edge)->idx;
+	uint16_t n_chain = nfv_ip_fast_count(out, NFV_IP_FAST_G_CHAIN);
+	uint16_t n_tx = n - n_chain, k = 0;
+
+	if (likely(nfv_ip_fast_count(out, 0) == n)) {
+		nfv_tx_runs_add(runs, at, n, out->port[0]);
+		rte_node_next_stream_move(graph, node, tx_edge);
+		return;
+	}
+	if (n_tx != 0) {
+		void **to = rte_node_next_stream_get(graph, node, tx_edge, n_tx);
+
+		for (uint16_t g = 0; g <= NFV_IP_FAST_G_OTHER; g++) {
+			uint16_t c = nfv_ip_fast_count(out, g);
+
+			if (c == 0)
+				continue;
+			memcpy(to + k, out->grp[g], c * sizeof(void *));
+			/* The other ports' group is no run of one port. */
+			nfv_tx_runs_add(runs, at + k, c,
+					g == NFV_IP_FAST_G_OTHER ? NFV_TX_RUN_MIXED : out->port[g]);
+			k += c;
+		}
+		rte_node_next_stream_put(graph, node, tx_edge, n_tx);
+	}
+	if (n_chain != 0) {
+		void **chain = out->grp[NFV_IP_FAST_G_CHAIN];
+
+		if (lookup_slow != NULL) {
+			nfv_ip_lookup_rest(graph, node, chain, n_chain, lookup_slow, rewrite_edge);
+			return;
+		}
+		for (uint16_t i = 0; i < n_chain; i++)
+			nfv_meta((struct rte_mbuf *)chain[i])->flags = 0;
+		rte_node_enqueue(graph, node, NFV_IP_FAST_NEXT_CHAIN, chain, n_chain);
+	}
 }
 
 /*
@@ -83,65 +252,80 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
  * above 1 and its output interface has no feature on the egress arc. What
  * depends on the next hop alone is decided once per next hop and burst (a
  * direct-mapped cache of eight entries: most bursts go to few next hops,
- * often interleaved).
+ * often interleaved), its output port's group (nfv_ip_fast_out) with it.
+ *
+ * tx_edge: the node's edge to port_tx. lookup_slow: NULL in the fused nodes
+ * (what is not forwarded goes to the chain's input node); in a lookup node,
+ * its slow path, and what is not forwarded goes on as the lookup sends it
+ * (nfv_ip_lookup_rest: rewrite_edge, or the slow path), only with one_pass.
  *
  * one_pass (no interface has a feature on the egress arc): each packet is
- * decided and rewritten in one loop. Otherwise a first loop decides and
- * finds whether a packet leaves by an interface with an egress feature
- * (then the whole burst goes to the chain, nothing written, so that what
- * the chain forwards is not reordered with what is forwarded here), and a
- * second rewrites. A feature enabled while a one-pass burst runs only sends
- * its packets to the chain one at a time.
+ * decided, rewritten and put in its group in one loop. Otherwise a first
+ * loop decides and finds whether a packet leaves by an interface with an
+ * egress feature (then the whole burst goes to the chain, nothing written,
+ * so that what the chain forwards is not reordered with what is forwarded
+ * here), and a second rewrites and groups. A feature enabled while a
+ * one-pass burst runs only sends its packets to the chain one at a time.
  */
 static __rte_always_inline uint16_t
 nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		    uint64_t *nhs, uint8_t *const *hdrs, const struct nfv_arc *egress,
-		    const bool v6, const bool one_pass)
+		    const bool v6, const bool one_pass, const uint16_t tx_edge,
+		    uint16_t (*lookup_slow)(struct rte_mbuf *m), const uint16_t rewrite_edge)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct nfv_ip_fast_out out;
+	uint8_t gs[RTE_GRAPH_BURST_SIZE];
 	const uint16_t out_end = egress->end_edge;
-	/* Next hops seen in this burst, by the low bits of their id. */
+	/* Next hops seen in this burst, by a hash of their id. */
 	struct {
 		uint32_t id;
-		uint32_t mtu;
+		uint16_t mtu;
+		uint16_t g;
 		const struct nfv_nexthop *nh;
 	} cache[NFV_IP_FAST_CACHE];
-	uint16_t any = 0, all = UINT16_MAX, i;
+	uint16_t i;
 	bool chain_fwd = false;
 
+	out.n_ports = 0;
+	for (i = 0; i < NFV_IP_FAST_GROUPS + 2; i++)
+		out.end[i] = out.grp[i];
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
 		cache[i].id = UINT32_MAX;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
-		uint32_t id = nfv_fib_nh_id(nhs[i]), c_mtu;
+		uint32_t id = nfv_fib_nh_id(nhs[i]), g;
 		uint32_t slot = (id * 0x9e3779b1u) >> (32 - NFV_IP_FAST_CACHE_BITS);
 		const struct nfv_nexthop *nh, *c_nh;
-		uint16_t next = NFV_IP_FAST_NEXT_TX;
 
 		if (unlikely(cache[slot].id != id)) {
 			/* mtu: 0 for no next hop, a group (decided per packet
 			 * below) or an interface with an egress feature. */
+			uint32_t mtu;
+
 			c_nh = nfv_nh_get(id);
 			if (c_nh == NULL)
 				c_nh = &nfv_ip_fast_no_nh;
+			mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
+			      c_nh->fwd_mtu : 0;
 			cache[slot].id = id;
 			cache[slot].nh = c_nh;
-			cache[slot].mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
-					  c_nh->fwd_mtu : 0;
+			cache[slot].mtu = (uint16_t)mtu;
+			cache[slot].g = mtu != 0 ? nfv_ip_fast_group_of(&out, c_nh->port_id) :
+					NFV_IP_FAST_G_CHAIN;
 			if (!one_pass)
 				chain_fwd |= c_nh->type != NFV_NH_GROUP && nfv_nh_forwards(c_nh) &&
 					     nfv_arc_start_edge(egress, c_nh->port_id) != out_end;
 		}
 		c_nh = cache[slot].nh;
-		c_mtu = cache[slot].mtu;
 		nh = c_nh;
+		g = cache[slot].g;
 		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
-			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= c_mtu)))) {
+			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= cache[slot].mtu)))) {
 			uint32_t mtu = 0;
 
-			next = NFV_IP_FAST_NEXT_CHAIN;
+			g = NFV_IP_FAST_G_CHAIN;
 			if (c_nh->type == NFV_NH_GROUP) {
 				nh = nfv_ip_fast_group_pick(c_nh, m, ip, v6);
 				if (nh == NULL)
@@ -153,33 +337,35 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 						     nfv_arc_start_edge(egress, nh->port_id) != out_end;
 				if ((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
 				    (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= mtu))
-					next = NFV_IP_FAST_NEXT_TX;
+					g = nfv_ip_fast_group_of(&out, nh->port_id);
 			}
 		}
 		if (one_pass) {
-			if (likely(next == NFV_IP_FAST_NEXT_TX))
+			if (likely(g != NFV_IP_FAST_G_CHAIN))
 				nfv_ip_fast_rewrite(m, ip, nh, v6);
+			else if (lookup_slow != NULL)
+				nfv_meta(m)->nh = c_nh == &nfv_ip_fast_no_nh ? NULL : c_nh;
+			*out.end[g]++ = m;
 		} else {
-			nhs[i] = next == NFV_IP_FAST_NEXT_TX ? (uintptr_t)nh : 0;
+			nhs[i] = (uintptr_t)nh;
+			gs[i] = (uint8_t)g;
 		}
-		nexts[i] = next;
-		any |= next;
-		all &= next;
 	}
 	if (!one_pass) {
 		if (chain_fwd) {
-			rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
+			nfv_ip_fast_to_chain(graph, node, objs, n);
 			return n;
 		}
-		for (i = 0; i < n; i++)
-			if (nhs[i] != 0)
+		for (i = 0; i < n; i++) {
+			uint32_t g = gs[i];
+
+			if (g != NFV_IP_FAST_G_CHAIN)
 				nfv_ip_fast_rewrite(pkts[i], hdrs[i],
 						    (const struct nfv_nexthop *)(uintptr_t)nhs[i], v6);
+			*out.end[g]++ = pkts[i];
+		}
 	}
-	if (likely(any == all))
-		rte_node_next_stream_move(graph, node, any);
-	else
-		nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	nfv_ip_fast_emit(graph, node, &out, n, tx_edge, lookup_slow, rewrite_edge);
 	return n;
 }
 
@@ -189,8 +375,125 @@ nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		   uint64_t *nhs, uint8_t *const *hdrs, struct nfv_arc *egress, const bool v6)
 {
 	if (likely(__atomic_load_n(&egress->n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
-		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true);
-	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false);
+		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true,
+					   NFV_IP_FAST_NEXT_TX, NULL, 0);
+	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false,
+				   NFV_IP_FAST_NEXT_TX, NULL, 0);
+}
+
+/* The receiving interface's test: default VRF, no feature on the family's
+ * ingress arc. */
+static __rte_always_inline bool
+nfv_ip_fast_iface_ok(uint16_t iface, const struct nfv_arc *ingress)
+{
+	return nfv_ifaces[iface].vrf == 0 &&
+	       nfv_arc_start_edge(ingress, iface) == ingress->end_edge;
+}
+
+/*
+ * A burst with a packet whose header word is not that of a packet filling
+ * the frame: true when each packet's length by its header (total(): the
+ * IP packet's length when the header is a plain one of the family, else
+ * UINT32_MAX) is within its frame, and then the link padding beyond it is
+ * trimmed as the input nodes trim it; false (nothing changed) otherwise.
+ */
+static __rte_always_inline bool
+nfv_ip_fast_trim(struct rte_mbuf **pkts, uint16_t n, uint32_t (*total)(const uint8_t *ip))
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (total(rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, NFV_L2_LEN)) >
+		    rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN)
+			return false;
+	for (i = 0; i < n; i++) {
+		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
+		uint32_t len = total(rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, NFV_L2_LEN));
+
+		if (len < l3_len)
+			nfv_pktmbuf_trim(pkts[i], l3_len - len);
+	}
+	return true;
+}
+
+/* Destinations gathered for the bulk lookup: IPv4 (host order) or IPv6. */
+union nfv_ip_fast_dsts {
+	uint32_t v4[RTE_GRAPH_BURST_SIZE];
+	uint8_t v6[RTE_GRAPH_BURST_SIZE][16];
+};
+
+/*
+ * A fused node's process function, for both families (v6 constant): the
+ * first pass does eth_input's fast step (a burst that is not all this
+ * family's frames for the port's MAC goes to eth_input whole, uncounted),
+ * the family's input checks (valid(): everything but the header word,
+ * which it returns in *mismatch as its difference from that of a packet
+ * filling the frame) and gathers the destinations; one packet failing the
+ * checks sends the whole burst to the chain (it may forward that packet:
+ * options...), so no flow is reordered and the burst reaches port_tx in
+ * one piece. The receiving interfaces are tested once when they are all
+ * the same. Then the bulk lookup and nfv_ip_fast_forward.
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		const bool v6, const struct nfv_arc *ingress, struct nfv_arc *egress,
+		bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		uint32_t (*total)(const uint8_t *ip),
+		void (*lookup)(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n))
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	union nfv_ip_fast_dsts dsts;
+	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
+	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	uint64_t mismatches = 0;
+	uint16_t port0, ports = 0, i;
+	bool ok = true;
+
+	if (unlikely(n == 0))
+		return 0;
+	port0 = pkts[0]->port;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
+		uint64_t mismatch;
+
+		if (unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) != 0) |
+			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
+			goto not_ours;
+		ok &= valid(m, ip, &mismatch);
+		mismatches |= mismatch;
+		ports |= m->port ^ port0;
+		hdrs[i] = ip;
+		if (v6) {
+			memcpy(dsts.v6[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
+		} else {
+			rte_be32_t dst;
+
+			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
+			dsts.v4[i] = rte_be_to_cpu_32(dst);
+		}
+	}
+	if (likely(ports == 0))
+		ok &= nfv_ip_fast_iface_ok(port0, ingress);
+	else
+		for (i = 0; i < n; i++)
+			ok &= nfv_ip_fast_iface_ok(pkts[i]->port, ingress);
+	if (unlikely(!ok || (mismatches != 0 && !nfv_ip_fast_trim(pkts, n, total)))) {
+		nfv_ip_fast_to_chain(graph, node, objs, n);
+		return n;
+	}
+	lookup(&dsts, nhs, n);
+	/* Which packets are forwarded here; the others (no route, local,
+	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by
+	 * the chain either, and go to it as they came. */
+	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, egress, v6);
+
+not_ours:
+	/* What eth_input sends here always passes that test (it is its own
+	 * fast step), so a burst never goes round. */
+	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_ETH);
+	return 0;
 }
 
 #endif

@@ -3,6 +3,12 @@
  * eth_input: accepts frames for the port's MAC address (and broadcast or
  * multicast, flagged for the IP nodes), and dispatches on the ethertype.
  *
+ * port_rx sends a walk whose first frame is IPv4 or IPv6 to ip4_fast or
+ * ip6_fast, which do this node's fast step themselves: frames come here
+ * from port_rx when the first is neither (or "debug fastpath off"), from
+ * the fused nodes when a burst is not all theirs, from the l2_input arc and
+ * from modules (vlan_input).
+ *
  * A burst whose frames all take the fast path's IPv4 or IPv6 edge goes to
  * ip4_fast and ip6_fast (plain unicast forwarding in one node each, which
  * hand what they do not forward to ip4_input / ip6_input), split by

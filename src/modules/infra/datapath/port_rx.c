@@ -17,7 +17,11 @@
  * features on it goes to its first feature instead of eth_input (one table
  * load per burst; a port without features costs nothing more).
  *
- * Edges: eth_input, then the l2_input arc's features.
+ * The walk's packets go to ip4_fast or ip6_fast when the first and last
+ * frames are IPv4 or IPv6 (port_rx_edge): the fused nodes do eth_input's fast step
+ * with their own and give eth_input any burst that is not all theirs.
+ *
+ * Edges: eth_input, ip4_fast, ip6_fast, then the l2_input arc's features.
  * Counters: polls, empty polls, packets received, RX burst sizes (per worker).
  * Test hook: debug.delay_cycles holds each non-empty burst back (latency tests).
  */
@@ -26,12 +30,16 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 
+#include <rte_ether.h>
+
 #include "core/arc.h"
 #include "core/node.h"
 #include "modules/infra/eth.h"
 
 enum port_rx_next {
 	PORT_RX_NEXT_ETH_INPUT,
+	PORT_RX_NEXT_IP4_FAST,
+	PORT_RX_NEXT_IP6_FAST,
 	PORT_RX_NEXT_MAX,
 };
 
@@ -47,7 +55,35 @@ NFV_ARC_REGISTER(nfv_l2_input_arc);
 struct port_rx_ctx {
 	struct nfv_worker *worker;
 	uint16_t next_queue; /* where the next walk starts: after the last queue polled */
+	uint16_t edge;       /* where the last walk's packets went */
 };
+
+/*
+ * Where a walk's packets go: IPv4 to ip4_fast and IPv6 to ip6_fast when the
+ * first and the last frame are of that family (the fused nodes do
+ * eth_input's fast step themselves and give eth_input a burst that is not
+ * all theirs; the last frame keeps alternating families off that detour);
+ * anything else, and everything under "debug fastpath off", to eth_input.
+ */
+static __rte_always_inline uint16_t
+port_rx_edge(const struct rte_mbuf *first, const struct rte_mbuf *last, bool fastpath_off)
+{
+	uint16_t type, type_last;
+
+	if (unlikely(fastpath_off))
+		return PORT_RX_NEXT_ETH_INPUT;
+	memcpy(&type, rte_pktmbuf_mtod_offset(first, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+	       sizeof(type));
+	memcpy(&type_last, rte_pktmbuf_mtod_offset(last, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+	       sizeof(type_last));
+	if (unlikely(type != type_last))
+		return PORT_RX_NEXT_ETH_INPUT;
+	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
+		return PORT_RX_NEXT_IP4_FAST;
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		return PORT_RX_NEXT_IP6_FAST;
+	return PORT_RX_NEXT_ETH_INPUT;
+}
 
 static int
 port_rx_init(const struct rte_graph *graph, struct rte_node *node)
@@ -63,6 +99,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct nfv_worker *w = ctx->worker;
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0, diverted = 0;
+	uint16_t edge = ctx->edge;
 	struct rte_mbuf **pkts;
 
 	w->stats.polls++;
@@ -70,7 +107,8 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		w->stats.empty_polls++;
 		return 0;
 	}
-	pkts = (struct rte_mbuf **)rte_node_next_stream_get(graph, node, PORT_RX_NEXT_ETH_INPUT,
+	/* Into the stream of the last walk's next node: usually this one's. */
+	pkts = (struct rte_mbuf **)rte_node_next_stream_get(graph, node, edge,
 							     RTE_GRAPH_BURST_SIZE);
 	/*
 	 * One burst per queue, round robin from where the last walk stopped;
@@ -96,14 +134,15 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 				w->stats.rx_bursts++;
 				w->stats.rx_burst_packets += got;
 			}
-			uint16_t edge = nfv_arc_start_edge(&nfv_l2_input_arc,
-							   conf->rxq[q].port_id);
+			uint16_t l2_edge = nfv_arc_start_edge(&nfv_l2_input_arc,
+							      conf->rxq[q].port_id);
 
 			full += got == burst;
-			if (unlikely(edge != PORT_RX_NEXT_ETH_INPUT)) {
+			if (unlikely(l2_edge != PORT_RX_NEXT_ETH_INPUT)) {
 				/* Features on this port: the burst goes to the first
 				 * (copied out: its slots in the stream are reused). */
-				rte_node_enqueue(graph, node, edge, (void **)(pkts + total), got);
+				rte_node_enqueue(graph, node, l2_edge, (void **)(pkts + total),
+						 got);
 				diverted += got;
 			} else {
 				total += got;
@@ -125,8 +164,17 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			rte_pause();
 	}
 	w->stats.rx_packets += total + diverted;
-	if (total != 0)
-		rte_node_next_stream_put(graph, node, PORT_RX_NEXT_ETH_INPUT, total);
+	if (total != 0) {
+		uint16_t to = port_rx_edge(pkts[0], pkts[total - 1], w->debug.fastpath_off);
+
+		if (likely(to == edge)) {
+			rte_node_next_stream_put(graph, node, edge, total);
+		} else {
+			/* Copied out: the slots in the other stream are unused. */
+			rte_node_enqueue(graph, node, to, (void **)pkts, total);
+			ctx->edge = to;
+		}
+	}
 	return total + diverted;
 }
 
@@ -138,6 +186,8 @@ static struct rte_node_register port_rx_node = {
 	.nb_edges = PORT_RX_NEXT_MAX,
 	.next_nodes = {
 		[PORT_RX_NEXT_ETH_INPUT] = "nfv_eth_input",
+		[PORT_RX_NEXT_IP4_FAST] = "nfv_ip4_fast",
+		[PORT_RX_NEXT_IP6_FAST] = "nfv_ip6_fast",
 	},
 };
 

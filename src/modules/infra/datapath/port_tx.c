@@ -5,8 +5,10 @@
  * queue is taken under its lock). Packets for several ports interleaved in
  * one burst leave in one burst per port, each port's in the order they came
  * (DESIGN 5.1; l3fwd keeps a TX buffer per port for the same reason):
- * when the whole stream goes to one port it is sent as it is, otherwise it
- * is grouped by port first (one pass per port but the last, in slices of
+ * when each port's packets are in one run (the whole stream to one port,
+ * or the fused nodes' output, which they group by port and whose runs they
+ * record in worker.tx_runs) the runs are sent as they are, otherwise the
+ * stream is grouped by port first (one pass per port but the last, in slices of
  * RTE_GRAPH_BURST_SIZE, with a group array on the stack). A call normally
  * holds every packet of a graph walk (ICMP errors built after port_tx ran
  * come in a second call of the same walk); nothing is held from one call to
@@ -188,6 +190,71 @@ port_tx_grouped(struct rte_graph *graph, struct rte_node *node, struct nfv_worke
 	}
 }
 
+/*
+ * The runs of a slice (packets in a row for one port), when each output
+ * port has one run (the stream of a fused node, which groups by port, or
+ * of a burst to one port): their count, their ports and ends in port[] and
+ * end[]. 0 when a port comes back after another (interleaved packets, to
+ * be grouped) or there are more than NFV_TX_RUNS runs. A port id is
+ * remembered by its low 6 bits: two ports that share them are taken for
+ * the same one (grouped: right, if slower).
+ */
+#define NFV_TX_RUNS 8
+
+static __rte_always_inline unsigned int
+port_tx_runs(struct rte_mbuf **pkts, uint16_t n, uint16_t *port, uint16_t *end)
+{
+	uint64_t seen = 0;
+	unsigned int r = 0;
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t p = nfv_meta(pkts[i])->tx_port;
+		uint64_t bit = UINT64_C(1) << (p & 63);
+
+		if (unlikely((seen & bit) != 0 || r == NFV_TX_RUNS))
+			return 0;
+		seen |= bit;
+		for (i++; i < n && nfv_meta(pkts[i])->tx_port == p; i++)
+			;
+		port[r] = p;
+		end[r++] = i;
+	}
+	return r;
+}
+
+/*
+ * The runs the nodes before recorded (worker.tx_runs), when they cover the
+ * whole stream, each for one port, no port twice: true, and sent. Cleared
+ * in any case.
+ */
+static __rte_always_inline bool
+port_tx_recorded(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+		 struct rte_mbuf **pkts, uint16_t n, uint64_t *sent)
+{
+	struct nfv_tx_runs *r = &w->tx_runs;
+	unsigned int k, runs = r->n;
+	uint64_t seen = 0;
+	uint32_t at = 0;
+
+	r->n = 0;
+	if (likely(runs == 0) || runs > NFV_TX_RUNS_MAX)
+		return false;
+	for (k = 0; k < runs; k++) {
+		uint64_t bit = UINT64_C(1) << (r->port[k] & 63);
+
+		if (r->start[k] != at || r->port[k] == NFV_TX_RUN_MIXED || (seen & bit) != 0)
+			return false;
+		seen |= bit;
+		at += r->len[k];
+	}
+	if (at != n)
+		return false;
+	for (k = 0; k < runs; k++)
+		*sent += port_tx_port(graph, node, w, r->port[k], pkts + r->start[k], r->len[k]);
+	return true;
+}
+
 static uint16_t
 port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -195,19 +262,26 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint64_t sent = 0;
 
+	if (likely(port_tx_recorded(graph, node, w, pkts, n, &sent)))
+		goto sent;
 	for (uint32_t start = 0; start < n; start += PORT_TX_SLICE) {
 		struct rte_mbuf **slice = pkts + start;
 		uint16_t len = RTE_MIN((uint16_t)(n - start), (uint16_t)PORT_TX_SLICE);
-		uint16_t port_id = nfv_meta(slice[0])->tx_port, i = 1;
+		uint16_t port[NFV_TX_RUNS], end[NFV_TX_RUNS], i = 1;
+		unsigned int runs = port_tx_runs(slice, len, port, end);
 
-		/* The common case: the whole stream goes to one port. */
-		while (i < len && nfv_meta(slice[i])->tx_port == port_id)
+		/* The common cases: one run per port (often one port). */
+		if (likely(runs != 0)) {
+			for (unsigned int r = 0, from = 0; r < runs; from = end[r++])
+				sent += port_tx_port(graph, node, w, port[r], slice + from,
+						     (uint16_t)(end[r] - from));
+			continue;
+		}
+		while (i < len && nfv_meta(slice[i])->tx_port == nfv_meta(slice[0])->tx_port)
 			i++;
-		if (likely(i == len))
-			sent += port_tx_port(graph, node, w, port_id, slice, len);
-		else
-			sent += port_tx_grouped(graph, node, w, slice, len, i);
+		sent += port_tx_grouped(graph, node, w, slice, len, i);
 	}
+sent:
 	w->stats.tx_packets += sent;
 	/* Every packet sent was received at walk_rx_tsc: one bucket for all
 	 * (those refused or for a port that is down are not forwarded). */

@@ -5,8 +5,13 @@
  * TTL and Ethernet rewrite fused in one node (a pass that validates and
  * gathers the destinations, the lookup, a pass that decides and rewrites:
  * modules/ip/ip_fast.h, shared with ip6_fast), straight to port_tx.
- * eth_input sends it the IPv4 frames of the bursts its fast path takes whole
- * as IP for the port's own MAC (unless "debug fastpath off").
+ * port_rx sends it every walk whose first frame is IPv4, and eth_input the
+ * IPv4 frames of the bursts its fast path takes whole as IP for the port's
+ * own MAC (neither unless "debug fastpath off"). Its first pass does
+ * eth_input's fast step too (the port's MAC, the ethertype): a burst that
+ * is not all IPv4 for the port's MAC goes to eth_input whole, uncounted
+ * here, and eth_input then decides as without this node. What eth_input
+ * sends here passes that step (it is its own), so no burst goes round.
  *
  * A packet is forwarded here when all of these hold: a 20-byte header
  * whole in the first segment, version 4, a total length within the frame
@@ -27,8 +32,14 @@
  * fails the header checks or leaves by an interface with an egress
  * feature (nfv_ip_fast_forward).
  *
- * Edges: port_tx, ip4_input.
- * Writes: meta.tx_port (forwarded packets only).
+ * Forwarded packets are grouped by output port (ip_fast.h), and the runs
+ * recorded for port_tx (worker.tx_runs): one TX burst per port with no
+ * pass of port_tx's own.
+ *
+ * Edges: port_tx, ip4_input, eth_input.
+ * Writes: meta.tx_port and meta.flags (0: a unicast frame to the port's
+ * MAC, as eth_input writes them) of the packets it forwards or gives to
+ * ip4_input.
  */
 #include <rte_fib.h>
 #include <rte_graph.h>
@@ -58,7 +69,7 @@ static const uint8_t ip4_fast_special[256] = {
  * the mbuf's data room, and the result thrown away when short.
  */
 static __rte_always_inline bool
-ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint32_t *mismatch)
+ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
 {
 	uint64_t csum_flags = m->ol_flags;
 	uint32_t w0, head;
@@ -73,92 +84,32 @@ ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint32_t *mismatch)
 	       !(ip4_fast_special[ip[12]] | ip4_fast_special[ip[16]]);
 }
 
-/* The receiving interface's test: default VRF, no ingress feature. */
-static __rte_always_inline bool
-ip4_fast_iface_ok(uint16_t iface)
+/*
+ * For the padding trim: the total length of a 20-byte header (which makes
+ * the checksum test of ip4_fast_valid sound: a non-zero sum), else
+ * UINT32_MAX.
+ */
+static __rte_always_inline uint32_t
+ip4_fast_total(const uint8_t *hdr)
 {
-	return nfv_ifaces[iface].vrf == 0 &&
-	       nfv_arc_start_edge(&nfv_ip4_ingress_arc, iface) == nfv_ip4_ingress_arc.end_edge;
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)hdr;
+	uint32_t total = rte_be_to_cpu_16(ip->total_length);
+
+	return ip->version_ihl == RTE_IPV4_VHL_DEF && total >= sizeof(*ip) ? total : UINT32_MAX;
 }
 
-/*
- * A burst with a packet whose first word is not that of a 20-byte header
- * filling the frame: true when each such packet is a 20-byte header (which
- * makes the checksum test of ip4_fast_valid sound: a non-zero sum) with
- * link padding beyond its total length, which is then trimmed as
- * ip4_input does; false (nothing changed) when one is anything else.
- */
-static __rte_noinline bool
-ip4_fast_trim(struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline void
+ip4_fast_lookup(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n)
 {
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, NFV_L2_LEN);
-		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
-		uint32_t total = rte_be_to_cpu_16(ip->total_length);
-
-		if (ip->version_ihl != RTE_IPV4_VHL_DEF || total < sizeof(*ip) || total > l3_len)
-			return false;
-	}
-	for (i = 0; i < n; i++) {
-		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, NFV_L2_LEN);
-		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
-		uint32_t total = rte_be_to_cpu_16(ip->total_length);
-
-		if (total < l3_len)
-			nfv_pktmbuf_trim(pkts[i], l3_len - total);
-	}
-	return true;
+	rte_fib_lookup_bulk(nfv_fib4_active(), dsts->v4, nhs, n);
 }
 
 static uint16_t
 ip4_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint32_t ips[RTE_GRAPH_BURST_SIZE];
-	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
-	uint32_t mismatches = 0;
-	uint16_t port0, ports = 0, i;
-	bool valid = true;
-
-	if (unlikely(n == 0))
-		return 0;
-	/* ip4_input's checks: one packet that fails them sends the whole burst
-	 * to the chain (it may forward that packet: options...), so no flow is
-	 * reordered and the burst reaches port_tx in one piece. The receiving
-	 * interfaces are tested once when they are all the same. */
-	port0 = pkts[0]->port;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
-		uint32_t mismatch;
-		rte_be32_t dst;
-
-		valid &= ip4_fast_valid(m, ip, &mismatch);
-		mismatches |= mismatch;
-		ports |= m->port ^ port0;
-		hdrs[i] = ip;
-		memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
-		ips[i] = rte_be_to_cpu_32(dst);
-	}
-	if (likely(ports == 0))
-		valid &= ip4_fast_iface_ok(port0);
-	else
-		for (i = 0; i < n; i++)
-			valid &= ip4_fast_iface_ok(pkts[i]->port);
-	if (unlikely(!valid || (mismatches != 0 && !ip4_fast_trim(pkts, n)))) {
-		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
-		return n;
-	}
-	rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
-	/* Which packets are forwarded here; the others (no route, local,
-	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by
-	 * the chain either, and go to it as they came. */
-	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip4_egress_arc, false);
+	return nfv_ip_fast_run(graph, node, objs, n, false, &nfv_ip4_ingress_arc,
+			       &nfv_ip4_egress_arc, ip4_fast_valid, ip4_fast_total,
+			       ip4_fast_lookup);
 }
 
 static struct rte_node_register ip4_fast_node = {
@@ -169,6 +120,7 @@ static struct rte_node_register ip4_fast_node = {
 	.next_nodes = {
 		[NFV_IP_FAST_NEXT_TX] = "nfv_port_tx",
 		[NFV_IP_FAST_NEXT_CHAIN] = "nfv_ip4_input",
+		[NFV_IP_FAST_NEXT_ETH] = "nfv_eth_input",
 	},
 };
 

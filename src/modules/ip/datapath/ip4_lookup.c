@@ -22,14 +22,18 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
 #include "modules/infra/iface.h"
+
+extern struct nfv_arc nfv_ip4_egress_arc; /* ip4_rewrite.c */
 
 enum ip4_lookup_next {
 	IP4_LOOKUP_NEXT_REWRITE,
 	IP4_LOOKUP_NEXT_LOCAL,
 	IP4_LOOKUP_NEXT_ICMP_ERROR,
 	IP4_LOOKUP_NEXT_DROP,
+	IP4_LOOKUP_NEXT_TX,
 	IP4_LOOKUP_NEXT_MAX,
 };
 
@@ -88,23 +92,32 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	uint32_t ips[RTE_GRAPH_BURST_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
 	uint16_t vrfs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
 	uint16_t i, any_vrf = 0;
+	uint8_t flags = 0;
 
 	for (i = 0; i < n; i++) {
 		rte_be32_t dst;
 
 		vrfs[i] = nfv_ifaces[pkts[i]->port].vrf;
 		any_vrf |= vrfs[i];
-		memcpy(&dst, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
-						     NFV_L2_LEN + offsetof(struct rte_ipv4_hdr,
-									   dst_addr)),
-		       sizeof(dst));
+		flags |= nfv_meta(pkts[i])->flags;
+		hdrs[i] = rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, NFV_L2_LEN);
+		memcpy(&dst, hdrs[i] + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
 		ips[i] = rte_be_to_cpu_32(dst);
 	}
 	if (likely(any_vrf == 0))
 		rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
 	else
 		ip4_lookup_vrfs(ips, vrfs, nhs, n);
+	/* Plain transit packets and no egress feature anywhere: forwarded and
+	 * rewritten here as ip4_fast does, grouped for port_tx; the others go
+	 * on to ip4_rewrite or the slow path as below. */
+	if (likely(flags == 0 &&
+		   __atomic_load_n(&nfv_ip4_egress_arc.n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
+		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, &nfv_ip4_egress_arc,
+					   false, true, IP4_LOOKUP_NEXT_TX, ip4_lookup_slow,
+					   IP4_LOOKUP_NEXT_REWRITE);
 	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP4_LOOKUP_NEXT_REWRITE,
 				   ip4_lookup_slow);
 }
@@ -119,6 +132,7 @@ static struct rte_node_register ip4_lookup_node = {
 		[IP4_LOOKUP_NEXT_LOCAL] = "nfv_ip4_local",
 		[IP4_LOOKUP_NEXT_ICMP_ERROR] = "nfv_ip4_icmp_error",
 		[IP4_LOOKUP_NEXT_DROP] = "nfv_drop",
+		[IP4_LOOKUP_NEXT_TX] = "nfv_port_tx",
 	},
 };
 

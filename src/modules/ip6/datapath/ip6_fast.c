@@ -4,9 +4,11 @@
  * ip6_input's checks, ip6_lookup's bulk FIB6 lookup and ip6_rewrite's hop
  * limit and Ethernet rewrite fused (a pass that validates and gathers the
  * destinations, the lookup, a pass that decides and rewrites:
- * modules/ip/ip_fast.h), straight to port_tx. eth_input sends it the IPv6
- * frames of the bursts its fast path takes whole as IP for the port's own
- * MAC (unless "debug fastpath off").
+ * modules/ip/ip_fast.h), straight to port_tx. port_rx sends it every walk
+ * whose first frame is IPv6, eth_input the IPv6 frames of the bursts its
+ * fast path takes whole (neither unless "debug fastpath off"); as in
+ * ip4_fast, its first pass does eth_input's fast step too and gives
+ * eth_input, uncounted, a burst that is not all IPv6 for the port's MAC.
  *
  * A packet is forwarded here when all of these hold: a 40-byte header whole
  * in the first segment, version 6, a payload length within the frame (link
@@ -28,8 +30,8 @@
  * that what the chain forwards is never reordered with what is forwarded
  * here.
  *
- * Edges: port_tx, ip6_input.
- * Writes: meta.tx_port (forwarded packets only).
+ * Edges: port_tx, ip6_input, eth_input.
+ * Writes: meta.tx_port and meta.flags, as ip4_fast.
  */
 #include <rte_fib6.h>
 #include <rte_graph.h>
@@ -77,82 +79,29 @@ ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
 		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
 }
 
-/* The receiving interface's test: default VRF, no ingress feature. */
-static __rte_always_inline bool
-ip6_fast_iface_ok(uint16_t iface)
+/* For the padding trim: the length of a version 6 packet by its header,
+ * else UINT32_MAX. */
+static __rte_always_inline uint32_t
+ip6_fast_total(const uint8_t *hdr)
 {
-	return nfv_ifaces[iface].vrf == 0 &&
-	       nfv_arc_start_edge(&nfv_ip6_ingress_arc, iface) == nfv_ip6_ingress_arc.end_edge;
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)hdr;
+
+	return (rte_be_to_cpu_32(ip->vtc_flow) >> 28) == 6 ?
+	       sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len) : UINT32_MAX;
 }
 
-/*
- * A burst with a packet whose version and payload length are not those of
- * a packet filling the frame: true when each such packet is version 6 with
- * link padding beyond its payload, which is then trimmed as ip6_input
- * does; false (nothing changed) when one is anything else.
- */
-static __rte_noinline bool
-ip6_fast_trim(struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline void
+ip6_fast_lookup(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n)
 {
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct rte_ipv6_hdr *ip =
-			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
-		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
-		uint32_t total = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
-
-		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 || total > l3_len)
-			return false;
-	}
-	for (i = 0; i < n; i++) {
-		const struct rte_ipv6_hdr *ip =
-			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
-		uint32_t l3_len = rte_pktmbuf_pkt_len(pkts[i]) - NFV_L2_LEN;
-		uint32_t total = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
-
-		if (total < l3_len)
-			nfv_pktmbuf_trim(pkts[i], l3_len - total);
-	}
-	return true;
+	rte_fib6_lookup_bulk(nfv_fib6_active(), dsts->v6, nhs, n);
 }
 
 static uint16_t
 ip6_fast_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
-	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
-	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
-	uint64_t mismatches = 0;
-	uint16_t port0, ports = 0, i;
-	bool valid = true;
-
-	if (unlikely(n == 0))
-		return 0;
-	port0 = pkts[0]->port;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
-		uint64_t mismatch;
-
-		valid &= ip6_fast_valid(m, ip, &mismatch);
-		mismatches |= mismatch;
-		ports |= m->port ^ port0;
-		hdrs[i] = ip;
-		memcpy(ips[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
-	}
-	if (likely(ports == 0))
-		valid &= ip6_fast_iface_ok(port0);
-	else
-		for (i = 0; i < n; i++)
-			valid &= ip6_fast_iface_ok(pkts[i]->port);
-	if (unlikely(!valid || (mismatches != 0 && !ip6_fast_trim(pkts, n)))) {
-		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_CHAIN);
-		return n;
-	}
-	rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
-	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, &nfv_ip6_egress_arc, true);
+	return nfv_ip_fast_run(graph, node, objs, n, true, &nfv_ip6_ingress_arc,
+			       &nfv_ip6_egress_arc, ip6_fast_valid, ip6_fast_total,
+			       ip6_fast_lookup);
 }
 
 static struct rte_node_register ip6_fast_node = {
@@ -163,6 +112,7 @@ static struct rte_node_register ip6_fast_node = {
 	.next_nodes = {
 		[NFV_IP_FAST_NEXT_TX] = "nfv_port_tx",
 		[NFV_IP_FAST_NEXT_CHAIN] = "nfv_ip6_input",
+		[NFV_IP_FAST_NEXT_ETH] = "nfv_eth_input",
 	},
 };
 

@@ -17,14 +17,18 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 
+#include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
 #include "modules/infra/iface.h"
+
+extern struct nfv_arc nfv_ip6_egress_arc; /* ip6_rewrite.c */
 
 enum ip6_lookup_next {
 	IP6_LOOKUP_NEXT_REWRITE,
 	IP6_LOOKUP_NEXT_LOCAL,
 	IP6_LOOKUP_NEXT_ICMP_ERROR,
 	IP6_LOOKUP_NEXT_DROP,
+	IP6_LOOKUP_NEXT_TX,
 	IP6_LOOKUP_NEXT_MAX,
 };
 
@@ -85,20 +89,28 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	uint8_t ips[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
 	uint16_t vrfs[RTE_GRAPH_BURST_SIZE];
+	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
 	uint16_t i, any_vrf = 0;
+	uint8_t flags = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct rte_ipv6_hdr *ip =
-			rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *, NFV_L2_LEN);
-
 		vrfs[i] = nfv_ifaces[pkts[i]->port].vrf;
 		any_vrf |= vrfs[i];
-		memcpy(ips[i], ip->dst_addr, 16);
+		flags |= nfv_meta(pkts[i])->flags;
+		hdrs[i] = rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, NFV_L2_LEN);
+		memcpy(ips[i], hdrs[i] + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
 	}
 	if (likely(any_vrf == 0))
 		rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
 	else
 		ip6_lookup_vrfs(ips, vrfs, nhs, n);
+	/* As in ip4_lookup: plain transit packets forwarded here when no
+	 * interface has an egress feature. */
+	if (likely(flags == 0 &&
+		   __atomic_load_n(&nfv_ip6_egress_arc.n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
+		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, &nfv_ip6_egress_arc,
+					   true, true, IP6_LOOKUP_NEXT_TX, ip6_lookup_slow,
+					   IP6_LOOKUP_NEXT_REWRITE);
 	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP6_LOOKUP_NEXT_REWRITE,
 				   ip6_lookup_slow);
 }
@@ -113,6 +125,7 @@ static struct rte_node_register ip6_lookup_node = {
 		[IP6_LOOKUP_NEXT_LOCAL] = "nfv_ip6_local",
 		[IP6_LOOKUP_NEXT_ICMP_ERROR] = "nfv_ip6_icmp_error",
 		[IP6_LOOKUP_NEXT_DROP] = "nfv_drop",
+		[IP6_LOOKUP_NEXT_TX] = "nfv_port_tx",
 	},
 };
 
