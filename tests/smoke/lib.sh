@@ -104,9 +104,10 @@ suite_netns() {
 	ip -n "$1" link set lo up
 }
 
-# A veth whose end VETH stays in the root namespace (for nfvd) and whose
-# other end is eth0 in NS, checksum offloads off on both (af_packet and
-# af_xdp hand nfvd what the kernel sends as is).
+# A veth whose end VETH stays in the root namespace (for nfvd), up, and
+# whose other end is eth0 in NS, left down (its IPv6 settings must come
+# first, or it sends DAD probes from ::); checksum offloads off on both
+# (af_packet and af_xdp hand nfvd what the kernel sends as is).
 suite_veth() { # suite_veth NS VETH
 	ip link del "$2" 2>/dev/null
 	ip link add "$2" type veth peer name eth0 netns "$1" || return 1
@@ -114,7 +115,7 @@ suite_veth() { # suite_veth NS VETH
 	sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
 	ethtool -K "$2" tx off rx off gso off gro off tso off >/dev/null 2>&1
 	ip netns exec "$1" ethtool -K eth0 tx off rx off gso off gro off tso off >/dev/null 2>&1
-	ip link set "$2" up && ip -n "$1" link set eth0 up
+	ip link set "$2" up
 }
 
 # A Linux host: namespace NS with eth0 on veth VETH; with ADDR4 (and GW4 its
@@ -129,6 +130,7 @@ suite_host() { # suite_host NS VETH [ADDR4/LEN GW4 [ADDR6/LEN GW6]]
 	else
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	fi
+	ip -n "$ns" link set eth0 up || return 1
 	if [ -n "${3:-}" ]; then
 		ip -n "$ns" addr add "$3" dev eth0 || return 1
 		[ -z "${4:-}" ] || ip -n "$ns" route add default via "$4" || return 1
