@@ -30,6 +30,7 @@
 
 #include "core/common.h"
 #include "core/counters.h"
+#include "core/slots.h"
 #include "core/worker.h"
 
 enum nfv_acl_dir {
@@ -238,11 +239,7 @@ struct nfv_ct_flow {
 struct nfv_ct_table {
 	struct rte_hash *hash;    /* key -> (flow index << 1 | direction) */
 	struct nfv_ct_flow *flows;
-	uint32_t *free_list;
-	uint32_t n_free;
-	uint32_t count;
-	uint32_t sweep;           /* next flow the incremental sweep looks at */
-	uint32_t gen;
+	struct nfv_slots slots;   /* free flows, count, sweep, flush generation */
 } __rte_cache_aligned;
 
 extern struct nfv_ct_table *nfv_ct_tables; /* one per worker */

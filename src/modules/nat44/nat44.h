@@ -40,6 +40,7 @@
 
 #include "core/common.h"
 #include "core/counters.h"
+#include "core/slots.h"
 
 #define NFV_NAT_RULES_MAX 64
 
@@ -119,11 +120,7 @@ struct nfv_nat_table {
 	struct rte_hash *hash;  /* key -> session index << 1 | direction */
 	uint32_t *cache;        /* NFV_NAT_CACHE_BITS slots in front of hash */
 	struct nfv_nat_session *s;
-	uint32_t *free_list;
-	uint32_t n_free;
-	uint32_t count;
-	uint32_t sweep;
-	uint32_t gen;
+	struct nfv_slots slots; /* free sessions, count, sweep, flush generation */
 	uint32_t port_lo;       /* this worker's outside ports: [port_lo, port_lo + port_n) */
 	uint32_t port_n;
 	uint32_t port_next;     /* where the next search for a free port starts */

@@ -99,52 +99,49 @@ flow_forget(struct nfv_ct_table *t, uint32_t idx)
 	rte_hash_del_key(t->hash, &f->key);
 	rte_hash_del_key(t->hash, &r); /* -ENOENT when it is the same key */
 	__atomic_store_n(&f->used, 0, __ATOMIC_RELEASE);
-	t->free_list[t->n_free++] = idx;
-	t->count--;
+	nfv_slots_put(&t->slots, idx);
 }
 
 static void
 table_clear(struct nfv_ct_table *t)
 {
 	rte_hash_reset(t->hash);
-	for (uint32_t i = 0; i < ct_capacity; i++) {
+	for (uint32_t i = 0; i < ct_capacity; i++)
 		__atomic_store_n(&t->flows[i].used, 0, __ATOMIC_RELAXED);
-		t->free_list[i] = ct_capacity - 1 - i;
-	}
-	t->n_free = ct_capacity;
-	t->count = 0;
+	nfv_slots_reset(&t->slots);
+}
+
+static bool
+flow_expire(void *table, uint32_t idx, uint64_t now)
+{
+	struct nfv_ct_table *t = table;
+	const struct nfv_ct_flow *f = &t->flows[idx];
+
+	if (!f->used || (int64_t)(now - f->expire_tsc) < 0)
+		return false;
+	flow_forget(t, idx);
+	return true;
 }
 
 /* Forgets the expired flows among the next n entries. */
 static void
 sweep(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint32_t n, uint64_t now)
 {
-	for (uint32_t k = 0; k < n && t->count > 0; k++) {
-		uint32_t i = t->sweep;
-		struct nfv_ct_flow *f = &t->flows[i];
+	uint32_t forgot = nfv_slots_sweep(&t->slots, n, now, flow_expire, t);
 
-		t->sweep = i + 1 == ct_capacity ? 0 : i + 1;
-		if (f->used && (int64_t)(now - f->expire_tsc) >= 0) {
-			flow_forget(t, i);
-			if (c != NULL)
-				c->expired++;
-		}
-	}
+	if (c != NULL)
+		c->expired += forgot;
 }
 
 bool
 nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now)
 {
-	uint32_t gen = __atomic_load_n(&nfv_ct_gen, __ATOMIC_ACQUIRE);
-
-	if (unlikely(t->gen != gen)) {
-		if (t->count > 0)
-			table_clear(t);
-		t->gen = gen;
-	}
-	if (t->count > 0)
+	if (unlikely(nfv_slots_flushed(&t->slots, __atomic_load_n(&nfv_ct_gen, __ATOMIC_ACQUIRE))) &&
+	    t->slots.count > 0)
+		table_clear(t);
+	if (t->slots.count > 0)
 		sweep(t, c, 4, now);
-	return t->count > 0;
+	return t->slots.count > 0;
 }
 
 static void
@@ -314,20 +311,21 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 
 	if (!p->trackable || (k->proto == IPPROTO_TCP && (p->tcp_flags & RTE_TCP_RST_FLAG)))
 		return 0; /* nothing to follow: permitted, not recorded */
-	if (t->count >= __atomic_load_n(&ct_worker_max, __ATOMIC_RELAXED) || t->n_free == 0) {
+	if (t->slots.count >= __atomic_load_n(&ct_worker_max, __ATOMIC_RELAXED) ||
+	    t->slots.n_free == 0) {
 		sweep(t, c, 256, now);
-		if (t->count >= __atomic_load_n(&ct_worker_max, __ATOMIC_RELAXED) ||
-		    t->n_free == 0) {
+		if (t->slots.count >= __atomic_load_n(&ct_worker_max, __ATOMIC_RELAXED) ||
+		    t->slots.n_free == 0) {
 			c->table_full++;
 			return -ENOSPC;
 		}
 	}
-	idx = t->free_list[--t->n_free];
+	idx = nfv_slots_take(&t->slots);
 	f = &t->flows[idx];
 	f->key = *k;
 	key_reverse(&r, k);
 	if (rte_hash_add_key_data(t->hash, &f->key, (void *)(uintptr_t)(idx << 1)) < 0) {
-		t->n_free++;
+		nfv_slots_put(&t->slots, idx);
 		c->table_full++;
 		return -ENOSPC;
 	}
@@ -335,7 +333,7 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	if (memcmp(&f->key, &r, sizeof(r)) != 0 &&
 	    rte_hash_add_key_data(t->hash, &r, (void *)(uintptr_t)(idx << 1 | 1)) < 0) {
 		rte_hash_del_key(t->hash, &f->key);
-		t->n_free++;
+		nfv_slots_put(&t->slots, idx);
 		c->table_full++;
 		return -ENOSPC;
 	}
@@ -348,10 +346,9 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 		tcp_track(f, 0, p);
 	f->packets[0] = 1;
 	f->packets[1] = 0;
-	f->gen = t->gen;
+	f->gen = t->slots.gen;
 	flow_touch(f, now);
 	__atomic_store_n(&f->used, 1, __ATOMIC_RELEASE);
-	t->count++;
 	c->created++;
 	return 0;
 }
@@ -384,9 +381,8 @@ ct_setup(void)
 		t->hash = rte_hash_create(&prm);
 		t->flows = rte_zmalloc_socket("nfv_ct_flows", ct_capacity * sizeof(*t->flows),
 					      RTE_CACHE_LINE_SIZE, socket);
-		t->free_list = rte_malloc_socket("nfv_ct_free", ct_capacity * sizeof(uint32_t), 0,
-						 socket);
-		if (t->hash == NULL || t->flows == NULL || t->free_list == NULL) {
+		if (t->hash == NULL || t->flows == NULL ||
+		    nfv_slots_init(&t->slots, ct_capacity, socket) < 0) {
 			NFV_LOG(ERR, "conntrack: no memory for %u flows per worker "
 				"(--conntrack-size)", ct_capacity);
 			return -ENOMEM;
@@ -565,7 +561,7 @@ ct_fini(void)
 	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
 		rte_hash_free(nfv_ct_tables[w].hash);
 		rte_free(nfv_ct_tables[w].flows);
-		rte_free(nfv_ct_tables[w].free_list);
+		nfv_slots_fini(&nfv_ct_tables[w].slots);
 	}
 	rte_free(nfv_ct_tables);
 	nfv_ct_tables = NULL;

@@ -73,8 +73,7 @@ session_forget(struct nfv_nat_table *t, uint32_t idx)
 	rte_hash_del_key(t->hash, &s->key[NFV_NAT_I2O]);
 	rte_hash_del_key(t->hash, &s->key[NFV_NAT_O2I]);
 	__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
-	t->free_list[t->n_free++] = idx;
-	t->count--;
+	nfv_slots_put(&t->slots, idx);
 }
 
 static void
@@ -82,41 +81,31 @@ table_clear(struct nfv_nat_table *t)
 {
 	rte_hash_reset(t->hash);
 	memset(t->cache, 0xff, sizeof(uint32_t) << NFV_NAT_CACHE_BITS);
-	for (uint32_t i = 0; i < nat_capacity; i++) {
+	for (uint32_t i = 0; i < nat_capacity; i++)
 		__atomic_store_n(&t->s[i].used, 0, __ATOMIC_RELAXED);
-		t->free_list[i] = nat_capacity - 1 - i;
-	}
-	t->n_free = nat_capacity;
-	t->count = 0;
+	nfv_slots_reset(&t->slots);
 }
 
-static void
-sweep(struct nfv_nat_table *t, struct nfv_nat_counters *c, uint32_t n, uint64_t now)
+static bool
+session_expire(void *table, uint32_t idx, uint64_t now)
 {
-	for (uint32_t k = 0; k < n && t->count > 0; k++) {
-		uint32_t i = t->sweep;
-		struct nfv_nat_session *s = &t->s[i];
+	struct nfv_nat_table *t = table;
+	const struct nfv_nat_session *s = &t->s[idx];
 
-		t->sweep = i + 1 == nat_capacity ? 0 : i + 1;
-		if (s->used && (int64_t)(now - s->expire_tsc) >= 0) {
-			session_forget(t, i);
-			c->expired++;
-		}
-	}
+	if (!s->used || (int64_t)(now - s->expire_tsc) < 0)
+		return false;
+	session_forget(t, idx);
+	return true;
 }
 
 void
 nfv_nat_burst_start(struct nfv_nat_table *t, struct nfv_nat_counters *c, uint64_t now)
 {
-	uint32_t gen = __atomic_load_n(&nfv_nat_gen, __ATOMIC_ACQUIRE);
-
-	if (unlikely(t->gen != gen)) {
-		if (t->count > 0)
-			table_clear(t);
-		t->gen = gen;
-	}
-	if (t->count > 0)
-		sweep(t, c, 4, now);
+	if (unlikely(nfv_slots_flushed(&t->slots, __atomic_load_n(&nfv_nat_gen, __ATOMIC_ACQUIRE))) &&
+	    t->slots.count > 0)
+		table_clear(t);
+	if (t->slots.count > 0)
+		c->expired += nfv_slots_sweep(&t->slots, 4, now, session_expire, t);
 }
 
 struct nfv_nat_session *
@@ -127,7 +116,7 @@ nfv_nat_lookup_slow(struct nfv_nat_table *t, struct nfv_nat_counters *c,
 	uintptr_t v;
 	struct nfv_nat_session *s;
 
-	if (t->count == 0 || rte_hash_lookup_data(t->hash, k, &data) < 0)
+	if (t->slots.count == 0 || rte_hash_lookup_data(t->hash, k, &data) < 0)
 		return NULL;
 	v = (uintptr_t)data;
 	s = &t->s[v >> 1];
@@ -210,7 +199,8 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 	struct nfv_nat_session *s;
 	uint32_t idx;
 
-	if (t->n_free == 0 || t->count >= __atomic_load_n(&nat_worker_max, __ATOMIC_RELAXED)) {
+	if (t->slots.n_free == 0 ||
+	    t->slots.count >= __atomic_load_n(&nat_worker_max, __ATOMIC_RELAXED)) {
 		*why = &c->table_full;
 		return NULL;
 	}
@@ -221,23 +211,24 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 			return NULL;
 		}
 	}
-	idx = t->free_list[t->n_free - 1];
+	idx = nfv_slots_take(&t->slots);
 	s = &t->s[idx];
 	memset(s, 0, sizeof(*s));
 	s->key[NFV_NAT_I2O] = *i2o;
 	o2i_key(&s->key[NFV_NAT_O2I], i2o, out_addr, out_port);
 	if (rte_hash_add_key_data(t->hash, &s->key[NFV_NAT_I2O],
 				  (void *)(uintptr_t)(idx << 1 | NFV_NAT_I2O)) < 0) {
+		nfv_slots_put(&t->slots, idx);
 		*why = &c->table_full;
 		return NULL;
 	}
 	if (rte_hash_add_key_data(t->hash, &s->key[NFV_NAT_O2I],
 				  (void *)(uintptr_t)(idx << 1 | NFV_NAT_O2I)) < 0) {
 		rte_hash_del_key(t->hash, &s->key[NFV_NAT_I2O]);
+		nfv_slots_put(&t->slots, idx);
 		*why = &c->table_full;
 		return NULL;
 	}
-	t->n_free--;
 	s->in_addr = i2o->src;
 	s->in_port = i2o->sport;
 	s->out_addr = out_addr;
@@ -247,7 +238,6 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 		   i2o->proto == IPPROTO_UDP ? NFV_NAT_UDP : NFV_NAT_ICMP;
 	s->expire_tsc = now;
 	__atomic_store_n(&s->used, 1, __ATOMIC_RELEASE);
-	t->count++;
 	c->created++;
 	return s;
 }
@@ -288,16 +278,15 @@ tables_setup(char *err)
 		t->hash = rte_hash_create(&prm);
 		t->s = rte_zmalloc_socket("nfv_nat_sessions", nat_capacity * sizeof(*t->s),
 					  RTE_CACHE_LINE_SIZE, socket);
-		t->free_list = rte_malloc_socket("nfv_nat_free", nat_capacity * sizeof(uint32_t), 0,
-						 socket);
 		t->cache = rte_malloc_socket("nfv_nat_cache",
 					     sizeof(uint32_t) << NFV_NAT_CACHE_BITS,
 					     RTE_CACHE_LINE_SIZE, socket);
-		if (t->hash == NULL || t->s == NULL || t->free_list == NULL || t->cache == NULL)
+		if (t->hash == NULL || t->s == NULL || t->cache == NULL ||
+		    nfv_slots_init(&t->slots, nat_capacity, socket) < 0)
 			goto nomem;
 		t->port_lo = 1024 + w * span;
 		t->port_n = span;
-		t->gen = nfv_nat_gen;
+		t->slots.gen = nfv_nat_gen;
 		table_clear(t);
 	}
 	timeouts_publish();
@@ -643,7 +632,7 @@ nfv_nat_show(bool sessions)
 	for (unsigned int w = 0; nfv_nat_tables != NULL && w < nfv_n_workers; w++) {
 		const struct nfv_nat_table *t = &nfv_nat_tables[w];
 
-		if (__atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) != gen)
+		if (__atomic_load_n(&t->slots.gen, __ATOMIC_ACQUIRE) != gen)
 			continue; /* flushed: the worker clears it at its next burst */
 		for (uint32_t i = 0; i < nat_capacity; i++) {
 			const struct nfv_nat_session *s = &t->s[i];
@@ -791,7 +780,7 @@ nat_fini(void)
 	for (unsigned int w = 0; nfv_nat_tables != NULL && w < nfv_n_workers; w++) {
 		rte_hash_free(nfv_nat_tables[w].hash);
 		rte_free(nfv_nat_tables[w].s);
-		rte_free(nfv_nat_tables[w].free_list);
+		nfv_slots_fini(&nfv_nat_tables[w].slots);
 		rte_free(nfv_nat_tables[w].cache);
 	}
 	rte_free(nfv_nat_tables);
