@@ -200,8 +200,9 @@ nfv_nat_lookup(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 
 /* A new session: i2o is the key of the inside -> remote direction with
  * the outside endpoint not yet known for SNAT (out_addr given, out_port 0:
- * one is allocated) or known for DNAT. NULL (with *why a counter's
- * address) when no port or no room is left. */
+ * one is allocated) or known for DNAT. NULL when no port or no room is
+ * left: the counter saying which (no_port, table_full) is counted, and
+ * *why is its address. */
 struct nfv_nat_session *nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c,
 				       const struct nfv_nat_key *i2o, rte_be32_t out_addr,
 				       rte_be16_t out_port, uint8_t kind, uint64_t now,

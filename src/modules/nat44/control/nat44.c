@@ -202,12 +202,14 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 	if (t->slots.n_free == 0 ||
 	    t->slots.count >= __atomic_load_n(&nat_worker_max, __ATOMIC_RELAXED)) {
 		*why = &c->table_full;
+		(**why)++;
 		return NULL;
 	}
 	if (out_port == 0) {
 		out_port = port_alloc(t, i2o, out_addr);
 		if (out_port == 0) {
 			*why = &c->no_port;
+			(**why)++;
 			return NULL;
 		}
 	}
@@ -220,6 +222,7 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 				  (void *)(uintptr_t)(idx << 1 | NFV_NAT_I2O)) < 0) {
 		nfv_slots_put(&t->slots, idx);
 		*why = &c->table_full;
+		(**why)++;
 		return NULL;
 	}
 	if (rte_hash_add_key_data(t->hash, &s->key[NFV_NAT_O2I],
@@ -227,6 +230,7 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 		rte_hash_del_key(t->hash, &s->key[NFV_NAT_I2O]);
 		nfv_slots_put(&t->slots, idx);
 		*why = &c->table_full;
+		(**why)++;
 		return NULL;
 	}
 	s->in_addr = i2o->src;

@@ -105,13 +105,11 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 			i2o.iface = iface;
 			s = nfv_nat_create(t, c, &i2o, p.dst, p.dport, NFV_NAT_DNAT, now, &why);
 			if (s == NULL) {
-				(*why)++;
 				nexts[i] = nfv_mark_drop(m, drop_nat_in_full.id, NAT44_IN_NEXT_DROP);
 				continue;
 			}
 		}
-		nat_rewrite(&p, true, s->in_addr, s->in_port);
-		nfv_nat_touch(s, NFV_NAT_O2I, p.tcp_flags, rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, now);
+		nat_apply(s, &p, m, NFV_NAT_O2I, now);
 		c->out2in++;
 	}
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);

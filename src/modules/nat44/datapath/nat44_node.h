@@ -162,6 +162,19 @@ nat_rewrite(struct nat_pkt *p, bool dst, rte_be32_t addr, rte_be16_t port)
 		p->src = addr;
 }
 
+/* A packet of session s in direction dir: translated (the source of what
+ * leaves, the destination of what arrives) and counted in the session. */
+static __rte_always_inline void
+nat_apply(struct nfv_nat_session *s, struct nat_pkt *p, const struct rte_mbuf *m,
+	  unsigned int dir, uint64_t now)
+{
+	if (dir == NFV_NAT_I2O)
+		nat_rewrite(p, false, s->out_addr, s->out_port);
+	else
+		nat_rewrite(p, true, s->in_addr, s->in_port);
+	nfv_nat_touch(s, dir, p->tcp_flags, rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, now);
+}
+
 static __rte_always_inline void
 nat_key(struct nfv_nat_key *k, const struct nat_pkt *p, uint16_t iface)
 {

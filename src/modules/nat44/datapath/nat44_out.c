@@ -125,14 +125,12 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 			}
 			s = nfv_nat_create(t, c, &k, out, 0, NFV_NAT_SNAT, now, &why);
 			if (s == NULL) {
-				(*why)++;
 				nexts[i] = nfv_mark_drop(m, why == &c->no_port ? drop_nat_no_port.id :
 							 drop_nat_out_full.id, NAT44_OUT_NEXT_DROP);
 				continue;
 			}
 		}
-		nat_rewrite(&p, false, s->out_addr, s->out_port);
-		nfv_nat_touch(s, NFV_NAT_I2O, p.tcp_flags, rte_pktmbuf_pkt_len(m) - NFV_L2_LEN, now);
+		nat_apply(s, &p, m, NFV_NAT_I2O, now);
 		c->in2out++;
 	}
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
