@@ -81,6 +81,17 @@ def tcp(src, dst, sport, dport, flags, v6=False):
     return ip / TCP(sport=sport, dport=dport, flags=flags, seq=1000, ack=2000)
 
 
+
+def run_trunk(tmp_path, seq, extra_cfg=()):
+    """nfvd with CONFIG, the trunk t replaying seq a packet at a time; the
+    instance and its stats once every frame went through."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*CONFIG, *extra_cfg)
+    nfvd.start()
+    return nfvd, nfvd.wait_processed({"t": len(seq)})
+
 def show(nfvd):
     return nfvd.ctl("conntrack show")
 
@@ -118,12 +129,7 @@ def test_reflect_tcp_udp_icmp_states(tmp_path):
         seq.append(f)
         if i < len(denied):
             seq.append(denied[i])
-    nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1"]
-    nfvd.add_port("t", rx=seq)
-    nfvd.cmd(*CONFIG)
-    nfvd.start()
-    st = nfvd.wait_processed({"t": len(seq)})
+    nfvd, st = run_trunk(tmp_path, seq)
     assert drops(st) == {"acl/no_match": len(denied)}, drops(st)
     ct = show(nfvd)
     assert ct["count"] == 6, ct
@@ -313,12 +319,7 @@ def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
         out_pkt(seg(H, S, 40000, 80, "R", 1001 + 100000, 0, 0)),     # S's window: 3000
     ]
     seq = passes[:6] + dropped + passes[6:]
-    nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1"]
-    nfvd.add_port("t", rx=seq)
-    nfvd.cmd(*CONFIG)
-    nfvd.start()
-    st = nfvd.wait_processed({"t": len(seq)})
+    nfvd, st = run_trunk(tmp_path, seq)
     assert drops(st) == {"conntrack/invalid_rst": len(dropped)}, drops(st)
     assert st["conntrack"]["invalid_rst"] == len(dropped)
     ct = show(nfvd)
@@ -357,12 +358,7 @@ def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):
         in_pkt(IP(src=R, dst=H, ttl=64) / ICMP(type=3, code=3) / bytes(udp_out)[:10]),  # cut
     ]
     seq = passes + denied
-    nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1"]
-    nfvd.add_port("t", rx=seq)
-    nfvd.cmd(*CONFIG)
-    nfvd.start()
-    st = nfvd.wait_processed({"t": len(seq)})
+    nfvd, st = run_trunk(tmp_path, seq)
     assert drops(st) == {"acl/no_match": len(denied)}, drops(st)
     assert st["conntrack"]["related"] == 4 and st["conntrack"]["created"] == 4
     ct = show(nfvd)
@@ -390,13 +386,9 @@ def test_fragments(tmp_path):
     ]
     denied = [in_pkt(later)]     # prio 10 asks for ports: no match, then the default
     seq = passes[:2] + denied + passes[2:]
-    nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1"]
-    nfvd.add_port("t", rx=seq)
-    nfvd.cmd(*CONFIG, "acl rule add lan_out prio 10 src %s/32 proto udp sport 53 action permit" % S,
-             "acl rule add lan_out prio 20 src %s/32 proto udp action permit" % S2)
-    nfvd.start()
-    st = nfvd.wait_processed({"t": len(seq)})
+    nfvd, st = run_trunk(tmp_path, seq, extra_cfg=[
+        "acl rule add lan_out prio 10 src %s/32 proto udp sport 53 action permit" % S,
+        "acl rule add lan_out prio 20 src %s/32 proto udp action permit" % S2])
     assert drops(st) == {"acl/no_match": 1}, drops(st)
     assert st["acl"]["flow_hits"] == 1 and st["conntrack"]["created"] == 1
     rules = nfvd.ctl("acl show lan_out")["acls"][0]["rules"]
