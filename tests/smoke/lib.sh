@@ -170,3 +170,30 @@ suite_stop_nfvd() {
 		fail "nfvd exit $rc: $(tail -n 3 "$LOG" | paste -sd ' ' -)"
 	fi
 }
+
+# Passes when five pings from namespace NS to DST all come back.
+suite_ping() { # suite_ping NS DST WHAT
+	local out
+	out=$(ip netns exec "$1" ping -n -c 5 -i 0.1 -W 1 "$2" 2>&1)
+	if grep -q " 0% packet loss" <<<"$out"; then
+		pass "ping $3 (5/5)"
+	else
+		fail "ping $3: $(grep transmitted <<<"$out")"
+	fi
+}
+
+# Two seconds of iperf3 TCP from namespace CLIENT to a server in SERVER
+# listening on ADDR:PORT; passes with the rate when the test completes.
+suite_iperf3() { # suite_iperf3 CLIENT SERVER ADDR PORT WHAT
+	local mbps rtx
+	ip netns exec "$2" timeout 20 iperf3 -s -1 -B "$3" -p "$4" >"$WORK/iperf-s.log" 2>&1 &
+	BG+=($!)
+	sleep 0.5
+	if ip netns exec "$1" timeout 20 iperf3 -c "$3" -p "$4" -t 2 -J >"$WORK/iperf.json" 2>&1; then
+		mbps=$(json "int(d['end']['sum_received']['bits_per_second'] / 1e6)" <"$WORK/iperf.json")
+		rtx=$(json "d['end']['sum_sent'].get('retransmits', 0)" <"$WORK/iperf.json")
+		pass "iperf3 TCP $5: $mbps Mbit/s ($rtx retransmits)"
+	else
+		fail "iperf3 TCP $5: $(tail -n 2 "$WORK/iperf.json")"
+	fi
+}

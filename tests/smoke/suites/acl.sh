@@ -54,12 +54,7 @@ suite_start_nfvd
 pass "nfvd up: reflect on p1 in, default deny on p1 out"
 
 # Outward: ping.
-out=$(ip netns exec "$H1" ping -n -c 5 -i 0.1 -W 1 10.202.2.2 2>&1)
-if grep -q " 0% packet loss" <<<"$out"; then
-	pass "ping $H1 -> $H2 through the reflect rule (5/5)"
-else
-	fail "ping $H1 -> $H2: $(grep transmitted <<<"$out")"
-fi
+suite_ping "$H1" 10.202.2.2 "$H1 -> $H2 through the reflect rule"
 
 # Outward: TCP with socat (an echo server in h2).
 ip netns exec "$H2" timeout 30 socat TCP-LISTEN:7001,reuseaddr,fork EXEC:cat &
@@ -78,15 +73,7 @@ est=$(ctl --json conntrack show | json "d['created']")
 	fail "conntrack created $est flows (expected >= 2)"
 
 # Outward: iperf3 TCP for two seconds.
-ip netns exec "$H2" timeout 20 iperf3 -s -1 -B 10.202.2.2 -p 5202 >"$WORK/iperf-s.log" 2>&1 &
-BG+=($!)
-sleep 0.5
-if ip netns exec "$H1" timeout 20 iperf3 -c 10.202.2.2 -p 5202 -t 2 -J >"$WORK/iperf.json" 2>&1; then
-	mbps=$(json "int(d['end']['sum_received']['bits_per_second'] / 1e6)" <"$WORK/iperf.json")
-	pass "iperf3 TCP $H1 -> $H2: $mbps Mbit/s"
-else
-	fail "iperf3 TCP $H1 -> $H2: $(tail -n 2 "$WORK/iperf.json")"
-fi
+suite_iperf3 "$H1" "$H2" 10.202.2.2 5202 "$H1 -> $H2"
 
 # Inward, unsolicited: h1 listens on 7002, but a SYN from h2 must not pass.
 before=$(drop_count acl/no_match)

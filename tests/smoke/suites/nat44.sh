@@ -45,12 +45,7 @@ ip netns exec "$H2" tcpdump -n -i eth0 -w "$WORK/h2.pcap" -U 'ip and not arp' \
 BG+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$WORK/tcpdump.log" && break; sleep 0.1; done
 
-out=$(ip netns exec "$H1" ping -n -c 5 -i 0.1 -W 1 10.203.2.2 2>&1)
-if grep -q " 0% packet loss" <<<"$out"; then
-	pass "ping $H1 -> $H2 through source NAT (5/5)"
-else
-	fail "ping $H1 -> $H2: $(grep transmitted <<<"$out")"
-fi
+suite_ping "$H1" 10.203.2.2 "$H1 -> $H2 through source NAT"
 
 ip netns exec "$H2" timeout 30 socat TCP-LISTEN:7001,reuseaddr,fork EXEC:cat &
 BG+=($!)
@@ -66,16 +61,7 @@ reply=$(echo "udp too" | ip netns exec "$H1" timeout 5 socat -t 1 - UDP:10.203.2
 [ "$reply" = "udp too" ] && pass "UDP $H1 -> $H2:7002 (socat echo)" ||
 	fail "UDP $H1 -> $H2:7002: '$reply'"
 
-ip netns exec "$H2" timeout 20 iperf3 -s -1 -B 10.203.2.2 -p 5203 >"$WORK/iperf-s.log" 2>&1 &
-BG+=($!)
-sleep 0.5
-if ip netns exec "$H1" timeout 20 iperf3 -c 10.203.2.2 -p 5203 -t 2 -J >"$WORK/iperf.json" 2>&1; then
-	mbps=$(json "int(d['end']['sum_received']['bits_per_second'] / 1e6)" <"$WORK/iperf.json")
-	rtx=$(json "d['end']['sum_sent'].get('retransmits', 0)" <"$WORK/iperf.json")
-	pass "iperf3 TCP $H1 -> $H2 through source NAT: $mbps Mbit/s ($rtx retransmits)"
-else
-	fail "iperf3 TCP $H1 -> $H2: $(tail -n 2 "$WORK/iperf.json")"
-fi
+suite_iperf3 "$H1" "$H2" 10.203.2.2 5203 "$H1 -> $H2 through source NAT"
 
 # Destination NAT: h2 connects to nfvd's address, port 8080; h1's server
 # (port 7000) answers with the peer address it saw.
