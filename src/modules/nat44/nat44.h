@@ -100,16 +100,11 @@ struct nfv_nat_session {
 	uint8_t kind;   /* enum nfv_nat_kind */
 	uint8_t state;  /* enum nfv_nat_state */
 	uint8_t used;
-	uint8_t flags;  /* NFV_NAT_SEEN_*, NFV_NAT_FIN_* */
+	uint8_t flags;  /* NFV_L4_* (modules/ip/l4_rewrite.h; direction 0 is i2o) */
 	uint64_t expire_tsc;
 	uint64_t packets[2];
 	uint64_t bytes[2];
 };
-#define NFV_NAT_SEEN_I2O 0x01
-#define NFV_NAT_SEEN_O2I 0x02
-#define NFV_NAT_FIN_I2O 0x04
-#define NFV_NAT_FIN_O2I 0x08
-#define NFV_NAT_RST 0x10
 
 /* Slots of a worker's session cache: two-way sets, each slot the value of
  * a key recently found (session index << 1 | direction, or empty). */
