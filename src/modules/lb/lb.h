@@ -37,6 +37,7 @@
 #include "core/common.h"
 #include "core/counters.h"
 #include "core/slots.h"
+#include "modules/ip/flow_cache.h"
 #include "modules/lb/maglev.h"
 
 #define NFV_LB_SERVICES_MAX 64
@@ -109,8 +110,13 @@ struct nfv_lb_session {
 	uint64_t bytes[2];
 };
 
+_Static_assert(sizeof(struct nfv_lb_key) == 16, "flow_cache.h takes 16-byte keys");
+
+#define NFV_LB_CACHE_BITS 12
+
 struct nfv_lb_table {
 	struct rte_hash *hash;  /* key -> session index << 1 | direction */
+	uint32_t *cache;        /* 1 << NFV_LB_CACHE_BITS slots in front of hash (flow_cache.h) */
 	struct nfv_lb_session *s;
 	struct nfv_slots slots;
 } __rte_cache_aligned;
@@ -164,14 +170,42 @@ nfv_lb_be_bit(rte_be32_t addr, rte_be16_t port, uint8_t proto)
 
 /* Worker side (control/lb.c). */
 void nfv_lb_burst_start(struct nfv_lb_table *t, struct nfv_lb_counters *c, uint64_t now);
-struct nfv_lb_session *nfv_lb_lookup(struct nfv_lb_table *t, struct nfv_lb_counters *c,
-				     const struct nfv_lb_key *k, unsigned int *dir, uint64_t now);
+struct nfv_lb_session *nfv_lb_lookup_slow(struct nfv_lb_table *t, struct nfv_lb_counters *c,
+					  const struct nfv_lb_key *k, unsigned int *dir,
+					  uint64_t now);
 void nfv_lb_forget(struct nfv_lb_table *t, struct nfv_lb_session *s);
 /* A new session of fwd key k to backend slot b of svc; NULL when the table
  * is full (counted). */
 struct nfv_lb_session *nfv_lb_create(struct nfv_lb_table *t, struct nfv_lb_counters *c,
 				     const struct nfv_lb_key *k, const struct nfv_lb_service *svc,
 				     uint16_t svc_slot, uint8_t b, uint64_t now);
+
+/* Whether cache value v names key k, live. */
+static __rte_always_inline bool
+nfv_lb_cache_hit(const struct nfv_lb_table *t, uint32_t v, const struct nfv_lb_key *k,
+		 uint64_t now)
+{
+	const struct nfv_lb_session *s = &t->s[v >> 1];
+
+	return nfv_key16_eq(k, &s->key[v & 1]) && s->used && (int64_t)(now - s->expire_tsc) < 0;
+}
+
+/* The session of key k (its direction in *dir), or NULL; the cache
+ * answers most packets, the table the rest. */
+static __rte_always_inline struct nfv_lb_session *
+nfv_lb_lookup(struct nfv_lb_table *t, struct nfv_lb_counters *c, const struct nfv_lb_key *k,
+	      unsigned int *dir, uint64_t now)
+{
+	const uint32_t *set = &t->cache[nfv_flow_cache_set(k, NFV_LB_CACHE_BITS)];
+	uint32_t v = set[0];
+
+	if (likely(v != NFV_FLOW_CACHE_EMPTY && nfv_lb_cache_hit(t, v, k, now)) ||
+	    ((v = set[1]) != NFV_FLOW_CACHE_EMPTY && nfv_lb_cache_hit(t, v, k, now))) {
+		*dir = v & 1;
+		return &t->s[v >> 1];
+	}
+	return nfv_lb_lookup_slow(t, c, k, dir, now);
+}
 
 /* Control side. */
 int nfv_lb_service_add(const char *vip_port, uint8_t proto, bool add, char *err);

@@ -101,8 +101,8 @@ nfv_lb_burst_start(struct nfv_lb_table *t, struct nfv_lb_counters *c, uint64_t n
 }
 
 struct nfv_lb_session *
-nfv_lb_lookup(struct nfv_lb_table *t, struct nfv_lb_counters *c, const struct nfv_lb_key *k,
-	      unsigned int *dir, uint64_t now)
+nfv_lb_lookup_slow(struct nfv_lb_table *t, struct nfv_lb_counters *c, const struct nfv_lb_key *k,
+		   unsigned int *dir, uint64_t now)
 {
 	void *data;
 	uintptr_t v;
@@ -117,6 +117,7 @@ nfv_lb_lookup(struct nfv_lb_table *t, struct nfv_lb_counters *c, const struct nf
 		c->expired++;
 		return NULL;
 	}
+	nfv_flow_cache_put(&t->cache[nfv_flow_cache_set(k, NFV_LB_CACHE_BITS)], (uint32_t)v);
 	*dir = (unsigned int)(v & 1);
 	return s;
 }
@@ -198,9 +199,12 @@ tables_setup(char *err)
 		t->hash = rte_hash_create(&prm);
 		t->s = rte_zmalloc_socket("nfv_lb_sessions", lb_capacity * sizeof(*t->s),
 					  RTE_CACHE_LINE_SIZE, socket);
-		if (t->hash == NULL || t->s == NULL ||
+		t->cache = rte_malloc_socket("nfv_lb_cache", sizeof(uint32_t) << NFV_LB_CACHE_BITS,
+					     RTE_CACHE_LINE_SIZE, socket);
+		if (t->hash == NULL || t->s == NULL || t->cache == NULL ||
 		    nfv_slots_init(&t->slots, lb_capacity, socket) < 0)
 			goto nomem;
+		memset(t->cache, 0xff, sizeof(uint32_t) << NFV_LB_CACHE_BITS);
 	}
 	timeouts_publish();
 	return 0;
@@ -691,6 +695,7 @@ lb_fini(void)
 		rte_hash_free(nfv_lb_tables[w].hash);
 		rte_free(nfv_lb_tables[w].s);
 		nfv_slots_fini(&nfv_lb_tables[w].slots);
+		rte_free(nfv_lb_tables[w].cache);
 	}
 	rte_free(nfv_lb_tables);
 	nfv_lb_tables = NULL;

@@ -125,12 +125,7 @@ nfv_nat_lookup_slow(struct nfv_nat_table *t, struct nfv_nat_counters *c,
 		c->expired++;
 		return NULL;
 	}
-	{
-		uint32_t *set = &t->cache[nfv_nat_cache_slot(k)];
-
-		set[1] = set[0];
-		set[0] = (uint32_t)v;
-	}
+	nfv_flow_cache_put(&t->cache[nfv_nat_cache_slot(k)], (uint32_t)v);
 	*dir = (unsigned int)(v & 1);
 	return s;
 }
