@@ -105,6 +105,17 @@ upf_tables_init(char *err)
 		goto nomem;
 	return 0;
 nomem:
+	/* All or nothing: the nodes read the tables only with the counters. */
+	for (unsigned int d = 0; d < 2; d++) {
+		rte_hash_free(nfv_upf_table[d]);
+		nfv_upf_table[d] = NULL;
+	}
+	for (unsigned int w = 0; w < nfv_n_workers; w++) {
+		rte_free(nfv_upf_session_counters[w]);
+		nfv_upf_session_counters[w] = NULL;
+	}
+	free(sessions);
+	sessions = NULL;
 	snprintf(err, NFV_ERR_LEN, "no memory for the UPF tables");
 	return -ENOMEM;
 }
