@@ -31,6 +31,7 @@ from scapy.contrib.pfcp import (PFCP, IE_ApplyAction, IE_Cause, IE_CreateFAR, IE
                                 PFCPSessionEstablishmentRequest,
                                 PFCPSessionModificationRequest)
 from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
 from nfvdlib import Nfvd, drops, pcap_mac
@@ -240,10 +241,16 @@ def test_session_life_uplink_downlink(tmp_path):
             Ether(dst=inj, src=PEER) / inner_dl(),
             echo,
             bad,
+            gtpu_frame(inj, IPv6(src="2001:db8::1", dst="2001:db8::2") / UDP()),
+            gtpu_frame(inj, inner_ul()),  # its inner checksum broken below
         ]
+        bad_sum = bytearray(bytes(phase1[-1]))
+        bad_sum[14 + 20 + 8 + 8 + 10] ^= 0xff  # the inner header checksum
+        phase1[-1] = Ether(bytes(bad_sum))
         st, _ = feed(nfvd, "inj1", phase1)
         assert drops(st) == {"upf_gtpu/no_pdr": 1, "upf_downlink/far_buffer": 1,
-                             "upf_gtpu/bad_gtpu": 1}, drops(st)
+                             "upf_gtpu/bad_gtpu": 1, "upf_gtpu/inner_not_ipv4": 1,
+                             "upf_gtpu/bad_inner_ip": 1}, drops(st)
         sh = nfvd.ctl("upf show sessions seid %d" % seid)
         s = sh["sessions"][0]
         assert (s["uplink_packets"], s["downlink_packets"]) == (2, 0), s
@@ -257,8 +264,13 @@ def test_session_life_uplink_downlink(tmp_path):
         far2 = [f for f in sh["sessions"][0]["fars"] if f["id"] == 2][0]
         assert (far2["action"], far2["teid"], far2["peer"]) == (["forward"], DL_TEID, GNB)
 
+        ttl1 = IP(bytes(inner_dl()))
+        ttl1.ttl = 1
+        del ttl1.chksum
         st, _ = feed(nfvd, "inj2", [Ether(dst=pcap_mac(3), src=PEER) / inner_dl(),
-                                    Ether(dst=pcap_mac(3), src=PEER) / inner_dl(b"x" * 300)])
+                                    Ether(dst=pcap_mac(3), src=PEER) / inner_dl(b"x" * 300),
+                                    Ether(dst=pcap_mac(3), src=PEER) / ttl1])
+        assert drops(st)["upf_downlink/ttl_expired"] == 1, drops(st)
         s = nfvd.ctl("upf show sessions")["sessions"][0]
         assert (s["uplink_packets"], s["downlink_packets"]) == (2, 2), s
         assert s["downlink_bytes"] == len(inner_dl()) + len(inner_dl(b"x" * 300))
@@ -316,6 +328,11 @@ def test_choose_teid_and_conflicts(tmp_path):
         assert cause(r) == CAUSE_RULE and ies(r)["IE_OffendingIE"].type == 93
         assert nfvd.ctl("upf show sessions")["count"] == 1
 
+        # An Update FAR without its FAR ID: the session's SEID, the cause.
+        r = smf.session(seid, PFCPSessionModificationRequest(IE_list=[
+            IE_UpdateFAR(IE_list=[IE_ApplyAction(FORW=1)])]))
+        assert r.seid == CP_SEID and cause(r) == CAUSE_MISSING
+        assert ies(r)["IE_OffendingIE"].type == 108
         # A PDR naming a FAR that does not exist: refused, nothing changes.
         r = smf.session(seid, PFCPSessionModificationRequest(IE_list=[
             dl_pdr(ue="10.45.0.3", pdr_id=3, far_id=9)]))

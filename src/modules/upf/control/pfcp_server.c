@@ -229,9 +229,7 @@ handle_session(const struct pfcp_header *h, const struct pfcp_msg *m, uint8_t ca
 	case PFCP_SESSION_MOD_REQ:
 		if (cause == PFCP_CAUSE_ACCEPTED)
 			cause = upf_session_modify(h->seid, m, &cp_seid, &created, &off);
-		else if (upf_session_modify(h->seid, &(struct pfcp_msg){ .has_node_id = false },
-					    &cp_seid, &created, &(uint16_t){ 0 }) ==
-			 PFCP_CAUSE_SESSION_NOT_FOUND)
+		else if (!upf_session_cp_seid(h->seid, &cp_seid))
 			cause = PFCP_CAUSE_SESSION_NOT_FOUND;
 		pfcp_w_header(w, PFCP_SESSION_MOD_RESP, true, cp_seid, h->seq);
 		w_cause(w, cause, cause == PFCP_CAUSE_ACCEPTED ||

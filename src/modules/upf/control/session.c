@@ -526,6 +526,16 @@ session_remove(struct upf_session *s)
 	n_sessions--;
 }
 
+bool
+upf_session_cp_seid(uint64_t seid, uint64_t *cp_seid)
+{
+	struct upf_session *s = session_of(seid);
+
+	if (s != NULL)
+		*cp_seid = s->cp_seid;
+	return s != NULL;
+}
+
 uint8_t
 upf_session_delete(uint64_t seid, uint64_t *cp_seid)
 {
@@ -681,8 +691,12 @@ node_id_json(const struct pfcp_node_id *id)
 {
 	char buf[256];
 
-	if (id->type == 0)
-		return ip_json(*(const uint32_t *)(const void *)id->v);
+	if (id->type == 0) {
+		uint32_t a;
+
+		memcpy(&a, id->v, sizeof(a));
+		return ip_json(a);
+	}
 	if (id->type == 2) {
 		/* Labels, each with its length (TS 29.244 8.2.38, RFC 1035). */
 		size_t o = 0;

@@ -3,6 +3,7 @@
 #ifndef NFV_UPF_CTL_H
 #define NFV_UPF_CTL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "modules/upf/pfcp/pfcp.h"
@@ -19,6 +20,8 @@ uint8_t upf_session_establish(const struct pfcp_msg *req, uint64_t *up_seid,
 			      struct upf_created *created, uint16_t *offending);
 uint8_t upf_session_modify(uint64_t seid, const struct pfcp_msg *req, uint64_t *cp_seid,
 			   struct upf_created *created, uint16_t *offending);
+/* The SMF's SEID of one of our sessions; false when there is none. */
+bool upf_session_cp_seid(uint64_t seid, uint64_t *cp_seid);
 uint8_t upf_session_delete(uint64_t seid, uint64_t *cp_seid);
 /* Deletes the sessions an SMF (node id) made; their number. */
 unsigned int upf_sessions_delete_node(const struct pfcp_node_id *node);
