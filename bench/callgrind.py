@@ -29,7 +29,7 @@ ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
 `out1` out, filter "tcp port 9", which none of the traffic matches),
 ipv4-upf-decap (the UPF's uplink: the ipv4 case's 254 destinations, each
 the inner packet of a GTP-U G-PDU to the N3 address on `in` with its own
-TEID, 254 sessions made over PFCP before the window; the inner packet is
+TEID, 254 PDRs in 16 sessions made over PFCP before the window; the inner packet is
 routed out of out1), ipv4-upf-encap (the UPF's downlink: the ipv4 case's
 traffic, each destination a session's UE address, encapsulated toward a
 gNB behind out1, N3 on out1).
@@ -169,10 +169,11 @@ def upf_decap_traffic(path):
     s.wrpcap(path, frames)
 
 
-def upf_sessions(case, timeout=300):
-    """One PFCP session per traffic destination (254), made by a scapy
-    SMF before the measured window: uplink TEID = host, or downlink UE
-    198.18.1.host toward the gNB with TEID = host."""
+def upf_sessions(case, timeout=600):
+    """Sessions for the traffic's 254 destinations, made by a scapy SMF
+    before the measured window: 16 sessions of 16 PDRs (each with its own
+    FAR), as few PFCP round trips as valgrind's pace allows. Uplink: TEID =
+    host; downlink: UE 198.18.1.host toward the gNB with TEID = host."""
     import socket
     from scapy.contrib.pfcp import (PFCP, IE_ApplyAction, IE_CreateFAR, IE_CreatePDR,
                                     IE_DestinationInterface, IE_FAR_Id, IE_FSEID, IE_FTEID,
@@ -196,22 +197,25 @@ def upf_sessions(case, timeout=300):
 
     ask(PFCP(version=1, S=0, seq=1) / PFCPAssociationSetupRequest(IE_list=[
         node, IE_RecoveryTimeStamp(timestamp=3900000000)]))
-    for h in range(1, UPF_UES + 1):
-        if case == "ipv4-upf-decap":
-            pdi = [IE_SourceInterface(interface=0),
-                   IE_FTEID(V4=1, TEID=h, ipv4=UPF_N3_DECAP)]
-            fwd = [IE_DestinationInterface(interface=1)]
-        else:
-            pdi = [IE_SourceInterface(interface=1),
-                   IE_UE_IP_Address(V4=1, SD=1, ipv4=f"198.18.1.{h}")]
-            fwd = [IE_DestinationInterface(interface=0),
-                   IE_OuterHeaderCreation(GTPUUDPIPV4=1, TEID=h, ipv4=UPF_GNB)]
-        ask(PFCP(version=1, S=1, seid=0, seq=1 + h) / PFCPSessionEstablishmentRequest(IE_list=[
-            node, IE_FSEID(v4=1, seid=h, ipv4="127.0.0.1"),
-            IE_CreatePDR(IE_list=[IE_PDR_Id(id=1), IE_Precedence(precedence=1),
-                                  IE_PDI(IE_list=pdi), IE_FAR_Id(id=1)]),
-            IE_CreateFAR(IE_list=[IE_FAR_Id(id=1), IE_ApplyAction(FORW=1),
-                                  IE_ForwardingParameters(IE_list=fwd)])]))
+    hosts = list(range(1, UPF_UES + 1))
+    for n, first in enumerate(range(0, len(hosts), 16)):
+        rules = []
+        for k, h in enumerate(hosts[first:first + 16], 1):
+            if case == "ipv4-upf-decap":
+                pdi = [IE_SourceInterface(interface=0),
+                       IE_FTEID(V4=1, TEID=h, ipv4=UPF_N3_DECAP)]
+                fwd = [IE_DestinationInterface(interface=1)]
+            else:
+                pdi = [IE_SourceInterface(interface=1),
+                       IE_UE_IP_Address(V4=1, SD=1, ipv4=f"198.18.1.{h}")]
+                fwd = [IE_DestinationInterface(interface=0),
+                       IE_OuterHeaderCreation(GTPUUDPIPV4=1, TEID=h, ipv4=UPF_GNB)]
+            rules += [IE_CreatePDR(IE_list=[IE_PDR_Id(id=k), IE_Precedence(precedence=1),
+                                            IE_PDI(IE_list=pdi), IE_FAR_Id(id=k)]),
+                      IE_CreateFAR(IE_list=[IE_FAR_Id(id=k), IE_ApplyAction(FORW=1),
+                                            IE_ForwardingParameters(IE_list=fwd)])]
+        ask(PFCP(version=1, S=1, seid=0, seq=2 + n) / PFCPSessionEstablishmentRequest(
+            IE_list=[node, IE_FSEID(v4=1, seid=1 + n, ipv4="127.0.0.1"), *rules]))
     sk.close()
 
 
