@@ -32,7 +32,10 @@ the inner packet of a GTP-U G-PDU to the N3 address on `in` with its own
 TEID, 254 PDRs in 16 sessions made over PFCP before the window; the inner packet is
 routed out of out1), ipv4-upf-encap (the UPF's downlink: the ipv4 case's
 traffic, each destination a session's UE address, encapsulated toward a
-gNB behind out1, N3 on out1).
+gNB behind out1, N3 on out1),
+ipv4-vip and ipv4-lb (512 UDP flows to one address and port, routed; and
+that address and port a load-balancer VIP over four backends, a session
+hit per packet).
 
 Packets: calls of port_rx's process function (one graph walk each) times
 the burst (32): every walk takes one RX burst from the replayed port (the
@@ -83,11 +86,19 @@ CASES = {
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-upf-decap": ("upf-decap-64.pcap", None, 1, "4"),
     "ipv4-upf-encap": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    # 512 flows to one address and UDP port: plain routing, and the same
+    # address and port as a load-balancer VIP over four backends.
+    "ipv4-vip": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
+                                      "--dst-port", "53"], 1, "4"),
+    "ipv4-lb": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
+                                     "--dst-port", "53"], 1, "4"),
 }
 UPF_N3_DECAP = "192.0.2.1"    # on in: the gNB sends to it
 UPF_N3_ENCAP = "198.19.0.1"   # out1's address: toward the gNB 198.19.0.2
 UPF_GNB = "198.19.0.2"
 UPF_UES = 254                 # the traffic's destinations 198.18.1.1-254
+LB_LINES = ["lb service add 198.18.1.100:53 proto udp"] + [
+    f"lb backend add 198.18.1.100:53 proto udp 198.18.1.{b}" for b in range(11, 15)]
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
          "nfv_ip_fast_group_of",
@@ -98,7 +109,7 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
          "capture_in_process", "capture_out_process", "upf_gtpu_process",
-         "upf_downlink_process"]
+         "upf_downlink_process", "lb_in_process"]
 
 
 def config(case, pcap):
@@ -139,6 +150,8 @@ def config(case, pcap):
         lines += [f"upf set n3 {UPF_N3_ENCAP} dev out1"]
     if case.startswith("ipv4-upf"):
         lines += [f"upf pfcp listen 127.0.0.1:{upf_pfcp_port()} node-id bench"]
+    if case == "ipv4-lb":
+        lines += LB_LINES
     if case == "ipv4-ct":
         # bench.py's established-flow case: one reflect rule on in; after
         # the first packet of each of the 512 flows, every packet is a
