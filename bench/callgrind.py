@@ -27,6 +27,12 @@ established-flow path, every packet a connection-table hit), ipv4-nat
 (source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
 `out1` out, filter "tcp port 9", which none of the traffic matches),
+ipv4-upf-decap (the UPF's uplink: the ipv4 case's 254 destinations, each
+the inner packet of a GTP-U G-PDU to the N3 address on `in` with its own
+TEID, 254 PDRs in 16 sessions made over PFCP before the window; the inner packet is
+routed out of out1), ipv4-upf-encap (the UPF's downlink: the ipv4 case's
+traffic, each destination a session's UE address, encapsulated toward a
+gNB behind out1, N3 on out1),
 ipv4-vip and ipv4-lb (512 UDP flows to one address and port, routed; and
 that address and port a load-balancer VIP over four backends, a session
 hit per packet).
@@ -78,6 +84,8 @@ CASES = {
     "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-upf-decap": ("upf-decap-64.pcap", None, 1, "4"),
+    "ipv4-upf-encap": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     # 512 flows to one address and UDP port: plain routing, and the same
     # address and port as a load-balancer VIP over four backends.
     "ipv4-vip": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
@@ -85,6 +93,10 @@ CASES = {
     "ipv4-lb": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
                                      "--dst-port", "53"], 1, "4"),
 }
+UPF_N3_DECAP = "192.0.2.1"    # on in: the gNB sends to it
+UPF_N3_ENCAP = "198.19.0.1"   # out1's address: toward the gNB 198.19.0.2
+UPF_GNB = "198.19.0.2"
+UPF_UES = 254                 # the traffic's destinations 198.18.1.1-254
 LB_LINES = ["lb service add 198.18.1.100:53 proto udp"] + [
     f"lb backend add 198.18.1.100:53 proto udp 198.18.1.{b}" for b in range(11, 15)]
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
@@ -96,7 +108,8 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
-         "capture_in_process", "capture_out_process", "lb_in_process"]
+         "capture_in_process", "capture_out_process", "upf_gtpu_process",
+         "upf_downlink_process", "lb_in_process"]
 
 
 def config(case, pcap):
@@ -131,6 +144,12 @@ def config(case, pcap):
         # The files go to nfvd's working directory, the run's own.
         lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
                   'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
+    if case == "ipv4-upf-decap":
+        lines += [f"addr add {UPF_N3_DECAP}/24 dev in", f"upf set n3 {UPF_N3_DECAP} dev in"]
+    if case == "ipv4-upf-encap":
+        lines += [f"upf set n3 {UPF_N3_ENCAP} dev out1"]
+    if case.startswith("ipv4-upf"):
+        lines += [f"upf pfcp listen 127.0.0.1:{upf_pfcp_port()} node-id bench"]
     if case == "ipv4-lb":
         lines += LB_LINES
     if case == "ipv4-ct":
@@ -142,9 +161,83 @@ def config(case, pcap):
     return "\n".join(lines) + "\n"
 
 
+def upf_pfcp_port():
+    return 20000 + os.getpid() % 20000
+
+
+def upf_decap_traffic(path):
+    """The ipv4 case's flows, each inside a G-PDU to N3 with TEID = host."""
+    sys.path.insert(0, HERE)
+    import gen_traffic
+    s = gen_traffic.scapy()
+    from scapy.contrib.gtp import GTP_U_Header
+    frames = []
+    for i in range(512):
+        host = 1 + i % 254
+        inner = s.IP(src=f"198.19.1.{host}", dst=f"198.18.1.{host}", ttl=64) / s.UDP(
+            sport=1024 + i, dport=2048 + i) / (b"\x00" * 18)
+        frames.append(s.Ether(bytes(s.Ether(src="02:00:00:00:00:ee", dst=DUT_MAC) / s.IP(
+            src="192.0.2.2", dst=UPF_N3_DECAP, ttl=64) / s.UDP(sport=2152, dport=2152) /
+            GTP_U_Header(teid=host) / inner)))
+    s.wrpcap(path, frames)
+
+
+def upf_sessions(case, timeout=600):
+    """Sessions for the traffic's 254 destinations, made by a scapy SMF
+    before the measured window: 16 sessions of 16 PDRs (each with its own
+    FAR), as few PFCP round trips as valgrind's pace allows. Uplink: TEID =
+    host; downlink: UE 198.18.1.host toward the gNB with TEID = host."""
+    import socket
+    from scapy.contrib.pfcp import (PFCP, IE_ApplyAction, IE_CreateFAR, IE_CreatePDR,
+                                    IE_DestinationInterface, IE_FAR_Id, IE_FSEID, IE_FTEID,
+                                    IE_ForwardingParameters, IE_NodeId,
+                                    IE_OuterHeaderCreation, IE_PDI, IE_PDR_Id,
+                                    IE_Precedence, IE_RecoveryTimeStamp, IE_SourceInterface,
+                                    IE_UE_IP_Address, PFCPAssociationSetupRequest,
+                                    PFCPSessionEstablishmentRequest)
+    sk = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sk.bind(("127.0.0.1", 0))
+    sk.settimeout(timeout)
+    to = ("127.0.0.1", upf_pfcp_port())
+    node = IE_NodeId(id_type=0, ipv4="127.0.0.1")
+
+    def ask(msg):
+        sk.sendto(bytes(msg), to)
+        r = PFCP(sk.recv(65535))
+        cause = [ie.cause for ie in r.payload.IE_list if type(ie).__name__ == "IE_Cause"]
+        if cause != [1]:
+            sys.exit(f"{case}: PFCP refused: {r.summary()}")
+
+    ask(PFCP(version=1, S=0, seq=1) / PFCPAssociationSetupRequest(IE_list=[
+        node, IE_RecoveryTimeStamp(timestamp=3900000000)]))
+    hosts = list(range(1, UPF_UES + 1))
+    for n, first in enumerate(range(0, len(hosts), 16)):
+        rules = []
+        for k, h in enumerate(hosts[first:first + 16], 1):
+            if case == "ipv4-upf-decap":
+                pdi = [IE_SourceInterface(interface=0),
+                       IE_FTEID(V4=1, TEID=h, ipv4=UPF_N3_DECAP)]
+                fwd = [IE_DestinationInterface(interface=1)]
+            else:
+                pdi = [IE_SourceInterface(interface=1),
+                       IE_UE_IP_Address(V4=1, SD=1, ipv4=f"198.18.1.{h}")]
+                fwd = [IE_DestinationInterface(interface=0),
+                       IE_OuterHeaderCreation(GTPUUDPIPV4=1, TEID=h, ipv4=UPF_GNB)]
+            rules += [IE_CreatePDR(IE_list=[IE_PDR_Id(id=k), IE_Precedence(precedence=1),
+                                            IE_PDI(IE_list=pdi), IE_FAR_Id(id=k)]),
+                      IE_CreateFAR(IE_list=[IE_FAR_Id(id=k), IE_ApplyAction(FORW=1),
+                                            IE_ForwardingParameters(IE_list=fwd)])]
+        ask(PFCP(version=1, S=1, seid=0, seq=2 + n) / PFCPSessionEstablishmentRequest(
+            IE_list=[node, IE_FSEID(v4=1, seid=1 + n, ipv4="127.0.0.1"), *rules]))
+    sk.close()
+
+
 def traffic(case, work):
     name, gen, _outs, _fams = CASES[case]
     path = os.path.join(work, "traffic", name)
+    if gen is None and not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        upf_decap_traffic(path)
     if not os.path.exists(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         subprocess.run([PY, os.path.join(HERE, "gen_traffic.py"), "pcap", "--out", path,
@@ -252,6 +345,13 @@ def run(case, args, work):
                     sys.exit(f"{case}: l3fwd did not start; see {log.name}")
                 time.sleep(2)
         else:
+            if case.startswith("ipv4-upf"):
+                deadline = time.monotonic() + 600
+                while not os.path.exists(sock):
+                    if p.poll() is not None or time.monotonic() > deadline:
+                        sys.exit(f"{case}: nfvd did not start; see {log.name}")
+                    time.sleep(2)
+                upf_sessions(case)
             wait_forwarding(p, sock, log.name, case)
         time.sleep(args.warmup)
         subprocess.run(["callgrind_control", "-z", str(p.pid)], check=True,
