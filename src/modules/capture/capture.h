@@ -238,8 +238,8 @@ nfv_capture_match(const struct nfv_capture_dp *s, struct rte_mbuf *m)
  * of the first one's port (*port0).
  */
 static __rte_always_inline bool
-nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
-		  enum nfv_capture_dir dir, uint16_t *port0)
+nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		   enum nfv_capture_dir dir, uint16_t *port0, const bool one_port)
 {
 	struct nfv_capture_counters *c = nfv_worker_counters(w, &nfv_capture_counters_block);
 	struct nfv_capture_run run;
@@ -249,7 +249,7 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 
 	if (unlikely(n == 0))
 		return false;
-	p0 = nfv_capture_port(pkts[0], dir);
+	p0 = one_port ? *port0 : nfv_capture_port(pkts[0], dir);
 	*port0 = p0;
 	s = p0 < RTE_MAX_ETHPORTS ? __atomic_load_n(&nfv_capture_of[dir][p0], __ATOMIC_ACQUIRE) :
 	    NULL;
@@ -272,7 +272,7 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			struct rte_mbuf *m = pkts[i];
 			uint64_t cls = 0, *slot = NULL;
 
-			if (unlikely(nfv_capture_port(m, dir) != p0))
+			if (!one_port && unlikely(nfv_capture_port(m, dir) != p0))
 				break;
 			if (likely(rte_pktmbuf_data_len(m) >= 24)) {
 				cls = nfv_capture_class(m);
@@ -296,6 +296,16 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			nfv_capture_flush(c, &run);
 			return true;
 		}
+	} else if (one_port) {
+		for (; s != NULL && i < n; i++) {
+			if (!nfv_capture_match(s, pkts[i])) {
+				run.filtered++;
+				continue;
+			}
+			nfv_capture_copy(w, c, &run, pkts[i], p0, dir);
+		}
+		nfv_capture_flush(c, &run);
+		return true;
 	}
 	last_port = i == 0 ? p0 : UINT32_MAX;
 	for (; i < n; i++) {
@@ -322,5 +332,25 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	nfv_capture_flush(c, &run);
 	return false;
 }
+
+/* The frames of pkts[] whose port (receiving or output) has a capture:
+ * see nfv_capture_frames. */
+static __rte_always_inline bool
+nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		  enum nfv_capture_dir dir, uint16_t *port0)
+{
+	return nfv_capture_frames(w, pkts, n, dir, port0, false);
+}
+
+/*
+ * Output captures do not use the l2_output arc (whose detour through the
+ * graph costs port_tx a second pass): they are an ethdev TX callback on
+ * every TX queue of the port (rte_eth_add_tx_callback, called by
+ * rte_eth_tx_burst with the frames handed to the driver), installed while
+ * the capture runs. The callback (datapath/capture_out.c) runs on the
+ * worker that sends; on any other thread it copies nothing.
+ */
+uint16_t nfv_capture_tx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+			   void *arg);
 
 #endif
