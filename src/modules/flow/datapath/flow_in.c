@@ -166,9 +166,6 @@ flow_update(struct nfv_flow_entry *e, uint32_t len, uint16_t flags, uint64_t now
 	e->bytes += len;
 	e->last_tsc = now;
 	e->both_flags |= flags;
-	/* The first frame since the last record starts the next one. */
-	if (unlikely(e->exp_tsc == 0))
-		e->exp_tsc = now;
 }
 
 static __rte_always_inline bool
@@ -204,7 +201,8 @@ flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t len, ui
 	uint32_t set = nfv_flow_cache_set(lo, hi);
 
 	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS; way++) {
-		struct nfv_flow_entry *e = RTE_PTR_ADD(fw->cache, fw->cache[set][way]);
+		struct nfv_flow_entry *e = RTE_PTR_ADD(fw->cache,
+			*nfv_flow_cache_way(fw->cache, set, way));
 
 		if (key4_is(e, lo, hi)) {
 			flow_update(e, len, (uint16_t)(flags * 0x101), now);
@@ -226,7 +224,7 @@ flow_count4(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *k, uint32_t 
 	memcpy(&lo, k, 8);
 	memcpy(&hi, (const uint8_t *)k + 8, 8);
 	set = nfv_flow_cache_set(lo, hi);
-	e = RTE_PTR_ADD(fw->cache, fw->cache[set][0]);
+	e = RTE_PTR_ADD(fw->cache, fw->cache->way0[set]);
 	if (key4_is(e, lo, hi))
 		flow_update(e, len, (uint16_t)(flags * 0x101), now);
 	else
@@ -281,7 +279,7 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 	}
 	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], kp, sig, n, pos);
 	for (unsigned int k = 0; k < n; k++) {
-		uint32_t *way = fw->cache[p->set4[k]];
+		uint32_t set = p->set4[k];
 		int32_t at = pos[k];
 		unsigned int w;
 
@@ -293,11 +291,13 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 			}
 		}
 		/* Way 0, the others down one (up to the one it held). */
-		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 && way[w] != NFV_FLOW_CACHE_OFF(at); w++)
+		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 &&
+			    *nfv_flow_cache_way(fw->cache, set, w) != NFV_FLOW_CACHE_OFF(at); w++)
 			;
 		for (; w > 0; w--)
-			way[w] = way[w - 1];
-		way[0] = NFV_FLOW_CACHE_OFF(at);
+			*nfv_flow_cache_way(fw->cache, set, w) =
+				*nfv_flow_cache_way(fw->cache, set, w - 1);
+		fw->cache->way0[set] = NFV_FLOW_CACHE_OFF(at);
 		flow_update(&entries[at], p->len4[k], p->fl4[k], now);
 	}
 	p->n4 = 0;
@@ -356,7 +356,7 @@ flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t
 {
 	uint32_t set = nfv_flow_cache_set(lo, hi);
 	struct nfv_flow_entry *e = (struct nfv_flow_entry *)(base + *(const uint32_t *)
-		(base + set * NFV_FLOW_CACHE_WAYS * sizeof(uint32_t)));
+		(base + set * sizeof(uint32_t)));
 	uint64_t k0, k1;
 
 	memcpy(&k0, &e->key4, 8);
@@ -370,8 +370,6 @@ flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t
 	e->last_tsc = now;
 	if (flags != 0)
 		e->both_flags |= (uint16_t)(flags * 0x101);
-	if (unlikely(e->exp_tsc == 0))
-		e->exp_tsc = now;
 }
 
 /*
@@ -382,18 +380,20 @@ flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t
  * flow_slow(). Returns nonzero when a frame came from another port than
  * port0.
  */
-static __rte_noinline uint16_t
+static __rte_always_inline uint16_t
 flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, uint16_t port0,
 	   uint64_t now, struct flow_pending *p)
 {
 	uint16_t other = 0;
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint8_t *base = (uint8_t *)fw->cache; /* the ways, then the IPv4 entries */
-	uint64_t lo_mask = 0xffffffff0000ff00ull, port_bits = (uint64_t)port0 << 16;
+	/* The first word of a UDP key from port0 but for the source address
+	 * (struct nfv_flow_key4: pad, protocol, port). */
+	uint64_t key_udp = (uint64_t)port0 << 16 | IPPROTO_UDP << 8;
 
 	/* Loop constants in registers (the compiler would rebuild them for
 	 * every frame). */
-	__asm__("" : "+r"(lo_mask), "+r"(port_bits), "+r"(base));
+	__asm__("" : "+r"(key_udp), "+r"(base));
 #endif
 	/* From -n up to 0 before the end: one register, one add and branch. */
 	pkts += n;
@@ -407,35 +407,32 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 		const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 		uint64_t lo, hi, len;
-		uint32_t head;
-		uint16_t frag;
-		uint8_t proto;
+		uint32_t src;
 
 		if (unlikely(rte_pktmbuf_data_len(m) < FLOW_FAST_MIN))
 			goto slow;
-		/* Ethertype to TOS; IP length to protocol; TTL to the source
-		 * address; the destination address and the ports. */
-		memcpy(&head, b + 12, 4);
-		memcpy(&frag, b + 20, 2);
-		memcpy(&lo, b + 22, 8);
+		/* The source address; the destination address and the ports. */
+		memcpy(&src, b + 26, 4);
 		memcpy(&hi, b + 30, 8);
 		/* IPv4 (08 00), version 4 with 5 words of header (45),
-		 * fragment offset 0. */
-		if (unlikely((head & 0xffffff) != 0x450008 || (frag & 0xff1f) != 0))
+		 * fragment offset 0: compares of memory with immediates. */
+		if (unlikely(*(const unaligned_uint16_t *)(b + 12) != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+			     b[14] != 0x45 ||
+			     (*(const unaligned_uint16_t *)(b + 20) & RTE_BE16(0x1fff)) != 0))
 			goto slow;
 		/* UDP and TCP here (ports in the key), each with its own copy
 		 * of the count (no test of the protocol there); ICMP and the
 		 * others through the full parse. */
-		proto = b[23];
 		len = flow_be16(b + 16);
-		/* The key (struct nfv_flow_key4): TTL and checksum out, the
-		 * port in. */
-		lo = (lo & lo_mask) | port_bits;
-		if (likely(proto == IPPROTO_UDP)) {
+		/* The key (struct nfv_flow_key4): protocol, port, source;
+		 * destination, ports. */
+		lo = (uint64_t)src << 32 | key_udp;
+		if (likely(b[23] == IPPROTO_UDP)) {
 			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
 			continue;
 		}
-		if (likely(proto == IPPROTO_TCP)) {
+		if (likely(b[23] == IPPROTO_TCP)) {
+			lo ^= (IPPROTO_UDP ^ IPPROTO_TCP) << 8;
 			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
 			continue;
 		}
