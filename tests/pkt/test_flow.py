@@ -404,3 +404,69 @@ def test_visibility_counters_in_stats_telemetry_prometheus(tmp_path):
     assert types["nfvd_flows_active"] == "gauge"
     nfvd.ctl("capture stop")
     nfvd.stop()
+
+
+def test_ipfix_active_timeout_records(tmp_path):
+    """Two flows replayed without end for 3.5 s, active timeout 1 s: each
+    flow is reported while it runs, then ends when the port stops (idle 2 s). Read by tshark's IPFIX dissector: the records of a flow do
+    not overlap (each starts where the one before ended, or later), and
+    their packets and bytes add up to exactly what the port received."""
+    assert TSHARK and DUMPCAP, "tshark and dumpcap are needed (scripts/deps.sh)"
+    flows = [Ether(dst=P0, src=H0) / IP(src="10.0.0.1", dst="198.51.100.%d" % (i + 1)) /
+             UDP(sport=7000 + i, dport=53) / (b"a" * 22) for i in range(2)]
+    iplen = len(flows[0][IP])
+    port = free_udp_port()
+    wire = tmp_path / "export.pcapng"
+    # A socket on the port so that the datagrams are not refused (read
+    # from the capture); the export is a few datagrams.
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", port))
+    dump = start_dumpcap(wire, port)
+    try:
+        nfvd = Nfvd(tmp_path / "nfvd")
+        nfvd.add_port("p0", rx=flows, infinite=True)
+        nfvd.add_port("p1", null=True)
+        nfvd.cmd(*CONFIG, "flow export ipfix 127.0.0.1:%d active 1 idle 2" % port)
+        nfvd.start()
+        time.sleep(3.5)
+        nfvd.ctl("port", "set", "p0", "down")
+        time.sleep(0.3)
+        rx = nfvd.port_stats()["p0"]["rx_packets"]
+        assert rx > 0
+        deadline = time.monotonic() + 20
+        while True:
+            sh = nfvd.ctl("flow show")
+            if sh["active_flows"] == 0:
+                break
+            assert time.monotonic() < deadline, sh
+            time.sleep(0.1)
+        time.sleep(0.3)
+        assert sh["export"]["send_errors"] == 0
+        nfvd.stop()
+        time.sleep(0.3)
+    finally:
+        dump.send_signal(signal.SIGTERM)
+        dump.wait(20)
+        sink.close()
+    msgs, complaints = tshark_ipfix(wire, port)
+    assert not complaints, complaints
+    per = {}
+    for _hdr, records in msgs:
+        for rec in records:
+            k = (rec["cflow.dstaddr"], int(rec["cflow.srcport"]))
+            per.setdefault(k, []).append(
+                (abstime(rec["cflow.abstimestart"]), abstime(rec["cflow.abstimeend"]),
+                 int(rec["cflow.packets"]), int(rec["cflow.octets"])))
+    assert sorted(per) == [("198.51.100.1", 7000), ("198.51.100.2", 7001)], per.keys()
+    total = 0
+    for k, recs in per.items():
+        recs.sort()
+        # At least one active report (the scan finds a flow past its
+        # active timeout within a scan round, up to a second), then the end.
+        assert len(recs) >= 2, (k, recs)
+        for a, b in zip(recs, recs[1:]):
+            assert b[0] >= a[1], (k, recs)   # no overlap
+        for start, end, pkts, byts in recs:
+            assert start <= end and pkts > 0 and byts == pkts * iplen, (k, recs)
+        total += sum(r[2] for r in recs)
+    assert total == rx, (total, rx)
