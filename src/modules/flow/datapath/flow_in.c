@@ -443,6 +443,38 @@ slow:
 	return other;
 }
 
+/* The table lookups of what a chunk left pending (misses of the cache,
+ * frames the fast path does not read). */
+static __rte_noinline void
+flow_lookups(struct nfv_flow_worker *fw, struct nfv_worker *w, struct flow_pending *p,
+	     uint64_t now)
+{
+	struct nfv_flow_counters *c = nfv_worker_counters(w, &nfv_flow_counters_block);
+
+	if (p->n4 != 0)
+		flow_lookup4(fw, p, now, c);
+	if (p->n6 != 0)
+		flow_lookup6(fw, p, now, c);
+}
+
+/* The frames of a stream past its first FLOW_CHUNK, chunk by chunk. */
+static __rte_noinline uint16_t
+flow_more(struct nfv_flow_worker *fw, struct nfv_worker *w, struct rte_mbuf **pkts,
+	  uint16_t n, uint16_t port0, uint64_t now)
+{
+	struct flow_pending p;
+	uint16_t other = 0;
+
+	p.n4 = p.n6 = 0;
+	for (uint16_t i = 0; i < n; i += FLOW_CHUNK) {
+		other |= flow_chunk(fw, pkts + i, RTE_MIN((unsigned int)FLOW_CHUNK,
+							  (unsigned int)(n - i)), port0, now, &p);
+		if ((p.n4 | p.n6) != 0)
+			flow_lookups(fw, w, &p, now);
+	}
+	return other;
+}
+
 static uint16_t
 flow_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -450,27 +482,25 @@ flow_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct nfv_flow_worker *fw = __atomic_load_n(&nfv_flow_workers[w->index],
 						     __ATOMIC_ACQUIRE);
-	struct nfv_flow_counters *c;
 	struct flow_pending p;
-	uint16_t port0, other = 0;
+	uint16_t port0, other;
 	uint64_t now;
 
 	if (unlikely(fw == NULL || n == 0))
 		return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);
-	c = nfv_worker_counters(w, &nfv_flow_counters_block);
 	now = w->walk_rx_tsc;
 	if (unlikely(now == 0)) /* no RX time taken (stats off) */
 		now = rte_rdtsc();
 	port0 = pkts[0]->port;
+	/* The first chunk here (the usual stream is one RX burst), the rest
+	 * out of line. */
 	p.n4 = p.n6 = 0;
-	for (uint16_t i = 0; i < n; i += FLOW_CHUNK) {
-		other |= flow_chunk(fw, pkts + i, RTE_MIN((unsigned int)FLOW_CHUNK,
-							  (unsigned int)(n - i)), port0, now, &p);
-		if (p.n4 != 0)
-			flow_lookup4(fw, &p, now, c);
-		if (p.n6 != 0)
-			flow_lookup6(fw, &p, now, c);
-	}
+	other = flow_chunk(fw, pkts, RTE_MIN(n, (uint16_t)FLOW_CHUNK), port0, now, &p);
+	if (unlikely((p.n4 | p.n6) != 0))
+		flow_lookups(fw, w, &p, now);
+	if (unlikely(n > FLOW_CHUNK))
+		other |= flow_more(fw, w, pkts + FLOW_CHUNK, (uint16_t)(n - FLOW_CHUNK), port0,
+				   now);
 	if (likely(other == 0)) {
 		uint16_t edge = nfv_arc_next_edge(&nfv_flow_in_feature,
 						  port0 < NFV_ARC_IFACES ? port0 : 0);
