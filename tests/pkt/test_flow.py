@@ -470,3 +470,36 @@ def test_ipfix_active_timeout_records(tmp_path):
             assert start <= end and pkts > 0 and byts == pkts * iplen, (k, recs)
         total += sum(r[2] for r in recs)
     assert total == rx, (total, rx)
+
+
+def test_flow_cache_many_flows(tmp_path):
+    """4000 UDP and TCP flows, each three times in turn (12,000 frames):
+    many share a set of the worker's cache (8192 sets of 4 ways), some
+    sets have more flows than ways, so frames are found in way 0, in the
+    other ways and by the table lookup, and ways move; every flow's
+    counts must come out exact."""
+    frames = []
+    for rep in range(3):
+        for i in range(4000):
+            l4 = (UDP(sport=1024 + i, dport=9000) if i % 3 else
+                  TCP(sport=1024 + i, dport=443, flags="A"))
+            frames.append(Ether(dst=P0, src=H0) /
+                          IP(src="10.0.%d.%d" % (i // 250, 1 + i % 250), dst="198.51.100.7") /
+                          l4 / (b"m" * (i % 7)))
+    want = expected(frames)
+    assert len(want) == 4000
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=frames)
+    nfvd.add_port("p1")
+    nfvd.cmd(*CONFIG, "flow enable")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(frames)}, timeout=60)
+    assert st["packets"]["forwarded"] == len(frames) and not drops(st)
+    shown = nfvd.ctl("flow show")
+    assert shown["active_flows"] == len(want)
+    got = {(f["src"], f["dst"], f["proto"], f["sport"], f["dport"]):
+           [f["packets"], f["bytes"], f["tcp_flags"]] for f in shown["flows"]}
+    assert got == want
+    assert st["flow"]["flows_created"] == len(want) and st["flow"]["table_full"] == 0
+    out = nfvd.stop()
+    assert len(out["p1"]) == len(frames)

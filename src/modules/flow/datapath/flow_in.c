@@ -362,8 +362,12 @@ flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t
 	memcpy(&k0, &e->key4, 8);
 	memcpy(&k1, (const uint8_t *)&e->key4 + 8, 8);
 	if (unlikely(k0 != lo) || unlikely(k1 != hi)) {
-		flow_ways(fw, lo, hi, (uint32_t)len, flags, now, p);
-		return;
+		/* Way 1 here too: the flows that share a set with another. */
+		e = (struct nfv_flow_entry *)(base + ((struct nfv_flow_cache *)base)->more[set][0]);
+		if (!key4_is(e, lo, hi)) {
+			flow_ways(fw, lo, hi, (uint32_t)len, flags, now, p);
+			return;
+		}
 	}
 	e->packets++;
 	e->bytes += len;
@@ -397,6 +401,7 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 #endif
 	/* From -n up to 0 before the end: one register, one add and branch. */
 	pkts += n;
+#pragma GCC unroll 2
 	for (intptr_t i = -(intptr_t)n; i != 0; i++) {
 		struct rte_mbuf *m = pkts[i];
 
