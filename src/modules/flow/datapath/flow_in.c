@@ -436,7 +436,8 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
 			continue;
 		}
-		if (likely(b[23] == IPPROTO_TCP)) {
+		/* (Read again, so that the UDP test is one compare with memory.) */
+		if (likely(*(const volatile uint8_t *)(b + 23) == IPPROTO_TCP)) {
 			lo ^= (IPPROTO_UDP ^ IPPROTO_TCP) << 8;
 			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
 			continue;
