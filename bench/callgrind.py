@@ -85,7 +85,7 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
-         "capture_in_process", "capture_out_process"]
+         "capture_in_process", "nfv_capture_tx_cb"]
 
 
 def config(case, pcap):
