@@ -108,7 +108,7 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
-         "capture_in_process", "capture_out_process", "upf_gtpu_process",
+         "capture_in_process", "nfv_capture_tx_cb", "upf_gtpu_process",
          "upf_downlink_process", "lb_in_process"]
 
 
@@ -323,7 +323,7 @@ def run(case, args, work):
     with open(conf, "w") as f:
         f.write(config(case, pcap))
     sock = os.path.join(tmp, "nfvd.sock")
-    prefix = f"nfvperf-cg-{os.getpid()}"
+    prefix = f"{args.file_prefix}-{os.getpid()}"
     out = os.path.join(tmp, "cg.out")
     argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
             f"--callgrind-out-file={out}"]
@@ -399,6 +399,8 @@ def main():
     ap.add_argument("--nfvd", default=os.path.join(TOP, "build-cg/src/nfvd"))
     ap.add_argument("--l3fwd", default="", help="run this l3fwd binary instead of nfvd")
     ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--file-prefix", default="nfvperf-cg",
+                    help="DPDK --file-prefix (the process id is appended)")
     ap.add_argument("--warmup", type=float, default=5.0,
                     help="seconds from the first packet forwarded to the zeroing")
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))

@@ -29,6 +29,8 @@ H0 = "02:00:00:00:00:01"
 R1 = "02:00:00:00:01:01"
 NFCAPD = shutil.which("nfcapd")
 NFDUMP = shutil.which("nfdump")
+TSHARK = shutil.which("tshark")
+DUMPCAP = shutil.which("dumpcap")
 
 CONFIG = [
     "addr add 10.0.0.254/24 dev p0",
@@ -134,7 +136,6 @@ def free_udp_port():
     return port
 
 
-@pytest.mark.skipif(NFCAPD is None or NFDUMP is None, reason="nfdump not installed (make deps)")
 def test_flow_keys_of_every_frame_shape(tmp_path):
     """The frames the fast path reads (untagged IPv4 without options, not a
     later fragment, 48 bytes or more) and those it leaves to the full parse
@@ -205,23 +206,92 @@ def test_flow_keys_of_every_frame_shape(tmp_path):
     nfvd.stop()
 
 
-def test_ipfix_to_nfcapd(tmp_path):
+def start_dumpcap(path, port):
+    """dumpcap on the loopback, the datagrams to the collector's port; returns
+    once it captures."""
+    cap = subprocess.Popen([DUMPCAP, "-q", "-i", "lo", "-f", "udp and dst port %d" % port,
+                            "-w", str(path)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    line = cap.stderr.readline()
+    assert "Capturing on" in line, (line, cap.stderr.read() if cap.poll() is not None else "")
+    return cap
+
+
+def tshark_ipfix(path, port):
+    """The IPFIX messages of a capture, as tshark's cflow dissector reads them:
+    [(header fields, [records])], each record a {field: value} of its
+    dissected fields, and the expert/malformed complaints."""
+    r = subprocess.run([TSHARK, "-n", "-r", str(path), "-d", "udp.port==%d,cflow" % port,
+                        "-T", "json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    import json
+    msgs = []
+    complaints = []
+
+    def records(tree, out):
+        """The flow records under a set: dicts whose keys are cflow fields."""
+        if isinstance(tree, dict):
+            if any(k in tree for k in ("cflow.srcaddr", "cflow.srcaddrv6")):
+                rec = {k: v for k, v in tree.items() if k.startswith("cflow.")}
+                rec.update(tree.get("cflow.timedelta_tree", {}))
+                out.append(rec)
+                return
+            for k, v in tree.items():
+                if k.startswith("_ws.expert") or k.startswith("_ws.malformed"):
+                    complaints.append((k, v))
+                records(v, out)
+        elif isinstance(tree, list):
+            for v in tree:
+                records(v, out)
+
+    for frame in json.loads(r.stdout or "[]"):
+        layers = frame["_source"]["layers"]
+        assert "cflow" in layers, layers.keys()
+        cf = layers["cflow"]
+        recs = []
+        records(cf, recs)
+        for k in layers:
+            if k.startswith("_ws.malformed"):
+                complaints.append((k, layers[k]))
+        msgs.append((cf, recs))
+    return msgs, complaints
+
+
+def abstime(text):
+    """Seconds since the epoch of tshark's "Dec  1, 2026 04:41:29.875000000 UTC"."""
+    import calendar
+    day, frac = text.rsplit(".", 1)
+    t = time.strptime(" ".join(day.split()), "%b %d, %Y %H:%M:%S")
+    return calendar.timegm(t) + float("0." + frac.split()[0])
+
+
+def test_ipfix_read_by_nfcapd_and_tshark(tmp_path):
+    """One export, read by two real collectors: nfdump's nfcapd receives it,
+    and the same datagrams, captured on the loopback, go through tshark's
+    IPFIX dissector. Both give, per flow, exactly the packets and bytes sent."""
+    assert NFCAPD and NFDUMP and TSHARK and DUMPCAP, \
+        "nfdump, tshark and dumpcap are needed (scripts/deps.sh)"
     sent = traffic()
     port = free_udp_port()
     flowdir = tmp_path / "flows"
     flowdir.mkdir()
+    wire = tmp_path / "export.pcapng"
     cap = subprocess.Popen([NFCAPD, "-b", "127.0.0.1", "-p", str(port), "-w", str(flowdir),
                             "-t", "3600"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
+    dump = None
     try:
         time.sleep(0.5)
         assert cap.poll() is None, cap.stdout.read()
+        dump = start_dumpcap(wire, port)
         nfvd = Nfvd(tmp_path / "nfvd")
         nfvd.add_port("p0", rx=sent)
         nfvd.add_port("p1")
         nfvd.cmd(*CONFIG, "flow export ipfix 127.0.0.1:%d active 60 idle 1" % port)
+        t0 = time.time()
         nfvd.start()
         nfvd.wait_processed({"p0": len(sent)})
+        t1 = time.time()
         want = expected(sent)
         # Idle for a second: every flow ends and its record goes out.
         deadline = time.monotonic() + 20
@@ -232,12 +302,19 @@ def test_ipfix_to_nfcapd(tmp_path):
             assert time.monotonic() < deadline, sh
             time.sleep(0.1)
         assert sh["export"]["send_errors"] == 0 and sh["export"]["messages"] >= 1
+        messages = sh["export"]["messages"]
         st = nfvd.stats()
         assert st["flow"]["records_exported"] == len(want)
         nfvd.stop()
+        time.sleep(0.3)
     finally:
+        if dump is not None:
+            dump.send_signal(signal.SIGTERM)
+            dump.wait(20)
         cap.send_signal(signal.SIGTERM)
         cap.wait(20)
+
+    # nfcapd's files, read by nfdump.
     files = [str(flowdir / f) for f in os.listdir(flowdir) if f.startswith("nfcapd.")]
     assert files, os.listdir(flowdir)
     r = subprocess.run([NFDUMP, "-q", "-N", "-o", "fmt:%sa|%da|%pr|%sp|%dp|%pkt|%byt|%in"] +
@@ -261,6 +338,33 @@ def test_ipfix_to_nfcapd(tmp_path):
     assert recs == len(want), r.stdout
     for k, (pkts, byts, _) in want.items():
         assert (got[k + ("packets",)], got[k + ("bytes",)]) == (pkts, byts), (k, r.stdout)
+
+    # The same datagrams through tshark's dissector: every message version
+    # 10 with its sequence number (data records sent before it), templates
+    # known before the data, nothing malformed; each record's fields.
+    msgs, complaints = tshark_ipfix(wire, port)
+    assert len(msgs) == messages, (len(msgs), messages)
+    assert not complaints, complaints
+    seq = 0
+    flows = {}
+    for hdr, records in msgs:
+        assert int(hdr["cflow.version"]) == 10
+        assert int(hdr["cflow.sequence"]) == seq, (hdr["cflow.sequence"], seq)
+        seq += len(records)
+        for rec in records:
+            six = "cflow.srcaddrv6" in rec
+            k = (rec["cflow.srcaddrv6" if six else "cflow.srcaddr"],
+                 rec["cflow.dstaddrv6" if six else "cflow.dstaddr"],
+                 int(rec["cflow.protocol"]), int(rec["cflow.srcport"]),
+                 int(rec["cflow.dstport"]))
+            assert k not in flows, k   # one record per flow: each ended once
+            flows[k] = [int(rec["cflow.packets"]), int(rec["cflow.octets"]),
+                        int(rec["cflow.tcpflags"], 0)]
+            assert int(rec["cflow.inputint"]) == 0   # p0
+            start, end = (abstime(rec["cflow.abstime" + w]) for w in ("start", "end"))
+            assert t0 - 1 <= start <= end <= t1 + 1, (rec, t0, t1)
+    assert seq == len(want)
+    assert flows == want, (flows, want)
 
 
 def test_visibility_counters_in_stats_telemetry_prometheus(tmp_path):
@@ -300,3 +404,102 @@ def test_visibility_counters_in_stats_telemetry_prometheus(tmp_path):
     assert types["nfvd_flows_active"] == "gauge"
     nfvd.ctl("capture stop")
     nfvd.stop()
+
+
+def test_ipfix_active_timeout_records(tmp_path):
+    """Two flows replayed without end for 3.5 s, active timeout 1 s: each
+    flow is reported while it runs, then ends when the port stops (idle 2 s). Read by tshark's IPFIX dissector: the records of a flow do
+    not overlap (each starts where the one before ended, or later), and
+    their packets and bytes add up to exactly what the port received."""
+    assert TSHARK and DUMPCAP, "tshark and dumpcap are needed (scripts/deps.sh)"
+    flows = [Ether(dst=P0, src=H0) / IP(src="10.0.0.1", dst="198.51.100.%d" % (i + 1)) /
+             UDP(sport=7000 + i, dport=53) / (b"a" * 22) for i in range(2)]
+    iplen = len(flows[0][IP])
+    port = free_udp_port()
+    wire = tmp_path / "export.pcapng"
+    # A socket on the port so that the datagrams are not refused (read
+    # from the capture); the export is a few datagrams.
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", port))
+    dump = start_dumpcap(wire, port)
+    try:
+        nfvd = Nfvd(tmp_path / "nfvd")
+        nfvd.add_port("p0", rx=flows, infinite=True)
+        nfvd.add_port("p1", null=True)
+        nfvd.cmd(*CONFIG, "flow export ipfix 127.0.0.1:%d active 1 idle 2" % port)
+        nfvd.start()
+        time.sleep(3.5)
+        nfvd.ctl("port", "set", "p0", "down")
+        time.sleep(0.3)
+        rx = nfvd.port_stats()["p0"]["rx_packets"]
+        assert rx > 0
+        deadline = time.monotonic() + 20
+        while True:
+            sh = nfvd.ctl("flow show")
+            if sh["active_flows"] == 0:
+                break
+            assert time.monotonic() < deadline, sh
+            time.sleep(0.1)
+        time.sleep(0.3)
+        assert sh["export"]["send_errors"] == 0
+        nfvd.stop()
+        time.sleep(0.3)
+    finally:
+        dump.send_signal(signal.SIGTERM)
+        dump.wait(20)
+        sink.close()
+    msgs, complaints = tshark_ipfix(wire, port)
+    assert not complaints, complaints
+    per = {}
+    for _hdr, records in msgs:
+        for rec in records:
+            k = (rec["cflow.dstaddr"], int(rec["cflow.srcport"]))
+            per.setdefault(k, []).append(
+                (abstime(rec["cflow.abstimestart"]), abstime(rec["cflow.abstimeend"]),
+                 int(rec["cflow.packets"]), int(rec["cflow.octets"])))
+    assert sorted(per) == [("198.51.100.1", 7000), ("198.51.100.2", 7001)], per.keys()
+    total = 0
+    for k, recs in per.items():
+        recs.sort()
+        # At least one active report (the scan finds a flow past its
+        # active timeout within a scan round, up to a second), then the end.
+        assert len(recs) >= 2, (k, recs)
+        for a, b in zip(recs, recs[1:]):
+            assert b[0] >= a[1], (k, recs)   # no overlap
+        for start, end, pkts, byts in recs:
+            assert start <= end and pkts > 0 and byts == pkts * iplen, (k, recs)
+        total += sum(r[2] for r in recs)
+    assert total == rx, (total, rx)
+
+
+def test_flow_cache_many_flows(tmp_path):
+    """4000 UDP and TCP flows, each three times in turn (12,000 frames):
+    many share a set of the worker's cache (8192 sets of 4 ways), some
+    sets have more flows than ways, so frames are found in way 0, in the
+    other ways and by the table lookup, and ways move; every flow's
+    counts must come out exact."""
+    frames = []
+    for rep in range(3):
+        for i in range(4000):
+            l4 = (UDP(sport=1024 + i, dport=9000) if i % 3 else
+                  TCP(sport=1024 + i, dport=443, flags="A"))
+            frames.append(Ether(dst=P0, src=H0) /
+                          IP(src="10.0.%d.%d" % (i // 250, 1 + i % 250), dst="198.51.100.7") /
+                          l4 / (b"m" * (i % 7)))
+    want = expected(frames)
+    assert len(want) == 4000
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=frames)
+    nfvd.add_port("p1")
+    nfvd.cmd(*CONFIG, "flow enable")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(frames)}, timeout=60)
+    assert st["packets"]["forwarded"] == len(frames) and not drops(st)
+    shown = nfvd.ctl("flow show")
+    assert shown["active_flows"] == len(want)
+    got = {(f["src"], f["dst"], f["proto"], f["sport"], f["dport"]):
+           [f["packets"], f["bytes"], f["tcp_flags"]] for f in shown["flows"]}
+    assert got == want
+    assert st["flow"]["flows_created"] == len(want) and st["flow"]["table_full"] == 0
+    out = nfvd.stop()
+    assert len(out["p1"]) == len(frames)

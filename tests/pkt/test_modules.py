@@ -109,7 +109,8 @@ def test_show_arcs(tmp_path):
     last), enabled on no interface while there is no ACL, policer, NAT rule,
     load-balancer service, N3 or VLAN; on l2_input the lcp
     module's features (no twin yet) and the observers (mirror, capture, flow
-    statistics), on l2_output the observers, enabled nowhere until asked."""
+    statistics), on l2_output mirroring (output captures are TX callbacks),
+    enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -122,8 +123,7 @@ def test_show_arcs(tmp_path):
                                   {"feature": "capture_in", "ifaces": []},
                                   {"feature": "flow_in", "ifaces": []}]},
         "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",
-                      "features": [{"feature": "mirror_out", "ifaces": []},
-                                   {"feature": "capture_out", "ifaces": []}]},
+                      "features": [{"feature": "mirror_out", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": [{"feature": "acl_in4", "ifaces": []},
                                      {"feature": "policer_in4", "ifaces": []},

@@ -92,6 +92,15 @@ nfv_capture_class(struct rte_mbuf *m)
 	return (uint64_t)(head & 0xffffff) | (uint64_t)b[20] << 24 | (uint64_t)b[23] << 32;
 }
 
+/* In front of the class cache, the class of the last frame rejected by it,
+ * compared in one SSE4.1 test (the usual burst: frames of one class). */
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
+#include <smmintrin.h>
+#define NFV_CAPTURE_LAST_CLASS 1
+#else
+#define NFV_CAPTURE_LAST_CLASS 0
+#endif
+
 static __rte_always_inline uint32_t
 nfv_capture_class_slot(uint64_t cls)
 {
@@ -238,8 +247,8 @@ nfv_capture_match(const struct nfv_capture_dp *s, struct rte_mbuf *m)
  * of the first one's port (*port0).
  */
 static __rte_always_inline bool
-nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
-		  enum nfv_capture_dir dir, uint16_t *port0)
+nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		   enum nfv_capture_dir dir, uint16_t *port0, const bool one_port)
 {
 	struct nfv_capture_counters *c = nfv_worker_counters(w, &nfv_capture_counters_block);
 	struct nfv_capture_run run;
@@ -249,7 +258,7 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 
 	if (unlikely(n == 0))
 		return false;
-	p0 = nfv_capture_port(pkts[0], dir);
+	p0 = one_port ? *port0 : nfv_capture_port(pkts[0], dir);
 	*port0 = p0;
 	s = p0 < RTE_MAX_ETHPORTS ? __atomic_load_n(&nfv_capture_of[dir][p0], __ATOMIC_ACQUIRE) :
 	    NULL;
@@ -266,19 +275,60 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			memset(cc->key, 0, sizeof(cc->key));
 			cc->gen = s->gen;
 		}
+#if NFV_CAPTURE_LAST_CLASS
+		/* The last class found rejected, as the frame's bytes 8-23 under
+		 * a mask of the class bytes; none: all ones until there is one
+		 * (nothing then compares equal). */
+		const __m128i cmask = _mm_setr_epi8(0, 0, 0, 0, -1, -1, -1, 0,
+						    0, 0, 0, 0, -1, 0, 0, -1);
+		__m128i last = _mm_setzero_si128(), none = _mm_set1_epi8(-1);
+#endif
+
 		/* Kept in registers (the compiler would rebuild them per frame). */
 		__asm__("" : "+r"(keys), "+r"(reject));
 		for (; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			uint64_t cls = 0, *slot = NULL;
 
-			if (unlikely(nfv_capture_port(m, dir) != p0))
+			if (!one_port && unlikely(nfv_capture_port(m, dir) != p0))
 				break;
 			if (likely(rte_pktmbuf_data_len(m) >= 24)) {
+#if NFV_CAPTURE_LAST_CLASS
+				/* The frame of the usual burst: the class of the
+				 * frame before, rejected, in one compare. */
+				__m128i x = _mm_loadu_si128((const __m128i *)
+					rte_pktmbuf_mtod_offset(m, const uint8_t *, 8));
+
+				if (likely(_mm_testz_si128(_mm_or_si128(_mm_xor_si128(x, last),
+									none), cmask)))
+					continue;
+#endif
 				cls = nfv_capture_class(m);
 				slot = &keys[nfv_capture_class_slot(cls)];
-				if (likely(*slot == (cls | reject)))
+				if (likely(*slot == (cls | reject))) {
+#if NFV_CAPTURE_LAST_CLASS
+					last = x;
+					none = _mm_setzero_si128();
+					/* The frames after it of its port and class:
+					 * a loop of one compare (the usual burst). */
+					for (i++; i < n; i++) {
+						struct rte_mbuf *m2 = pkts[i];
+						__m128i y;
+
+						if ((!one_port &&
+						     nfv_capture_port(m2, dir) != p0) ||
+						    rte_pktmbuf_data_len(m2) < 24)
+							break;
+						y = _mm_loadu_si128((const __m128i *)
+							rte_pktmbuf_mtod_offset(m2, const uint8_t *,
+										8));
+						if (!_mm_testz_si128(_mm_xor_si128(y, last), cmask))
+							break;
+					}
+					i--; /* the frame that left the loop: the outer one's */
+#endif
 					continue;
+				}
 			}
 			if ((jit != NULL ? jit(m) : rte_bpf_exec(s->bpf, m)) != 0) {
 				matched++;
@@ -296,6 +346,16 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			nfv_capture_flush(c, &run);
 			return true;
 		}
+	} else if (one_port) {
+		for (; s != NULL && i < n; i++) {
+			if (!nfv_capture_match(s, pkts[i])) {
+				run.filtered++;
+				continue;
+			}
+			nfv_capture_copy(w, c, &run, pkts[i], p0, dir);
+		}
+		nfv_capture_flush(c, &run);
+		return true;
 	}
 	last_port = i == 0 ? p0 : UINT32_MAX;
 	for (; i < n; i++) {
@@ -322,5 +382,25 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	nfv_capture_flush(c, &run);
 	return false;
 }
+
+/* The frames of pkts[] whose port (receiving or output) has a capture:
+ * see nfv_capture_frames. */
+static __rte_always_inline bool
+nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		  enum nfv_capture_dir dir, uint16_t *port0)
+{
+	return nfv_capture_frames(w, pkts, n, dir, port0, false);
+}
+
+/*
+ * Output captures do not use the l2_output arc (whose detour through the
+ * graph costs port_tx a second pass): they are an ethdev TX callback on
+ * every TX queue of the port (rte_eth_add_tx_callback, called by
+ * rte_eth_tx_burst with the frames handed to the driver), installed while
+ * the capture runs. The callback (datapath/capture_out.c) runs on the
+ * worker that sends; on any other thread it copies nothing.
+ */
+uint16_t nfv_capture_tx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+			   void *arg);
 
 #endif

@@ -77,7 +77,11 @@ struct nfv_flow_entry {
 	/* The fields a frame writes are not next to each other (the
 	 * compiler would combine their updates in vector registers). */
 	uint64_t packets;
-	uint64_t exp_tsc;      /* start of what the next record counts; 0: the next frame */
+	/* Start of what the next record counts: the flow's first frame, then
+	 * the previous record (the scan moves it up to its visit while no
+	 * frame came since: within a scan round of the next frame). The
+	 * frames do not write it. */
+	uint64_t exp_tsc;
 	uint64_t bytes;
 	uint64_t exp_packets;  /* counted in records already */
 	uint64_t last_tsc;
@@ -151,33 +155,58 @@ nfv_flow_record_make(int fam, const struct nfv_flow_entry *e, bool end,
 	r->end = end;
 	r->packets = e->packets - e->exp_packets;
 	r->bytes = e->bytes - e->exp_bytes;
-	r->start_tsc = e->exp_tsc;
+	/* (A scan that ran between a walk's RX and its frames' count
+	 * moved the start past them.) */
+	r->start_tsc = RTE_MIN(e->exp_tsc, e->last_tsc);
 	r->end_tsc = e->last_tsc;
 	return true;
 }
 
 /*
- * In front of the IPv4 table, a cache of positions: sets of four ways, the
- * set chosen by a multiplicative hash of the key (three instructions). A
- * way holds a position in the table, no key: a frame hits when the entry
- * there has the frame's key (a freed entry's key never matches, so nothing
- * is cleared when a flow ends, and an empty way points at entry 0). A
- * frame that misses every way goes to the table's bulk lookup and takes
- * way 0 of its set, the others moving down one.
+ * In front of the IPv4 table, a cache of entries: sets of four ways, the
+ * set chosen by a multiplicative hash of the key. The IPv4 entries follow
+ * the cache in memory, and a way holds an entry's byte offset from the
+ * cache's start (a frame reaches the entry with one add, from one base
+ * register), no key: a frame hits when the entry there has the frame's
+ * key (a freed entry's key never matches, so nothing is cleared when a
+ * flow ends, and an empty way points at entry 0). A frame that misses
+ * every way goes to the table's bulk lookup and takes way 0 of its set,
+ * the others moving down one.
  */
 #define NFV_FLOW_CACHE_BITS 13
 #define NFV_FLOW_CACHE_SETS (1u << NFV_FLOW_CACHE_BITS)
 #define NFV_FLOW_CACHE_WAYS 4
+#define NFV_FLOW_CACHE_MUL 0x7feb352dull
 
 /* The cache set of an IPv4 key, as two words (struct nfv_flow_key4). */
 static __rte_always_inline uint32_t
 nfv_flow_cache_set(uint64_t lo, uint64_t hi)
 {
-	return (uint32_t)(((lo ^ hi) * 0x9e3779b97f4a7c15ull) >> (64 - NFV_FLOW_CACHE_BITS));
+	/* An odd multiplier below 2^31: an immediate operand. */
+	return (uint32_t)(((lo + hi) * NFV_FLOW_CACHE_MUL) >> (64 - NFV_FLOW_CACHE_BITS));
 }
 
+/* The ways: way 0 of every set in an array of its own (a frame's first
+ * look is one scaled load), then the others. */
+struct nfv_flow_cache {
+	uint32_t way0[NFV_FLOW_CACHE_SETS];
+	uint32_t more[NFV_FLOW_CACHE_SETS][NFV_FLOW_CACHE_WAYS - 1];
+};
+
+static __rte_always_inline uint32_t *
+nfv_flow_cache_way(struct nfv_flow_cache *c, uint32_t set, unsigned int way)
+{
+	return way == 0 ? &c->way0[set] : &c->more[set][way - 1];
+}
+
+/* Bytes of the cache, where the IPv4 entries begin. */
+#define NFV_FLOW_CACHE_BYTES (sizeof(struct nfv_flow_cache))
+/* A cache way's value for the IPv4 entry at position pos. */
+#define NFV_FLOW_CACHE_OFF(pos) \
+	((uint32_t)NFV_FLOW_CACHE_BYTES + (uint32_t)(pos) * (uint32_t)sizeof(struct nfv_flow_entry))
+
 struct nfv_flow_worker {
-	uint32_t (*cache)[NFV_FLOW_CACHE_WAYS];
+	struct nfv_flow_cache *cache; /* the IPv4 entries follow it */
 	struct nfv_flow_entry *entries[NFV_FLOW_FAMILIES];
 	struct rte_hash *hash[NFV_FLOW_FAMILIES];
 	uint64_t *live[NFV_FLOW_FAMILIES]; /* a bit per entry: a flow there */

@@ -3,9 +3,9 @@
 #
 # Visibility smoke test: real Linux hosts, nfvd between them on net_af_packet.
 #
-#   nfvvis-h1 (eth0 10.202.1.2/24) -- nfvvis-v1 == p1 (10.202.1.1)  nfvd
-#   nfvvis-h2 (eth0 10.202.2.2/24) -- nfvvis-v2 == p2 (10.202.2.1)
-#   nfvvis-h3 (eth0, no address)   -- nfvvis-v3 == m: the mirror port
+#   vsvis-h1 (eth0 10.202.1.2/24) -- vsvis-v1 == p1 (10.202.1.1)  nfvd
+#   vsvis-h2 (eth0 10.202.2.2/24) -- vsvis-v2 == p2 (10.202.2.1)
+#   vsvis-h3 (eth0, no address)   -- vsvis-v3 == m: the mirror port
 #
 # h1 pings h2. Checks: the kernel of h3 (tcpdump on its eth0) sees the
 # mirror copies of what p1 receives; a capture of p2 "out" with filter
@@ -15,15 +15,15 @@
 # Run from the repository root:  NFVD_BUILD=build bash tests/smoke/suites/visibility.sh
 set -uo pipefail
 . tests/smoke/lib.sh
-suite_init visibility nfvvis
+suite_init visibility vsvis
 PINGS=5
 
 suite_need tshark tcpdump nfcapd nfdump
-suite_host nfvvis-h1 nfvvis-v1 10.202.1.2/24 10.202.1.1 &&
-	suite_host nfvvis-h2 nfvvis-v2 10.202.2.2/24 10.202.2.1 &&
-	suite_host nfvvis-h3 nfvvis-v3 || { fail "topology setup failed"; suite_finish; }
-MAC_H1=$(ip netns exec nfvvis-h1 cat /sys/class/net/eth0/address)
-MAC_H2=$(ip netns exec nfvvis-h2 cat /sys/class/net/eth0/address)
+suite_host vsvis-h1 vsvis-v1 10.202.1.2/24 10.202.1.1 &&
+	suite_host vsvis-h2 vsvis-v2 10.202.2.2/24 10.202.2.1 &&
+	suite_host vsvis-h3 vsvis-v3 || { fail "topology setup failed"; suite_finish; }
+MAC_H1=$(ip netns exec vsvis-h1 cat /sys/class/net/eth0/address)
+MAC_H2=$(ip netns exec vsvis-h2 cat /sys/class/net/eth0/address)
 
 COLLECTOR_PORT=$((20000 + RANDOM % 20000))
 mkdir -p "$WORK/flows"
@@ -32,9 +32,9 @@ CAP_PID=$!
 BG+=("$CAP_PID")
 
 cat >"$WORK/startup.conf" <<CONF
-port add p1 dev net_af_packet0,iface=nfvvis-v1
-port add p2 dev net_af_packet1,iface=nfvvis-v2
-port add m dev net_af_packet2,iface=nfvvis-v3
+port add p1 dev net_af_packet0,iface=vsvis-v1
+port add p2 dev net_af_packet1,iface=vsvis-v2
+port add m dev net_af_packet2,iface=vsvis-v3
 addr add 10.202.1.1/24 dev p1
 addr add 10.202.2.1/24 dev p2
 neigh add 10.202.1.2 lladdr $MAC_H1 dev p1
@@ -46,26 +46,26 @@ CONF
 suite_start_nfvd
 P1_MAC=$(ctl --json port show p1 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | head -1)
 P2_MAC=$(ctl --json port show p2 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | head -1)
-ip -n nfvvis-h1 neigh replace 10.202.1.1 lladdr "$P1_MAC" dev eth0
-ip -n nfvvis-h2 neigh replace 10.202.2.1 lladdr "$P2_MAC" dev eth0
+ip -n vsvis-h1 neigh replace 10.202.1.1 lladdr "$P1_MAC" dev eth0
+ip -n vsvis-h2 neigh replace 10.202.2.1 lladdr "$P2_MAC" dev eth0
 
-ip netns exec nfvvis-h3 tcpdump -n -i eth0 -w "$WORK/h3.pcap" -U icmp >"$WORK/tcpdump.log" 2>&1 &
+ip netns exec vsvis-h3 tcpdump -n -i eth0 -w "$WORK/h3.pcap" -U icmp >"$WORK/tcpdump.log" 2>&1 &
 DUMP_PID=$!
 BG+=("$DUMP_PID")
 for _ in $(seq 1 100); do
 	grep -q "listening on" "$WORK/tcpdump.log" && break
 	sleep 0.1
 done
-H3_RX0=$(ip netns exec nfvvis-h3 cat /sys/class/net/eth0/statistics/rx_packets)
+H3_RX0=$(ip netns exec vsvis-h3 cat /sys/class/net/eth0/statistics/rx_packets)
 
-if ip netns exec nfvvis-h1 ping -n -c "$PINGS" -i 0.1 -W 1 10.202.2.2 >"$WORK/ping.log" 2>&1; then
+if ip netns exec vsvis-h1 ping -n -c "$PINGS" -i 0.1 -W 1 10.202.2.2 >"$WORK/ping.log" 2>&1; then
 	pass "h1 pings h2 through nfvd ($PINGS replies)"
 else
 	fail "ping h1 -> h2: $(tail -2 "$WORK/ping.log")"
 fi
 sleep 0.5
 kill "$DUMP_PID" 2>/dev/null; wait "$DUMP_PID" 2>/dev/null; DUMP_PID=
-H3_RX=$(( $(ip netns exec nfvvis-h3 cat /sys/class/net/eth0/statistics/rx_packets) - H3_RX0 ))
+H3_RX=$(( $(ip netns exec vsvis-h3 cat /sys/class/net/eth0/statistics/rx_packets) - H3_RX0 ))
 
 ctl mirror show >"$WORK/mirror.txt" 2>&1
 n=$(tshark -n -r "$WORK/h3.pcap" -Y "icmp.type == 8 && ip.dst == 10.202.2.2" 2>/dev/null | wc -l)

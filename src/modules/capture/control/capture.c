@@ -74,10 +74,50 @@ static unsigned int pool_seq;
 static uint64_t capture_gen;
 static bool pdump_on;
 
-static const char *const arc_of[NFV_CAPTURE_DIRS][2] = {
-	[NFV_CAPTURE_IN] = { "l2_input", "nfv_capture_in" },
-	[NFV_CAPTURE_OUT] = { "l2_output", "nfv_capture_out" },
-};
+/* The TX callbacks of the output capture of each port (datapath/capture_out.c),
+ * one per TX queue. */
+static const struct rte_eth_rxtx_callback *tx_cbs[RTE_MAX_ETHPORTS][NFV_MAX_WORKERS];
+static uint16_t n_tx_cbs[RTE_MAX_ETHPORTS];
+
+/* Frames as received: a feature of the l2_input arc; as sent: TX callbacks. */
+static void
+capture_hook(unsigned int dir, uint16_t port, bool on)
+{
+	char err[NFV_ERR_LEN];
+
+	if (dir == NFV_CAPTURE_IN) {
+		(void)nfv_arc_feature_set("l2_input", "nfv_capture_in", port, on, err);
+		return;
+	}
+	if (on) {
+		uint16_t n = RTE_MIN(nfv_ports[port].n_txq, (uint16_t)NFV_MAX_WORKERS);
+
+		for (uint16_t q = 0; q < n; q++) {
+			tx_cbs[port][q] = rte_eth_add_tx_callback(port, q, nfv_capture_tx_cb, NULL);
+			if (tx_cbs[port][q] == NULL)
+				NFV_LOG(ERR, "capture: no TX callback on port %u queue %u: %s", port,
+					q, rte_strerror(rte_errno));
+		}
+		n_tx_cbs[port] = n;
+		return;
+	}
+	/* Unlinked now; freed once no worker can be in them (after the
+	 * caller's nfv_rcu_sync: capture_hooks_free). */
+	for (uint16_t q = 0; q < n_tx_cbs[port]; q++)
+		if (tx_cbs[port][q] != NULL &&
+		    rte_eth_remove_tx_callback(port, q, tx_cbs[port][q]) != 0)
+			tx_cbs[port][q] = NULL; /* the port is gone: ethdev's to free */
+}
+
+static void
+capture_hooks_free(uint16_t port)
+{
+	for (uint16_t q = 0; q < n_tx_cbs[port]; q++) {
+		rte_free((void *)(uintptr_t)tx_cbs[port][q]);
+		tx_cbs[port][q] = NULL;
+	}
+	n_tx_cbs[port] = 0;
+}
 
 static const char *
 dirs_name(unsigned int dirs)
@@ -179,18 +219,19 @@ static void
 capture_finish(struct capture *c, const char *why)
 {
 	uint64_t now[4];
-	char err[NFV_ERR_LEN];
 
 	if (c->done)
 		return;
 	for (unsigned int d = 0; d < NFV_CAPTURE_DIRS; d++) {
 		if (!(c->dirs & (1u << d)))
 			continue;
-		(void)nfv_arc_feature_set(arc_of[d][0], arc_of[d][1], c->port, false, err);
+		capture_hook(d, c->port, false);
 		__atomic_store_n(&nfv_capture_of[d][c->port], NULL, __ATOMIC_RELEASE);
 	}
-	/* No worker touches the ring or the pool after this. */
+	/* No worker touches the ring, the pool or the TX callbacks after this. */
 	nfv_rcu_sync();
+	if (c->dirs & (1u << NFV_CAPTURE_OUT))
+		capture_hooks_free(c->port);
 	(void)capture_drain(c);
 	if (c->why[0] == '\0')
 		snprintf(c->why, sizeof(c->why), "%s", why);
@@ -469,7 +510,7 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		if (!(a->dirs & (1u << d)))
 			continue;
 		__atomic_store_n(&nfv_capture_of[d][c->port], dp, __ATOMIC_RELEASE);
-		(void)nfv_arc_feature_set(arc_of[d][0], arc_of[d][1], c->port, true, err);
+		capture_hook(d, c->port, true);
 	}
 	NFV_LOG(INFO, "capture on %s %s to %s%s%s (filter %s)", a->dev, dirs_name(a->dirs),
 		a->file, a->filter ? ", filter " : "", a->filter ? a->filter : "",

@@ -6,7 +6,8 @@
  * as the time, direction in) and put on the capture's ring for the control
  * thread to write; the originals go on untouched.
  *
- * Edges: the l2_input arc's next features and its end.
+ * Edges: ip4_fast and ip6_fast (a burst of one port at the arc's end:
+ * modules/flow/l2_end.h), the l2_input arc's next features and its end.
  * Reads: mbuf->port, the frame (filter). Writes: nothing in the originals.
  * Counters: captured, filtered out, ring full, no mbuf; per capture, per
  * worker. Drops nothing.
@@ -17,6 +18,7 @@
 #include "core/arc.h"
 #include "core/node.h"
 #include "modules/capture/capture.h"
+#include "modules/flow/l2_end.h"
 
 struct nfv_arc_feature nfv_capture_in_feature = {
 	.arc_name = "l2_input",
@@ -28,13 +30,17 @@ NFV_ARC_FEATURE_REGISTER(nfv_capture_in_feature);
 static uint16_t
 capture_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
+	struct nfv_worker *w = nfv_node_worker(node);
 	uint16_t port0;
 
-	if (likely(nfv_capture_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n,
-				     NFV_CAPTURE_IN, &port0))) {
-		/* One port: the whole stream to its next feature. */
-		rte_node_next_stream_move(graph, node, nfv_arc_next_edge(&nfv_capture_in_feature,
-			port0 < NFV_ARC_IFACES ? port0 : 0));
+	if (likely(nfv_capture_burst(w, (struct rte_mbuf **)objs, n, NFV_CAPTURE_IN, &port0))) {
+		/* One port: the whole stream to its next feature (or, at the
+		 * arc's end, where port_rx would send it). */
+		uint16_t edge = nfv_arc_next_edge(&nfv_capture_in_feature,
+						  port0 < NFV_ARC_IFACES ? port0 : 0);
+
+		rte_node_next_stream_move(graph, node, nfv_l2_end_edge(&nfv_capture_in_feature,
+			edge, w, (struct rte_mbuf *)objs[0], (struct rte_mbuf *)objs[n - 1]));
 		return n;
 	}
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_capture_in_feature, false);
@@ -44,6 +50,8 @@ static struct rte_node_register capture_in_node = {
 	.name = "nfv_capture_in",
 	.process = capture_in_process,
 	.init = nfv_node_ctx_init,
+	.nb_edges = NFV_L2_END_EDGES,
+	.next_nodes = { NFV_L2_END_NEXT_NODES },
 };
 
 RTE_NODE_REGISTER(capture_in_node);

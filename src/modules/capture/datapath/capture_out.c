@@ -1,49 +1,47 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * capture_out: a feature of the l2_output arc, enabled on the ports a capture
- * watches "out" (or "both"). Frames that match the capture's filter are
- * copied (rte_pcapng_copy: this worker's index as the queue, the walk's TSC
- * as the time, direction out) and put on the capture's ring for the control
- * thread to write; the originals go on untouched.
+ * Output captures: an ethdev TX callback (rte_eth_add_tx_callback) on every
+ * TX queue of a port that a capture watches "out" (or "both"), installed
+ * by control while the capture runs. rte_eth_tx_burst calls it with the
+ * frames port_tx hands to the driver: those that match the capture's
+ * filter are copied (rte_pcapng_copy: this worker's index as the queue,
+ * direction out) and put on the capture's ring for the control thread to
+ * write; the originals go on untouched. Compared with a feature of the
+ * l2_output arc, the frames take no detour through the graph (port_tx
+ * would make a second pass over them): a port without an output capture
+ * costs nothing, and one with a capture costs the filter loop.
  *
- * Edges: the l2_output arc's next features and its end.
- * Reads: meta.tx_port, the frame (filter). Writes: nothing in the originals.
+ * Frames sent by a thread that is not a worker are not copied (only the
+ * workers send). Frames the TX queue then refuses were copied all the same
+ * (dpdk-dumpcap's callbacks see them so too).
  * Counters: captured, filtered out, ring full, no mbuf; per capture, per
- * worker. Drops nothing.
+ * worker.
  */
-#include <rte_graph.h>
-#include <rte_graph_worker.h>
+#include <rte_lcore.h>
+#include <rte_per_lcore.h>
 
-#include "core/arc.h"
-#include "core/node.h"
 #include "modules/capture/capture.h"
 
-struct nfv_arc_feature nfv_capture_out_feature = {
-	.arc_name = "l2_output",
-	.node = "nfv_capture_out",
-	.runs_after = "nfv_mirror_out",
-};
-NFV_ARC_FEATURE_REGISTER(nfv_capture_out_feature);
+/* This thread's worker: looked up at its first callback. */
+static RTE_DEFINE_PER_LCORE(struct nfv_worker *, capture_worker);
+static RTE_DEFINE_PER_LCORE(bool, capture_worker_known);
 
-static uint16_t
-capture_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+uint16_t
+nfv_capture_tx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, void *arg)
 {
-	uint16_t port0;
+	struct nfv_worker *w = RTE_PER_LCORE(capture_worker);
 
-	if (likely(nfv_capture_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n,
-				     NFV_CAPTURE_OUT, &port0))) {
-		/* One port: the whole stream to its next feature. */
-		rte_node_next_stream_move(graph, node, nfv_arc_next_edge(&nfv_capture_out_feature,
-			port0 < NFV_ARC_IFACES ? port0 : 0));
-		return n;
+	RTE_SET_USED(queue);
+	RTE_SET_USED(arg);
+	if (unlikely(w == NULL)) {
+		if (RTE_PER_LCORE(capture_worker_known))
+			return n;
+		w = nfv_worker_by_lcore(rte_lcore_id());
+		RTE_PER_LCORE(capture_worker) = w;
+		RTE_PER_LCORE(capture_worker_known) = true;
+		if (w == NULL)
+			return n;
 	}
-	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_capture_out_feature, true);
+	(void)nfv_capture_frames(w, pkts, n, NFV_CAPTURE_OUT, &port, true);
+	return n;
 }
-
-static struct rte_node_register capture_out_node = {
-	.name = "nfv_capture_out",
-	.process = capture_out_process,
-	.init = nfv_node_ctx_init,
-};
-
-RTE_NODE_REGISTER(capture_out_node);

@@ -78,11 +78,11 @@ worker_free(struct nfv_flow_worker *fw)
 		return;
 	for (int f = 0; f < NFV_FLOW_FAMILIES; f++) {
 		rte_hash_free(fw->hash[f]);
-		rte_free(fw->entries[f]);
 		rte_free(fw->live[f]);
 	}
+	rte_free(fw->entries[NFV_FLOW_V6]);
 	rte_ring_free(fw->ring);
-	rte_free(fw->cache);
+	rte_free(fw->cache); /* and the IPv4 entries after it */
 	rte_free(fw);
 }
 
@@ -95,6 +95,12 @@ worker_make(unsigned int i, char *err)
 	char name[RTE_HASH_NAMESIZE];
 
 	if (fw == NULL)
+		goto nomem;
+	/* The cache, then the IPv4 entries (flow.h). */
+	fw->cache = rte_zmalloc_socket("nfv_flow_cache", NFV_FLOW_CACHE_BYTES +
+				       FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (fw->cache == NULL)
 		goto nomem;
 	for (int f = 0; f < NFV_FLOW_FAMILIES; f++) {
 		struct rte_hash_parameters hp = {
@@ -110,9 +116,11 @@ worker_make(unsigned int i, char *err)
 
 		snprintf(name, sizeof(name), "nfv_flow%d_w%u", f == NFV_FLOW_V4 ? 4 : 6, i);
 		fw->hash[f] = rte_hash_create(&hp);
-		fw->entries[f] = rte_zmalloc_socket("nfv_flow_entries",
-						    FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
-						    RTE_CACHE_LINE_SIZE, socket);
+		fw->entries[f] = f == NFV_FLOW_V4 ?
+			RTE_PTR_ADD(fw->cache, NFV_FLOW_CACHE_BYTES) :
+			rte_zmalloc_socket("nfv_flow_entries",
+					   FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
+					   RTE_CACHE_LINE_SIZE, socket);
 		fw->live[f] = rte_zmalloc_socket("nfv_flow_live", FLOW_CAPACITY / 8,
 						 RTE_CACHE_LINE_SIZE, socket);
 		if (fw->hash[f] == NULL || fw->entries[f] == NULL || fw->live[f] == NULL)
@@ -122,11 +130,9 @@ worker_make(unsigned int i, char *err)
 			fw->entries[f][p].key4.pad = NFV_FLOW_KEY4_NONE;
 	}
 	/* Every way points at entry 0, which holds no flow yet. */
-	fw->cache = rte_zmalloc_socket("nfv_flow_cache",
-				       NFV_FLOW_CACHE_SETS * sizeof(*fw->cache), RTE_CACHE_LINE_SIZE,
-				       socket);
-	if (fw->cache == NULL)
-		goto nomem;
+	for (uint32_t set = 0; set < NFV_FLOW_CACHE_SETS; set++)
+		for (unsigned int way = 0; way < NFV_FLOW_CACHE_WAYS; way++)
+			*nfv_flow_cache_way(fw->cache, set, way) = NFV_FLOW_CACHE_OFF(0);
 	snprintf(name, sizeof(name), "nfv_flow_ring_w%u", i);
 	fw->ring = rte_ring_create_elem(name, sizeof(struct nfv_flow_record), FLOW_RING_SIZE,
 					socket, RING_F_SP_ENQ | RING_F_SC_DEQ);

@@ -17,7 +17,8 @@
  * for one bulk lookup per table (up to 64 frames each); a key not found
  * is a flow's first packet (a new entry).
  *
- * Edges: the l2_input arc's next features and eth_input.
+ * Edges: ip4_fast and ip6_fast (l2_end.h: a burst of one port at the
+ * arc's end), the l2_input arc's next features and eth_input.
  * Reads: mbuf->port, the frame's headers. (Not the RSS hash: testing
  * whether the device gave one costs what the key's multiplicative hash
  * costs.)
@@ -35,6 +36,7 @@
 #include "core/arc.h"
 #include "core/node.h"
 #include "modules/flow/flow.h"
+#include "modules/flow/l2_end.h"
 
 #define FLOW_CHUNK 64 /* keys per bulk lookup (RTE_HASH_LOOKUP_BULK_MAX) */
 
@@ -138,6 +140,24 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 #undef FLOW_KEY_REST
 }
 
+/* The big-endian 16 bits at p (x86: a load and a rotate, no byte swap of a
+ * copy). */
+static __rte_always_inline uint64_t
+flow_be16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+#if defined(RTE_ARCH_X86)
+	uint64_t x = v;
+
+	__asm__("rolw $8, %w0" : "+r"(x));
+	return x;
+#else
+	return rte_be_to_cpu_16(v);
+#endif
+}
+
 /* Counts one frame in entry e; flags: its TCP flags, twice. */
 static __rte_always_inline void
 flow_update(struct nfv_flow_entry *e, uint32_t len, uint16_t flags, uint64_t now)
@@ -146,9 +166,6 @@ flow_update(struct nfv_flow_entry *e, uint32_t len, uint16_t flags, uint64_t now
 	e->bytes += len;
 	e->last_tsc = now;
 	e->both_flags |= flags;
-	/* The first frame since the last record starts the next one. */
-	if (unlikely(e->exp_tsc == 0))
-		e->exp_tsc = now;
 }
 
 static __rte_always_inline bool
@@ -178,13 +195,14 @@ flow_pend4(struct flow_pending *p, uint64_t lo, uint64_t hi, uint32_t set, uint3
 /* An IPv4 frame whose flow is not in way 0 of its set: counted when
  * another way has it, else kept for the table lookup. */
 static __rte_noinline void
-flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t set, uint32_t len,
-	  uint8_t flags, uint64_t now, struct flow_pending *p)
+flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t len, uint8_t flags,
+	  uint64_t now, struct flow_pending *p)
 {
-	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
+	uint32_t set = nfv_flow_cache_set(lo, hi);
 
 	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS; way++) {
-		struct nfv_flow_entry *e = &entries[fw->cache[set][way]];
+		struct nfv_flow_entry *e = RTE_PTR_ADD(fw->cache,
+			*nfv_flow_cache_way(fw->cache, set, way));
 
 		if (key4_is(e, lo, hi)) {
 			flow_update(e, len, (uint16_t)(flags * 0x101), now);
@@ -206,11 +224,11 @@ flow_count4(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *k, uint32_t 
 	memcpy(&lo, k, 8);
 	memcpy(&hi, (const uint8_t *)k + 8, 8);
 	set = nfv_flow_cache_set(lo, hi);
-	e = &fw->entries[NFV_FLOW_V4][fw->cache[set][0]];
+	e = RTE_PTR_ADD(fw->cache, fw->cache->way0[set]);
 	if (key4_is(e, lo, hi))
 		flow_update(e, len, (uint16_t)(flags * 0x101), now);
 	else
-		flow_ways(fw, lo, hi, set, len, flags, now, p);
+		flow_ways(fw, lo, hi, len, flags, now, p);
 }
 
 /* The entry of a key the lookup did not find: added (a flow's first
@@ -261,7 +279,7 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 	}
 	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], kp, sig, n, pos);
 	for (unsigned int k = 0; k < n; k++) {
-		uint32_t *way = fw->cache[p->set4[k]];
+		uint32_t set = p->set4[k];
 		int32_t at = pos[k];
 		unsigned int w;
 
@@ -273,11 +291,13 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 			}
 		}
 		/* Way 0, the others down one (up to the one it held). */
-		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 && way[w] != (uint32_t)at; w++)
+		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 &&
+			    *nfv_flow_cache_way(fw->cache, set, w) != NFV_FLOW_CACHE_OFF(at); w++)
 			;
 		for (; w > 0; w--)
-			way[w] = way[w - 1];
-		way[0] = (uint32_t)at;
+			*nfv_flow_cache_way(fw->cache, set, w) =
+				*nfv_flow_cache_way(fw->cache, set, w - 1);
+		fw->cache->way0[set] = NFV_FLOW_CACHE_OFF(at);
 		flow_update(&entries[at], p->len4[k], p->fl4[k], now);
 	}
 	p->n4 = 0;
@@ -327,73 +347,136 @@ flow_slow(struct nfv_flow_worker *fw, struct rte_mbuf *m, uint64_t now, struct f
 	}
 }
 
+/* A frame of the fast path, key lo, hi: counted in the entry of way 0 of
+ * its set when that holds its flow, else passed to flow_ways(). base: the
+ * cache, followed by the IPv4 entries. */
+static __rte_always_inline void
+flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t hi,
+		uint64_t len, uint8_t flags, uint64_t now, struct flow_pending *p)
+{
+	uint32_t set = nfv_flow_cache_set(lo, hi);
+	struct nfv_flow_entry *e = (struct nfv_flow_entry *)(base + *(const uint32_t *)
+		(base + set * sizeof(uint32_t)));
+	uint64_t k0, k1;
+
+	memcpy(&k0, &e->key4, 8);
+	memcpy(&k1, (const uint8_t *)&e->key4 + 8, 8);
+	if (unlikely(k0 != lo) || unlikely(k1 != hi)) {
+		/* Way 1 here too: the flows that share a set with another. */
+		e = (struct nfv_flow_entry *)(base + ((struct nfv_flow_cache *)base)->more[set][0]);
+		if (!key4_is(e, lo, hi)) {
+			flow_ways(fw, lo, hi, (uint32_t)len, flags, now, p);
+			return;
+		}
+	}
+	e->packets++;
+	e->bytes += len;
+	e->last_tsc = now;
+	if (flags != 0)
+		e->both_flags |= (uint16_t)(flags * 0x101);
+}
+
 /*
- * The frames of a burst, at most FLOW_CHUNK. The common frame (untagged
- * IPv4 without options, not a later fragment, at least FLOW_FAST_MIN
- * bytes) is read with a few loads at fixed offsets and, when the cache has
- * its flow, counted in place; the others go through flow_slow(). Returns
- * the OR of every frame's port XOR port0 (0: all from port0).
+ * The frames of a burst, at most FLOW_CHUNK. The common frame (from port0,
+ * untagged IPv4 without options, not a later fragment, at least
+ * FLOW_FAST_MIN bytes) is read with a few loads at fixed offsets and, when
+ * the cache has its flow, counted in place; the others go through
+ * flow_slow(). Returns nonzero when a frame came from another port than
+ * port0.
  */
-static __rte_noinline uint16_t
+static __rte_always_inline uint16_t
 flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, uint16_t port0,
 	   uint64_t now, struct flow_pending *p)
 {
-	struct nfv_flow_entry *entries = fw->entries[NFV_FLOW_V4];
-	uint32_t (*cache)[NFV_FLOW_CACHE_WAYS] = fw->cache;
 	uint16_t other = 0;
-	uint64_t frag_mask = 0xff1f00000000ull, lo_mask = 0xffffffff0000ff00ull;
-	const uint64_t *masks = hi_mask;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint8_t *base = (uint8_t *)fw->cache; /* the ways, then the IPv4 entries */
+	/* The first word of a UDP key from port0 but for the source address
+	 * (struct nfv_flow_key4: pad, protocol, port). */
+	uint64_t key_udp = (uint64_t)port0 << 16 | IPPROTO_UDP << 8;
 
 	/* Loop constants in registers (the compiler would rebuild them for
 	 * every frame). */
-	__asm__("" : "+r"(frag_mask), "+r"(lo_mask), "+r"(masks));
-	for (struct rte_mbuf **end = pkts + n; pkts != end; pkts++) {
-		struct rte_mbuf *m = *pkts;
-		uint16_t port = m->port;
+	__asm__("" : "+r"(key_udp), "+r"(base));
+#endif
+	/* From -n up to 0 before the end: one register, one add and branch. */
+	pkts += n;
+#pragma GCC unroll 2
+	for (intptr_t i = -(intptr_t)n; i != 0; i++) {
+		struct rte_mbuf *m = pkts[i];
 
-		other |= port ^ port0;
+		if (unlikely(m->port != port0)) {
+			other = 1;
+			goto slow;
+		}
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 		const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
-		uint64_t ip, lo, hi;
-		uint32_t head, set;
-		uint8_t proto;
-		struct nfv_flow_entry *e;
+		uint64_t lo, hi, len;
+		uint32_t src;
 
 		if (unlikely(rte_pktmbuf_data_len(m) < FLOW_FAST_MIN))
 			goto slow;
-		/* Ethertype to TOS; IP length to protocol; TTL to the source
-		 * address; the destination address and the ports. */
-		memcpy(&head, b + 12, 4);
-		memcpy(&ip, b + 16, 8);
-		memcpy(&lo, b + 22, 8);
+		/* The source address; the destination address and the ports. */
+		memcpy(&src, b + 26, 4);
 		memcpy(&hi, b + 30, 8);
 		/* IPv4 (08 00), version 4 with 5 words of header (45),
-		 * fragment offset 0. */
-		if (unlikely((head & 0xffffff) != 0x450008 || (ip & frag_mask) != 0))
+		 * fragment offset 0: compares of memory with immediates. */
+		if (unlikely(*(const unaligned_uint16_t *)(b + 12) != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+			     b[14] != 0x45 ||
+			     (*(const unaligned_uint16_t *)(b + 20) & RTE_BE16(0x1fff)) != 0))
 			goto slow;
-		proto = b[23];
-		/* The key (struct nfv_flow_key4): TTL and checksum out, the
-		 * port in; the ports only if the protocol has them. */
-		lo = (lo & lo_mask) | (uint64_t)port << 16;
-		hi &= masks[proto];
-		set = nfv_flow_cache_set(lo, hi);
-		e = &entries[cache[set][0]];
-		if (unlikely(!key4_is(e, lo, hi))) {
-			flow_ways(fw, lo, hi, set, rte_be_to_cpu_16((uint16_t)ip),
-				  proto == IPPROTO_TCP ? b[47] : 0, now, p);
+		/* UDP and TCP here (ports in the key), each with its own copy
+		 * of the count (no test of the protocol there); ICMP and the
+		 * others through the full parse. */
+		len = flow_be16(b + 16);
+		/* The key (struct nfv_flow_key4): protocol, port, source;
+		 * destination, ports. */
+		lo = (uint64_t)src << 32 | key_udp;
+		if (likely(b[23] == IPPROTO_UDP)) {
+			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
 			continue;
 		}
-		e->packets++;
-		e->bytes += rte_be_to_cpu_16((uint16_t)ip);
-		e->last_tsc = now;
-		if (unlikely(proto == IPPROTO_TCP))
-			e->both_flags |= (uint16_t)(b[47] * 0x101);
-		if (unlikely(e->exp_tsc == 0))
-			e->exp_tsc = now;
-		continue;
-slow:
+		/* (Read again, so that the UDP test is one compare with memory.) */
+		if (likely(*(const volatile uint8_t *)(b + 23) == IPPROTO_TCP)) {
+			lo ^= (IPPROTO_UDP ^ IPPROTO_TCP) << 8;
+			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
+			continue;
+		}
 #endif
+slow:
 		flow_slow(fw, m, now, p);
+	}
+	return other;
+}
+
+/* The table lookups of what a chunk left pending (misses of the cache,
+ * frames the fast path does not read). */
+static __rte_noinline void
+flow_lookups(struct nfv_flow_worker *fw, struct nfv_worker *w, struct flow_pending *p,
+	     uint64_t now)
+{
+	struct nfv_flow_counters *c = nfv_worker_counters(w, &nfv_flow_counters_block);
+
+	if (p->n4 != 0)
+		flow_lookup4(fw, p, now, c);
+	if (p->n6 != 0)
+		flow_lookup6(fw, p, now, c);
+}
+
+/* The frames of a stream past its first FLOW_CHUNK, chunk by chunk. */
+static __rte_noinline uint16_t
+flow_more(struct nfv_flow_worker *fw, struct nfv_worker *w, struct rte_mbuf **pkts,
+	  uint16_t n, uint16_t port0, uint64_t now)
+{
+	struct flow_pending p;
+	uint16_t other = 0;
+
+	p.n4 = p.n6 = 0;
+	for (uint16_t i = 0; i < n; i += FLOW_CHUNK) {
+		other |= flow_chunk(fw, pkts + i, RTE_MIN((unsigned int)FLOW_CHUNK,
+							  (unsigned int)(n - i)), port0, now, &p);
+		if ((p.n4 | p.n6) != 0)
+			flow_lookups(fw, w, &p, now);
 	}
 	return other;
 }
@@ -405,30 +488,31 @@ flow_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct nfv_flow_worker *fw = __atomic_load_n(&nfv_flow_workers[w->index],
 						     __ATOMIC_ACQUIRE);
-	struct nfv_flow_counters *c;
 	struct flow_pending p;
-	uint16_t port0, other = 0;
+	uint16_t port0, other;
 	uint64_t now;
 
 	if (unlikely(fw == NULL || n == 0))
 		return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);
-	c = nfv_worker_counters(w, &nfv_flow_counters_block);
 	now = w->walk_rx_tsc;
 	if (unlikely(now == 0)) /* no RX time taken (stats off) */
 		now = rte_rdtsc();
 	port0 = pkts[0]->port;
+	/* The first chunk here (the usual stream is one RX burst), the rest
+	 * out of line. */
 	p.n4 = p.n6 = 0;
-	for (uint16_t i = 0; i < n; i += FLOW_CHUNK) {
-		other |= flow_chunk(fw, pkts + i, RTE_MIN((unsigned int)FLOW_CHUNK,
-							  (unsigned int)(n - i)), port0, now, &p);
-		if (p.n4 != 0)
-			flow_lookup4(fw, &p, now, c);
-		if (p.n6 != 0)
-			flow_lookup6(fw, &p, now, c);
-	}
+	other = flow_chunk(fw, pkts, RTE_MIN(n, (uint16_t)FLOW_CHUNK), port0, now, &p);
+	if (unlikely((p.n4 | p.n6) != 0))
+		flow_lookups(fw, w, &p, now);
+	if (unlikely(n > FLOW_CHUNK))
+		other |= flow_more(fw, w, pkts + FLOW_CHUNK, (uint16_t)(n - FLOW_CHUNK), port0,
+				   now);
 	if (likely(other == 0)) {
-		rte_node_next_stream_move(graph, node, nfv_arc_next_edge(&nfv_flow_in_feature,
-			port0 < NFV_ARC_IFACES ? port0 : 0));
+		uint16_t edge = nfv_arc_next_edge(&nfv_flow_in_feature,
+						  port0 < NFV_ARC_IFACES ? port0 : 0);
+
+		rte_node_next_stream_move(graph, node, nfv_l2_end_edge(&nfv_flow_in_feature, edge,
+								       w, pkts[0], pkts[n - 1]));
 		return n;
 	}
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);
@@ -438,6 +522,8 @@ static struct rte_node_register flow_in_node = {
 	.name = "nfv_flow_in",
 	.process = flow_in_process,
 	.init = nfv_node_ctx_init,
+	.nb_edges = NFV_L2_END_EDGES,
+	.next_nodes = { NFV_L2_END_NEXT_NODES },
 };
 
 RTE_NODE_REGISTER(flow_in_node);

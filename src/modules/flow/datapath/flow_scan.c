@@ -26,7 +26,7 @@
 /* Puts the counts since the last record on the ring; false when it is full. */
 static bool
 flow_report(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e, bool end,
-	    struct nfv_flow_counters *c)
+	    uint64_t now, struct nfv_flow_counters *c)
 {
 	struct nfv_flow_record r;
 
@@ -40,7 +40,7 @@ flow_report(struct nfv_flow_worker *fw, int fam, struct nfv_flow_entry *e, bool 
 	e->exp_packets = e->packets;
 	e->exp_bytes = e->bytes;
 	e->exp_flags = 0;
-	e->exp_tsc = 0; /* the next record starts at the next frame */
+	e->exp_tsc = now; /* the next record starts here */
 	return true;
 }
 
@@ -81,13 +81,16 @@ flow_scan_slice(struct nfv_flow_worker *fw, int fam, uint64_t now, bool all,
 
 			bits &= bits - 1;
 			if (all || (int64_t)(now - e->last_tsc) > (int64_t)conf->idle_tsc) {
-				if (flow_report(fw, fam, e, true, c)) {
+				if (flow_report(fw, fam, e, true, now, c)) {
 					flow_delete(fw, fam, pos);
 					c->expired++;
 				}
-			} else if (e->exp_tsc != 0 &&
-				   (int64_t)(now - e->exp_tsc) > (int64_t)conf->active_tsc) {
-				(void)flow_report(fw, fam, e, false, c);
+			} else if (e->packets == e->exp_packets) {
+				/* Nothing since the last record: the next one
+				 * starts no earlier than this visit. */
+				e->exp_tsc = now;
+			} else if ((int64_t)(now - e->exp_tsc) > (int64_t)conf->active_tsc) {
+				(void)flow_report(fw, fam, e, false, now, c);
 			}
 		}
 		if (++wpos == words)
