@@ -217,7 +217,7 @@ def run(case, args, work):
     with open(conf, "w") as f:
         f.write(config(case, pcap))
     sock = os.path.join(tmp, "nfvd.sock")
-    prefix = f"nfvperf-cg-{os.getpid()}"
+    prefix = f"{args.file_prefix}-{os.getpid()}"
     out = os.path.join(tmp, "cg.out")
     argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
             f"--callgrind-out-file={out}"]
@@ -290,6 +290,8 @@ def main():
                     help="seconds from the first packet forwarded to the zeroing")
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))
     ap.add_argument("--keep", action="store_true", help="keep the dumps")
+    ap.add_argument("--file-prefix", default="nfvperf-cg",
+                    help="DPDK --file-prefix (the process id is appended)")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control", "callgrind_annotate"):
         if shutil.which(tool) is None:
