@@ -153,7 +153,19 @@ struct nfv_worker {
 	/* TSC when port_rx received this walk's packets: every packet of a walk
 	 * is received and sent (or dropped) within that walk. */
 	uint64_t walk_rx_tsc;
+	/* TSC when port_tx last finished, and whether that was in the
+	 * previous walk with packets and no empty poll since (port_rx clears
+	 * it): then it stands for this walk's RX time, and port_rx reads no
+	 * TSC of its own (one TSC read per walk for the latency, not two). */
+	uint64_t last_tx_tsc;
+	bool tx_tsc_fresh;
 	struct nfv_tx_runs tx_runs;
+	/* [0] ip4_fast, [1] ip6_fast: the size of the node's stream when
+	 * eth_input filled it from empty with frames its fast step classified
+	 * (the fused node then skips the Ethernet check), else 0. The fused
+	 * node reads and clears it: a stream of another size holds frames
+	 * from elsewhere too. */
+	uint16_t fast_l2_checked[2];
 	struct nfv_worker_stats stats;
 	/* Module counter blocks (core/counters.h) and their reset baselines. */
 	uint8_t *counters;

@@ -121,6 +121,10 @@ nfv_fib_value(uint32_t nh_id, uint8_t depth)
 struct nfv_fib_pair {
 	void *tbl[2];
 	unsigned int active;
+	/* The default VRF's IPv4 pair: each table's DIR-24-8 arrays, read inline
+	 * by ip4_fast (nfv_dir24_8_get), or NULL when the table's layout did not
+	 * pass the check made when it was created (then the bulk lookup). */
+	const struct nfv_dir24_8 *dir[2];
 };
 extern struct nfv_fib_pair nfv_fib4, nfv_fib6;
 /* [0] IPv4, [1] IPv6; [x][0] is &nfv_fib4 / &nfv_fib6; NULL: no such VRF. */
@@ -131,6 +135,45 @@ nfv_fib4_active(void)
 {
 	unsigned int a = __atomic_load_n(&nfv_fib4.active, __ATOMIC_ACQUIRE);
 	return nfv_fib4.tbl[a];
+}
+
+/*
+ * DPDK 22.11's DIR-24-8 table (lib/fib/dir24_8.h, what rte_fib_get_dp()
+ * returns) as nfv creates it: 4-byte entries, each the value shifted left
+ * by one with the low bit set when the entry is the index of a group of
+ * 256 tbl8 entries for the address's last byte. The layout is DPDK's own,
+ * not part of its API: fib.c checks it on every table it creates (header
+ * fields, then routes looked up both ways) and leaves dir NULL for a table
+ * that does not match, so a different DPDK costs speed, not correctness.
+ */
+struct nfv_dir24_8 {
+	uint32_t number_tbl8s;
+	uint32_t rsvd_tbl8s;
+	uint32_t cur_tbl8s;
+	uint32_t nh_sz;
+	uint64_t def_nh;
+	uint32_t *tbl8;
+	uint64_t *tbl8_idxes;
+	uint32_t tbl24[] __rte_cache_aligned;
+};
+
+/* The FIB value of IPv4 address ip (host order), as rte_fib_lookup_bulk(). */
+static __rte_always_inline uint64_t
+nfv_dir24_8_get(const struct nfv_dir24_8 *d, uint32_t ip)
+{
+	uint32_t e = d->tbl24[ip >> 8];
+
+	if (unlikely(e & 1))
+		e = d->tbl8[(e >> 1) * 256 + (ip & 0xff)];
+	return e >> 1;
+}
+
+/* The active IPv4 table of the default VRF for an inline read, or NULL. */
+static inline const struct nfv_dir24_8 *
+nfv_fib4_dir_active(void)
+{
+	unsigned int a = __atomic_load_n(&nfv_fib4.active, __ATOMIC_ACQUIRE);
+	return nfv_fib4.dir[a];
 }
 
 static inline struct rte_fib6 *

@@ -43,8 +43,9 @@ enum nfv_ip_fast_next {
 
 /* Next hops remembered per burst, direct-mapped by a multiplicative hash of
  * the id (ids of one configuration step are often a few apart, and would
- * collide on their low bits): a burst goes to few. */
-#define NFV_IP_FAST_CACHE_BITS 3
+ * collide on their low bits; with eight entries, ids four apart did): a
+ * burst goes to few. */
+#define NFV_IP_FAST_CACHE_BITS 4
 #define NFV_IP_FAST_CACHE (1u << NFV_IP_FAST_CACHE_BITS)
 
 /* What stands for "no next hop" in the fast pass: forwards nothing
@@ -251,7 +252,7 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
  * fwd_mtu it fits (fwd_mtu is 0 for anything else), its TTL / hop limit is
  * above 1 and its output interface has no feature on the egress arc. What
  * depends on the next hop alone is decided once per next hop and burst (a
- * direct-mapped cache of eight entries: most bursts go to few next hops,
+ * direct-mapped cache of sixteen entries: most bursts go to few next hops,
  * often interleaved), its output port's group (nfv_ip_fast_out) with it.
  *
  * tx_edge: the node's edge to port_tx. lookup_slow: NULL in the fused nodes
@@ -423,16 +424,68 @@ union nfv_ip_fast_dsts {
 };
 
 /*
+ * The first pass of a fused node over a burst: eth_input's fast step unless
+ * l2_checked (eth_input classified every frame already), the family's
+ * input checks (valid(): everything but the header word, which it returns
+ * in *mismatch as its difference from that of a packet filling the frame),
+ * the IP header pointers, and the destinations: for IPv4 with dir, their
+ * FIB values read inline, else gathered for the bulk lookup. Returns -1
+ * when a frame is not this family's for the port's MAC, else whether every
+ * check passed; *mismatches and *ports (the receiving ports' difference
+ * from the first's) ORed over the burst.
+ */
+static __rte_always_inline int
+nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
+		  const struct nfv_dir24_8 *dir,
+		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
+		  uint64_t *mismatches, uint16_t *ports)
+{
+	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	const uint16_t port0 = pkts[0]->port;
+	uint64_t mis = 0;
+	uint16_t pdiff = 0;
+	bool ok = true;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
+		uint64_t mismatch;
+
+		if (!l2_checked &&
+		    unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) != 0) |
+			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
+			return -1;
+		ok &= valid(m, ip, &mismatch);
+		mis |= mismatch;
+		pdiff |= m->port ^ port0;
+		hdrs[i] = ip;
+		if (v6) {
+			memcpy(dsts->v6[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
+		} else {
+			rte_be32_t dst;
+
+			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
+			if (likely(dir != NULL))
+				nhs[i] = nfv_dir24_8_get(dir, rte_be_to_cpu_32(dst));
+			else
+				dsts->v4[i] = rte_be_to_cpu_32(dst);
+		}
+	}
+	*mismatches = mis;
+	*ports = pdiff;
+	return ok;
+}
+
+/*
  * A fused node's process function, for both families (v6 constant): the
- * first pass does eth_input's fast step (a burst that is not all this
- * family's frames for the port's MAC goes to eth_input whole, uncounted),
- * the family's input checks (valid(): everything but the header word,
- * which it returns in *mismatch as its difference from that of a packet
- * filling the frame) and gathers the destinations; one packet failing the
- * checks sends the whole burst to the chain (it may forward that packet:
- * options...), so no flow is reordered and the burst reaches port_tx in
- * one piece. The receiving interfaces are tested once when they are all
- * the same. Then the bulk lookup and nfv_ip_fast_forward.
+ * first pass (nfv_ip_fast_pass1; a burst that is not all this family's
+ * frames for the port's MAC goes to eth_input whole, uncounted); one packet
+ * failing the checks sends the whole burst to the chain (it may forward
+ * that packet: options...), so no flow is reordered and the burst reaches
+ * port_tx in one piece. The receiving interfaces are tested once when they
+ * are all the same. Then the bulk lookup (unless done inline) and
+ * nfv_ip_fast_forward.
  */
 static __rte_always_inline uint16_t
 nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
@@ -442,40 +495,34 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		void (*lookup)(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n))
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	struct nfv_worker *w = nfv_node_worker(node);
 	union nfv_ip_fast_dsts dsts;
 	uint64_t nhs[RTE_GRAPH_BURST_SIZE];
 	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
-	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	uint64_t mismatches = 0;
-	uint16_t port0, ports = 0, i;
-	bool ok = true;
+	uint64_t mismatches;
+	uint16_t ports, i;
+	int ok;
+	/* IPv4: the FIB read inline in the first pass when it can be. */
+	const struct nfv_dir24_8 *dir = v6 ? NULL : nfv_fib4_dir_active();
+	bool l2_checked = w->fast_l2_checked[v6] == n;
 
+	w->fast_l2_checked[v6] = 0;
 	if (unlikely(n == 0))
 		return 0;
-	port0 = pkts[0]->port;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
-		uint64_t mismatch;
-
-		if (unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) != 0) |
-			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
-			goto not_ours;
-		ok &= valid(m, ip, &mismatch);
-		mismatches |= mismatch;
-		ports |= m->port ^ port0;
-		hdrs[i] = ip;
-		if (v6) {
-			memcpy(dsts.v6[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
-		} else {
-			rte_be32_t dst;
-
-			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
-			dsts.v4[i] = rte_be_to_cpu_32(dst);
-		}
+	if (l2_checked)
+		ok = nfv_ip_fast_pass1(pkts, n, v6, true, dir, valid, &dsts, nhs, hdrs,
+				       &mismatches, &ports);
+	else
+		ok = nfv_ip_fast_pass1(pkts, n, v6, false, dir, valid, &dsts, nhs, hdrs,
+				       &mismatches, &ports);
+	if (unlikely(ok < 0)) {
+		/* What eth_input sends here always passes that test (it is its
+		 * own fast step), so a burst never goes round. */
+		rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_ETH);
+		return 0;
 	}
 	if (likely(ports == 0))
-		ok &= nfv_ip_fast_iface_ok(port0, ingress);
+		ok &= nfv_ip_fast_iface_ok(pkts[0]->port, ingress);
 	else
 		for (i = 0; i < n; i++)
 			ok &= nfv_ip_fast_iface_ok(pkts[i]->port, ingress);
@@ -483,17 +530,12 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		nfv_ip_fast_to_chain(graph, node, objs, n);
 		return n;
 	}
-	lookup(&dsts, nhs, n);
+	if (v6 || dir == NULL)
+		lookup(&dsts, nhs, n);
 	/* Which packets are forwarded here; the others (no route, local,
 	 * blackhole, unresolved, too big, TTL expiring) are not forwarded by
 	 * the chain either, and go to it as they came. */
 	return nfv_ip_fast_finish(graph, node, objs, n, nhs, hdrs, egress, v6);
-
-not_ours:
-	/* What eth_input sends here always passes that test (it is its own
-	 * fast step), so a burst never goes round. */
-	rte_node_next_stream_move(graph, node, NFV_IP_FAST_NEXT_ETH);
-	return 0;
 }
 
 #endif

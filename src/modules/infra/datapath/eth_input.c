@@ -139,6 +139,9 @@ static __rte_noinline void
 eth_input_split_fast(struct rte_graph *graph, struct rte_node *node, void **objs,
 		     const uint16_t *nexts, uint16_t n)
 {
+	struct nfv_worker *w = nfv_node_worker(node);
+	bool empty4 = __rte_node_next_node_get(node, ETH_INPUT_NEXT_IP4_FAST)->idx == 0;
+	bool empty6 = __rte_node_next_node_get(node, ETH_INPUT_NEXT_IP6_FAST)->idx == 0;
 	void **to4 = rte_node_next_stream_get(graph, node, ETH_INPUT_NEXT_IP4_FAST, n);
 	void **to6 = rte_node_next_stream_get(graph, node, ETH_INPUT_NEXT_IP6_FAST, n);
 	void **p4 = to4, **p6 = to6;
@@ -156,6 +159,20 @@ eth_input_split_fast(struct rte_graph *graph, struct rte_node *node, void **objs
 	}
 	rte_node_next_stream_put(graph, node, ETH_INPUT_NEXT_IP4_FAST, (uint16_t)(p4 - to4));
 	rte_node_next_stream_put(graph, node, ETH_INPUT_NEXT_IP6_FAST, (uint16_t)(p6 - to6));
+	w->fast_l2_checked[0] = empty4 ? (uint16_t)(p4 - to4) : 0;
+	w->fast_l2_checked[1] = empty6 ? (uint16_t)(p6 - to6) : 0;
+}
+
+/* The whole burst to one fused node; marked as checked when it is all of
+ * that node's stream. */
+static __rte_always_inline void
+eth_input_to_fast(struct rte_graph *graph, struct rte_node *node, uint16_t n, bool v6)
+{
+	uint16_t edge = v6 ? ETH_INPUT_NEXT_IP6_FAST : ETH_INPUT_NEXT_IP4_FAST;
+	bool empty = __rte_node_next_node_get(node, edge)->idx == 0;
+
+	rte_node_next_stream_move(graph, node, edge);
+	nfv_node_worker(node)->fast_l2_checked[v6] = empty ? n : 0;
 }
 
 /*
@@ -174,9 +191,7 @@ eth_input_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	nfv_node_pass((struct rte_mbuf **)objs, n, nexts, &any, &all, eth_input_fast, true);
 	if (likely(!(any & NFV_NEXT_SLOW) && !nfv_node_worker(node)->debug.fastpath_off)) {
 		if (likely(any == all)) {
-			rte_node_next_stream_move(graph, node, any == ETH_INPUT_NEXT_IP4 ?
-						  ETH_INPUT_NEXT_IP4_FAST :
-						  ETH_INPUT_NEXT_IP6_FAST);
+			eth_input_to_fast(graph, node, n, any != ETH_INPUT_NEXT_IP4);
 			return n;
 		}
 		eth_input_split_fast(graph, node, objs, nexts, n);

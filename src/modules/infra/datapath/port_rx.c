@@ -152,11 +152,21 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	ctx->next_queue = (uint16_t)((q + 1) % n_rxq);
 	if (total + diverted == 0) {
 		w->stats.empty_polls++;
+		w->tx_tsc_fresh = false;
 		return 0;
 	}
 	/* The RX time of the walk, for port_tx's latency histogram; 0 (no
-	 * TSC read) under "stats off". */
-	w->walk_rx_tsc = likely(!w->stats_off) ? rte_rdtsc() : 0;
+	 * TSC read) under "stats off". Under load, when port_tx ended the
+	 * previous walk, that time: the packets arrived before this poll
+	 * started, which is about when it was (the rest of that walk and this
+	 * poll count in their latency), and no TSC is read here. */
+	if (unlikely(w->stats_off))
+		w->walk_rx_tsc = 0;
+	else if (likely(w->tx_tsc_fresh))
+		w->walk_rx_tsc = w->last_tx_tsc;
+	else
+		w->walk_rx_tsc = rte_rdtsc();
+	w->tx_tsc_fresh = false;
 	if (unlikely(w->debug.delay_cycles != 0)) {
 		uint64_t until = rte_rdtsc() + w->debug.delay_cycles;
 

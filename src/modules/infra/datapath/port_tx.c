@@ -286,10 +286,13 @@ sent:
 	/* Every packet sent was received at walk_rx_tsc: one bucket for all
 	 * (those refused or for a port that is down are not forwarded). */
 	if (likely(!w->stats_off && w->walk_rx_tsc != 0)) {
-		uint64_t d = rte_rdtsc() - w->walk_rx_tsc;
+		uint64_t now = rte_rdtsc(), d = now - w->walk_rx_tsc;
 
 		w->stats.lat_hist[nfv_lat_bucket(d)] += sent;
 		w->stats.lat_sum += d * sent;
+		/* The next walk's RX time (port_rx). */
+		w->last_tx_tsc = now;
+		w->tx_tsc_fresh = true;
 	}
 	return n;
 }

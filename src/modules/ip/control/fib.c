@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ip.h>
 
 #include "modules/ip/ip.h"
 #include "modules/ip/control/fib.h"
@@ -89,6 +90,57 @@ fib_create_vrf(uint8_t family, uint16_t vrf, unsigned int which)
 	return 0;
 }
 
+/*
+ * The DIR-24-8 arrays of a new, empty IPv4 table for ip4_fast's inline
+ * read (struct nfv_dir24_8), or NULL when the table is not laid out as that
+ * reader expects: its header must say 4-byte entries, the tbl8 groups asked
+ * for, no default, none in use; then a few routes (one that needs a tbl8
+ * group) are added, looked up both ways and removed, leaving it empty.
+ */
+static const struct nfv_dir24_8 *
+fib4_dir_check(struct rte_fib *fib, uint32_t num_tbl8)
+{
+	static const struct {
+		uint32_t ip;
+		uint8_t len;
+		uint32_t nh;
+	} probe[] = {
+		{ RTE_IPV4(10, 0, 0, 0), 16, 3 },
+		{ RTE_IPV4(10, 0, 2, 128), 25, 5 },
+		{ RTE_IPV4(10, 0, 2, 192), 26, 7 },
+	};
+	static const uint32_t addrs[] = {
+		RTE_IPV4(10, 0, 0, 1),   RTE_IPV4(10, 0, 2, 1),	  RTE_IPV4(10, 0, 2, 129),
+		RTE_IPV4(10, 0, 2, 200), RTE_IPV4(10, 0, 255, 255), RTE_IPV4(10, 1, 0, 1),
+		RTE_IPV4(9, 255, 255, 255),
+	};
+	const struct nfv_dir24_8 *d = rte_fib_get_dp(fib);
+	uint64_t want[RTE_DIM(addrs)];
+	uint32_t ips[RTE_DIM(addrs)];
+	bool ok = true;
+	unsigned int i;
+
+	if (d == NULL || d->nh_sz != RTE_FIB_DIR24_8_4B || d->number_tbl8s != num_tbl8 ||
+	    d->def_nh != 0 || d->cur_tbl8s != 0 || d->tbl8 == NULL)
+		return NULL;
+	for (i = 0; i < RTE_DIM(probe); i++)
+		if (rte_fib_add(fib, probe[i].ip, probe[i].len,
+				nfv_fib_value(probe[i].nh, probe[i].len)) != 0)
+			ok = false;
+	memcpy(ips, addrs, sizeof(ips));
+	if (ok && d->cur_tbl8s != 1)
+		ok = false;
+	if (ok && rte_fib_lookup_bulk(fib, ips, want, RTE_DIM(addrs)) != 0)
+		ok = false;
+	for (i = 0; ok && i < RTE_DIM(addrs); i++)
+		ok = nfv_dir24_8_get(d, addrs[i]) == want[i] && (want[i] != 0) == (i < 5);
+	for (i = RTE_DIM(probe); i-- > 0;)
+		rte_fib_delete(fib, probe[i].ip, probe[i].len);
+	if (d->cur_tbl8s != 0 || nfv_dir24_8_get(d, addrs[0]) != 0)
+		ok = false;
+	return ok ? d : NULL;
+}
+
 /* Creates table `which` of a family, empty. */
 static int
 fib_create(uint8_t family, uint16_t vrf, unsigned int which)
@@ -118,6 +170,15 @@ fib_create(uint8_t family, uint16_t vrf, unsigned int which)
 		if (rte_fib_select_lookup(nfv_fib4.tbl[which],
 					  RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) != 0)
 			rte_fib_select_lookup(nfv_fib4.tbl[which], RTE_FIB_LOOKUP_DEFAULT);
+		nfv_fib4.dir[which] = fib4_dir_check(nfv_fib4.tbl[which], fib_limits.tbl8_4);
+		if (nfv_fib4.dir[which] == NULL) {
+			static bool said;
+
+			if (!said)
+				NFV_LOG(WARNING, "the IPv4 FIB's DIR-24-8 layout is not the one "
+					"ip4_fast reads inline: it uses rte_fib's bulk lookup");
+			said = true;
+		}
 		return 0;
 	}
 	{
@@ -147,9 +208,10 @@ fib_free(uint8_t family, uint16_t vrf, unsigned int which)
 {
 	struct nfv_fib_pair *pair = pair_of(family, vrf);
 
-	if (family == AF_INET)
+	if (family == AF_INET) {
+		pair->dir[which] = NULL;
 		rte_fib_free(pair->tbl[which]);
-	else
+	} else
 		rte_fib6_free(pair->tbl[which]);
 	pair->tbl[which] = NULL;
 }
