@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+L2 bridges: learning, flooding of broadcast / multicast / unknown unicast to
+the other ports only, unicast to the learned port, ageing, the reserved group
+addresses, named drops, counters, fdb show, and every mbuf back.
+
+    A -- p0 --+
+    B -- p1 --+-- br0 [nfvd]
+    C -- p2 --+
+
+Phases: a port set down is not polled, so p1 (and its frames) start down and
+come up once p0's frames are through: B's frames are bridged after A's.
+"""
+import time
+
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import ARP, Ether
+
+from nfvdlib import CtlError, Nfvd, drops
+
+A = "02:00:00:00:00:0a"
+B = "02:00:00:00:00:0b"
+C = "02:00:00:00:00:0c"
+BCAST = "ff:ff:ff:ff:ff:ff"
+MCAST = "01:00:5e:01:02:03"
+
+
+def frame(src, dst, tag):
+    return bytes(Ether(src=src, dst=dst) / IP(src="10.9.0.1", dst="10.9.0.2") /
+                 UDP(sport=1000, dport=2000) / (b"br-%s" % tag))
+
+
+def arp(src):
+    return bytes(Ether(src=src, dst=BCAST) / ARP(hwsrc=src, psrc="10.9.0.1", pdst="10.9.0.2"))
+
+
+def fdb(nfvd, dev=None):
+    out = nfvd.ctl("fdb show" + (" dev %s" % dev if dev else ""))["fdb"]
+    return {(e["mac"].lower(), e["port"], e["type"]) for e in out}
+
+
+def rows(nfvd):
+    return {p["name"]: p for p in nfvd.ctl("port show")["ports"]}
+
+
+def three_ports(tmp_path, in0, in1, in2=(), ageing=None):
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=in0)
+    nfvd.add_port("p1", rx=in1)
+    nfvd.add_port("p2", rx=list(in2))
+    nfvd.cmd("bridge add br0" + (" ageing %d" % ageing if ageing else ""),
+             "bridge port add br0 dev p0",
+             "bridge port add br0 dev p1",
+             "bridge port add br0 dev p2",
+             "port set p1 down")
+    nfvd.start()
+    return nfvd
+
+
+def test_learn_flood_forward(tmp_path):
+    in0 = [arp(A),                          # broadcast: flooded, A learned on p0
+           frame(A, B, b"1"),               # B unknown: flooded
+           frame(A, MCAST, b"2"),           # multicast: flooded
+           frame(A, "01:80:c2:00:00:00", b"stp"),  # reserved group: not forwarded
+           frame(A, A, b"self"),            # learned on its own port: dropped
+           frame(MCAST, B, b"bad")]         # multicast source: dropped
+    in1 = [frame(B, A, b"3"),               # A known: p0 only
+           frame(B, C, b"4"),               # C unknown: p0 and p2
+           frame(B, A, b"5")]
+    nfvd = three_ports(tmp_path, in0, in1)
+    st = nfvd.wait_processed({"p0": len(in0)})
+    assert fdb(nfvd) >= {(A, "p0", "learned")}
+    nfvd.ctl("port set p1 up")
+    st = nfvd.wait_processed({"p0": len(in0), "p1": len(in1)})
+    assert drops(st) == {"bridge_input/reserved_group": 1, "bridge_input/same_port": 1,
+                         "bridge_input/bad_source": 1}
+    br_mac = rows(nfvd)["br0"]["mac"].lower()
+    assert fdb(nfvd) == {(A, "p0", "learned"), (B, "p1", "learned"),
+                         (br_mac, "br0", "static")}
+    assert fdb(nfvd, "br0") == fdb(nfvd)
+    r = rows(nfvd)
+    assert r["br0"]["kind"] == "bridge" and r["br0"]["admin_up"] is True
+    assert r["br0"]["ports"] == ["p0", "p1", "p2"] and r["br0"]["ageing"] == 300
+    # In: A's but the one from a multicast source, B's. Out: A's floods to
+    # p2 (p1 down), then B's to p0, p0 and p2, p0.
+    assert r["br0"]["rx_packets"] == 5 + 3
+    assert r["br0"]["tx_packets"] == 3 + 1 + 2 + 1
+    s = nfvd.stats()["bridge"]
+    assert (s["learned"], s["flooded"], s["fdb_full"]) == (2, 4, 0)
+    out = nfvd.stop()
+    assert out["p2"] == [in0[0], in0[1], in0[2], in1[1]]
+    assert out["p0"] == [in1[0], in1[1], in1[2]]
+    assert out["p1"] == []
+
+
+def test_ageing(tmp_path):
+    in0 = [arp(A)]
+    in1 = [frame(B, A, b"after")]   # A aged out: flooded to p0 and p2
+    nfvd = three_ports(tmp_path, in0, in1, ageing=1)
+    nfvd.wait_processed({"p0": 1})
+    assert (A, "p0", "learned") in fdb(nfvd)
+    age = [e for e in nfvd.ctl("fdb show")["fdb"] if e["mac"].lower() == A][0]
+    assert age["bridge"] == "br0" and age["age"] in (0, 1)
+    time.sleep(1.3)
+    assert (A, "p0", "learned") not in fdb(nfvd)
+    nfvd.ctl("port set p1 up")
+    nfvd.wait_processed({"p0": 1, "p1": 1})
+    assert {(m, p) for m, p, t in fdb(nfvd) if t == "learned"} == {(B, "p1")}
+    out = nfvd.stop()
+    assert out["p2"] == [in0[0], in1[0]]
+    assert out["p0"] == [in1[0]]
+
+
+def test_bridge_down_no_ports_and_commands(tmp_path):
+    in0 = [arp(A), frame(A, B, b"x")]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=in0)
+    nfvd.add_port("p1", rx=[frame(B, A, b"y")] * 2)
+    nfvd.add_port("p2")
+    nfvd.cmd("bridge add br0 ageing 60", "bridge add br1",
+             "bridge port add br0 dev p0", "bridge port add br1 dev p1",
+             "port set br1 down")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": 2, "p1": 2})
+    # br0 has no other port; br1 is down.
+    assert drops(st) == {"bridge_input/no_ports": 2, "bridge_input/bridge_down": 2}
+    r = rows(nfvd)
+    assert r["br1"]["admin_up"] is False and r["br0"]["ageing"] == 60
+    assert r["br0"]["mac"] != r["br1"]["mac"]
+    for line, msg in [
+            ("bridge add br0", "interface br0 already exists"),
+            ("bridge add 9x", "bad interface name '9x'"),
+            ("bridge add br2 ageing 0", "bad ageing '0' (expected 1-1000000 seconds)"),
+            ("bridge add br2 aging 5", "unexpected 'aging' (expected 'ageing')"),
+            ("bridge add br2 ageing", "missing value after 'ageing'"),
+            ("bridge port add br0 dev p1", "p1 is already a port of bridge br1"),
+            ("bridge port add br0 dev nope", "unknown interface 'nope'"),
+            ("bridge port add nope dev p2", "no bridge named nope"),
+            ("bridge port add br0 dev br1", "br1 cannot be a bridge port"),
+            ("bridge port add br0 if p2", "unexpected 'if' (expected 'dev')"),
+            ("bridge port move br0 dev p2", "unexpected 'move' (expected add or del)"),
+            ("bridge port del br0 dev p2", "p2 is not a port of bridge br0"),
+            ("bridge del p0", "no bridge named p0"),
+            ("fdb show dev nope", "no bridge named nope"),
+            ("fdb show br0", "unexpected 'br0'"),
+            ("fdb show port br0", "unexpected 'port' (expected 'dev')")]:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("%s succeeded" % line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    assert nfvd.ctl("bridge show br0")["bridges"][0]["ports"] == ["p0"]
+    nfvd.ctl("bridge port del br0 dev p0")
+    assert rows(nfvd)["br0"]["ports"] == []
+    nfvd.ctl("bridge port add br0 dev p0")
+    # A port that goes leaves its bridge; a bridge that goes frees its ports.
+    nfvd.ctl("port del p0")
+    assert rows(nfvd)["br0"]["ports"] == []
+    nfvd.ctl("bridge del br1")
+    assert "br1" not in rows(nfvd)
+    nfvd.ctl("bridge port add br0 dev p1")
+    assert [e["port"] for e in nfvd.ctl("fdb show dev br0")["fdb"]] == ["br0"]
+    nfvd.stop()
