@@ -16,7 +16,7 @@ import time
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 
-from nfvdlib import CtlError, Nfvd, drops
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
 A = "02:00:00:00:00:0a"
 B = "02:00:00:00:00:0b"
@@ -131,7 +131,8 @@ def test_bridge_down_no_ports_and_commands(tmp_path):
             ("bridge add br0", "interface br0 already exists"),
             ("bridge add 9x", "bad interface name '9x'"),
             ("bridge add br2 ageing 0", "bad ageing '0' (expected 1-1000000 seconds)"),
-            ("bridge add br2 aging 5", "unexpected 'aging' (expected 'ageing')"),
+            ("bridge add br2 aging 5", "unexpected 'aging' (expected 'ageing' or 'mac')"),
+            ("bridge add br2 mac 01:00:00:00:00:01", "bad mac '01:00:00:00:00:01'"),
             ("bridge add br2 ageing", "missing value after 'ageing'"),
             ("bridge port add br0 dev p1", "p1 is already a port of bridge br1"),
             ("bridge port add br0 dev nope", "unknown interface 'nope'"),
@@ -161,3 +162,57 @@ def test_bridge_down_no_ports_and_commands(tmp_path):
     nfvd.ctl("bridge port add br0 dev p1")
     assert [e["port"] for e in nfvd.ctl("fdb show dev br0")["fdb"]] == ["br0"]
     nfvd.stop()
+
+
+def test_bridge_gateway(tmp_path):
+    """addr add on a bridge makes it the gateway of its ports (a BVI): it
+    answers ARP through the bridge, routes what its ports send to its MAC,
+    and routes into the bridge (FDB lookup, or flooding when unknown)."""
+    BR = "02:00:00:00:0b:fe"
+    B1, B2, H3 = "02:00:00:00:0b:01", "02:00:00:00:0b:02", "02:00:00:00:03:01"
+    P0, P3 = pcap_mac(0), pcap_mac(3)
+    req = Ether(src=B1, dst=BCAST) / ARP(op=1, hwsrc=B1, psrc="10.8.0.1", pdst="10.8.0.254")
+    out_udp = Ether(src=B1, dst=BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
+        UDP(sport=7, dport=8) / b"out"
+    in_b1 = IP(src="10.3.0.1", dst="10.8.0.1", ttl=9) / UDP(sport=7, dport=8) / b"in-b1"
+    in_b2 = IP(src="10.3.0.1", dst="10.8.0.2", ttl=9) / UDP(sport=7, dport=8) / b"in-b2"
+    in1 = [bytes(req), bytes(out_udp)]
+    in3 = [bytes(Ether(src=H3, dst=P3) / in_b1), bytes(Ether(src=H3, dst=P3) / in_b2)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.add_port("p1", rx=in1)
+    nfvd.add_port("p2")
+    nfvd.add_port("p3", rx=in3)
+    nfvd.cmd("bridge add br0 mac %s" % BR,
+             "bridge port add br0 dev p1", "bridge port add br0 dev p2",
+             "addr add 10.8.0.254/24 dev br0",
+             "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
+             "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
+             "neigh add 10.3.0.1 lladdr %s dev p3" % H3,
+             "neigh add 10.8.0.1 lladdr %s dev br0" % B1,
+             "neigh add 10.8.0.2 lladdr %s dev br0" % B2,
+             "port set p3 down")
+    nfvd.start()
+    nfvd.wait_processed({"p1": 2})
+    assert fdb(nfvd) == {(B1, "p1", "learned"), (BR, "br0", "static")}
+    nfvd.ctl("port set p3 up")
+    st = nfvd.wait_processed({"p1": 2, "p3": 2})
+    assert drops(st) == {}
+    r = rows(nfvd)["br0"]
+    # In: B1's two frames; out: the ARP reply, the flood of B1's request to
+    # p2, in_b1 to p1, in_b2 to p1 and p2.
+    assert (r["rx_packets"], r["tx_packets"]) == (2, 5)
+    out = nfvd.stop()
+    reply = Ether(src=BR, dst=B1) / ARP(op=2, hwsrc=BR, psrc="10.8.0.254", hwdst=B1,
+                                         pdst="10.8.0.1")
+
+    def routed(pkt, src, dst):
+        p = pkt.copy()
+        p[IP].ttl -= 1
+        del p[IP].chksum
+        return bytes(Ether(src=src, dst=dst) / p)
+    assert out["p0"] == [routed(out_udp[IP], P0, "02:00:00:00:00:01")]
+    # The ARP reply through the bridge to B1; then in_b1 to B1 (learned on
+    # p1), in_b2 flooded (B2 never seen).
+    assert out["p1"] == [bytes(reply), routed(in_b1, BR, B1), routed(in_b2, BR, B2)]
+    assert out["p2"] == [bytes(req), routed(in_b2, BR, B2)]

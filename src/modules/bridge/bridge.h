@@ -24,6 +24,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_config.h>
+#include <rte_ether.h>
 #include <rte_hash.h>
 
 #include "core/common.h"
@@ -47,11 +48,14 @@ struct nfv_bridge {
 	uint32_t gen;                    /* FDB entries of another generation are stale */
 	uint32_t ageing_s;
 	uint64_t ageing_tsc;
+	bool l3;                         /* has an address: the gateway of its ports */
 	struct nfv_bridge_ports *ports;  /* RCU-published */
 };
 
 /* Bridge of a bridge interface id (NULL: none); member interface id ->
- * its bridge's interface id (0: not a member; bridges never have id 0). */
+ * its bridge's interface id (0: not a member; bridges never have id 0). A
+ * bridge maps to itself: what it sends (routed out of it, or by nfvd's
+ * control side) goes through bridge_input as from a port of its own. */
 extern struct nfv_bridge *nfv_bridges[NFV_IFACE_MAX];
 extern uint16_t nfv_bridge_of[NFV_IFACE_MAX];
 
@@ -141,7 +145,9 @@ nfv_bridge_counters(struct nfv_worker *w)
 	return nfv_worker_counters(w, &nfv_bridge_counters_block);
 }
 
-int nfv_bridge_add(const char *name, uint32_t ageing_s, char *err);
+/* mac NULL: a random locally administered one. */
+int nfv_bridge_add(const char *name, uint32_t ageing_s, const struct rte_ether_addr *mac,
+		   char *err);
 int nfv_bridge_del(const char *name, char *err);
 int nfv_bridge_port_add(const char *bridge, const char *dev, char *err);
 int nfv_bridge_port_del(const char *bridge, const char *dev, char *err);

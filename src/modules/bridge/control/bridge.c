@@ -32,6 +32,8 @@
 #include "core/stats.h"
 #include "modules/bridge/bridge.h"
 #include "modules/infra/iface.h"
+#include "modules/ip/ip.h"
+#include "modules/punt/punt.h"
 
 struct nfv_bridge *nfv_bridges[NFV_IFACE_MAX];
 uint16_t nfv_bridge_of[NFV_IFACE_MAX];
@@ -41,6 +43,15 @@ NFV_COUNTER_BLOCK(nfv_bridge_counters_block, "bridge", struct nfv_bridge_counter
 NFV_MBUF_PRIV(nfv_bridge_meta_slice, "bridge", struct nfv_bridge_meta);
 
 static uint32_t bridge_gen;
+
+/* What the control side sends out of a bridge (ARP, ND) is bridged. */
+static struct nfv_inject_target bridge_inject = { .name = "bridge", .node = "nfv_bridge_input" };
+NFV_INJECT_TARGET_REGISTER(bridge_inject);
+
+RTE_INIT(bridge_inject_kind)
+{
+	nfv_inject_kind_register(NFV_IFACE_KIND_BRIDGE, &bridge_inject);
+}
 static uint32_t fdb_size = NFV_FDB_SIZE_DEFAULT;
 
 /* Members that are not ports: their kind's node, and bridge_input's edge
@@ -157,7 +168,7 @@ bridge_need(const char *name, char *err)
 }
 
 int
-nfv_bridge_add(const char *name, uint32_t ageing_s, char *err)
+nfv_bridge_add(const char *name, uint32_t ageing_s, const struct rte_ether_addr *mac, char *err)
 {
 	struct nfv_bridge_counters *c;
 	struct nfv_bridge *b;
@@ -204,11 +215,15 @@ nfv_bridge_add(const char *name, uint32_t ageing_s, char *err)
 	ifc.id = (uint16_t)id;
 	ifc.parent = (uint16_t)id;
 	ifc.mtu = RTE_ETHER_MTU;
-	rte_eth_random_addr(ifc.mac.addr_bytes);
+	if (mac != NULL)
+		ifc.mac = *mac;
+	else
+		rte_eth_random_addr(ifc.mac.addr_bytes);
 	ifc.admin_up = true;
 	snprintf(ifc.name, sizeof(ifc.name), "%s", name);
 	nfv_iface_publish(&ifc);
 	__atomic_store_n(&nfv_bridges[id], b, __ATOMIC_RELEASE);
+	__atomic_store_n(&nfv_bridge_of[id], (uint16_t)id, __ATOMIC_RELEASE);
 	NFV_LOG(INFO, "bridge %s (interface %d), ageing %u s", name, id, ageing_s);
 	return 0;
 }
@@ -250,6 +265,32 @@ bridge_member_remove(struct nfv_bridge *b, uint16_t id)
 		nfv_ifaces[id].name);
 }
 
+/*
+ * A bridge with an address routes: packets routed out of it take the
+ * bridge_output features of the egress arcs (to bridge_input), and the
+ * broadcast and multicast frames of its ports reach its interface too.
+ * The features are on only while it has an address, so that a bridge
+ * that only bridges costs routed traffic nothing.
+ */
+static void
+bridge_l3_set(struct nfv_bridge *b, bool on)
+{
+	static const char *const features[][2] = {
+		{ "ip4_egress", "nfv_bridge_output4" },
+		{ "ip6_egress", "nfv_bridge_output6" },
+	};
+	char err[NFV_ERR_LEN];
+
+	if (b->l3 == on)
+		return;
+	for (unsigned int i = 0; i < RTE_DIM(features); i++)
+		if (nfv_arc_feature_set(features[i][0], features[i][1], b->iface, on, err) < 0)
+			NFV_LOG(WARNING, "bridge %s: %s", nfv_ifaces[b->iface].name, err);
+	__atomic_store_n(&b->l3, on, __ATOMIC_RELEASE);
+	NFV_LOG(INFO, "bridge %s: %s", nfv_ifaces[b->iface].name,
+		on ? "has an address, routes" : "no address left, bridges only");
+}
+
 int
 nfv_bridge_del(const char *name, char *err)
 {
@@ -261,6 +302,8 @@ nfv_bridge_del(const char *name, char *err)
 	id = b->iface;
 	while (b->ports->n != 0)
 		bridge_member_remove(b, b->ports->ids[b->ports->n - 1]);
+	bridge_l3_set(b, false);
+	__atomic_store_n(&nfv_bridge_of[id], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&nfv_bridges[id], NULL, __ATOMIC_RELEASE);
 	nfv_rcu_sync();
 	free(b->ports);
@@ -284,16 +327,16 @@ nfv_bridge_port_add(const char *bridge, const char *dev, char *err)
 		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
 		return -ENOENT;
 	}
-	if (nfv_bridge_of[m->id] != 0) {
-		snprintf(err, NFV_ERR_LEN, "%s is already a port of bridge %s", dev,
-			 nfv_iface_name_of(nfv_bridge_of[m->id]));
-		return -EEXIST;
-	}
 	if (!(m->kind == NFV_IFACE_KIND_PORT && m->id < RTE_MAX_ETHPORTS) &&
 	    (m->kind >= NFV_BRIDGE_KINDS_MAX || port_kind_node[m->kind] == NULL)) {
 		snprintf(err, NFV_ERR_LEN, "%s cannot be a bridge port (ports and VXLAN interfaces "
 			 "can)", dev);
 		return -EINVAL;
+	}
+	if (nfv_bridge_of[m->id] != 0) {
+		snprintf(err, NFV_ERR_LEN, "%s is already a port of bridge %s", dev,
+			 nfv_iface_name_of(nfv_bridge_of[m->id]));
+		return -EEXIST;
 	}
 	if (b->ports->n == NFV_BRIDGE_PORTS_MAX) {
 		snprintf(err, NFV_ERR_LEN, "bridge %s has %u ports already (the most)", bridge,
@@ -338,17 +381,23 @@ nfv_bridge_port_del(const char *bridge, const char *dev, char *err)
 	return 0;
 }
 
-/* A member that goes leaves its bridge; a bridge that goes takes its
- * members' memberships (nfv_bridge_del did). */
+/* A member that goes leaves its bridge (a bridge that goes has taken its
+ * members' memberships in nfv_bridge_del); a bridge with an address is
+ * the gateway of its ports. */
 static void
 bridge_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
-	uint16_t br;
+	uint16_t br = nfv_bridge_of[iface];
 
 	RTE_SET_USED(arg);
-	if (ev != NFV_IFACE_REMOVED)
+	if (ev == NFV_IFACE_ADDR && nfv_bridges[iface] != NULL) {
+		struct nfv_prefix a[NFV_ADDR_PER_PORT_MAX];
+
+		bridge_l3_set(nfv_bridges[iface], nfv_addr_of_iface(iface, a) > 0);
 		return;
-	br = nfv_bridge_of[iface];
+	}
+	if (ev != NFV_IFACE_REMOVED || br == iface)
+		return;
 	if (br != 0 && nfv_bridges[br] != NULL)
 		bridge_member_remove(nfv_bridges[br], iface);
 }
@@ -659,7 +708,7 @@ bridge_fini(void)
 
 static struct nfv_module bridge_module = {
 	.name = "bridge",
-	.depends_on = "infra",
+	.depends_on = "infra ip punt",
 	.fini = bridge_fini,
 	.options = bridge_options,
 	.parse_option = bridge_parse_option,

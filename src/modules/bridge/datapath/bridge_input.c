@@ -3,7 +3,9 @@
  * bridge_input: every frame a bridge port receives. A feature of the
  * l2_input arc on member ports (enabled by "bridge port add"); vxlan_input
  * sends it the frames it decapsulates, with mbuf->port the VXLAN interface
- * and the remote VTEP in the L2 metadata.
+ * and the remote VTEP in the L2 metadata; bridge_output4/6 the packets
+ * routed out of a bridge and the inject node the frames nfvd's control
+ * side sends out of one (ARP, ND), with mbuf->port the bridge itself.
  *
  * For each frame (IEEE 802.1Q 8.7 / 8.8, the learning bridge): the source
  * MAC is learned on the receiving port (in this worker's FDB, with the
@@ -11,7 +13,10 @@
  * eth_input as the bridge interface's; a known unicast destination is sent
  * to its port, unless that is the port it came from; broadcast, multicast
  * and unknown unicast are flooded to every other member that is up (a copy
- * each, the original to the last). Frames for the reserved group
+ * each, the original to the last). A bridge with an address is the gateway
+ * of its ports (a BVI): it also gets a copy of the broadcast and multicast
+ * frames. What the bridge itself sends is neither learned nor sent back
+ * to it. Frames for the reserved group
  * addresses 01:80:c2:00:00:00-0f (STP, LACP, 802.1X) are not forwarded.
  * Entries older than the bridge's ageing time are not used, and a sweep of
  * a few entries per call forgets them.
@@ -218,11 +223,13 @@ bridge_member_up(uint16_t member, uint16_t br, uint16_t from)
 }
 
 /* Broadcast, multicast and unknown unicast: a copy to every other member
- * that is up, the frame itself to the last one. */
+ * that is up, the frame itself to the last one; with to_self (a bridge
+ * with an address, broadcast or multicast from a port), a copy to the
+ * bridge's interface too (eth_input), first. */
 static void
 bridge_flood(struct rte_graph *graph, struct rte_node *node, struct bridge_out *o,
 	     struct nfv_worker *w, struct nfv_bridge_counters *c, const struct nfv_bridge *b,
-	     struct rte_mbuf *m, uint16_t from)
+	     struct rte_mbuf *m, uint16_t from, bool to_self)
 {
 	const struct nfv_bridge_ports *ports = __atomic_load_n(&b->ports, __ATOMIC_ACQUIRE);
 	uint16_t br = b->iface, last = UINT16_MAX;
@@ -231,6 +238,22 @@ bridge_flood(struct rte_graph *graph, struct rte_node *node, struct bridge_out *
 	for (unsigned int i = 0; i < ports->n; i++)
 		if (bridge_member_up(ports->ids[i], br, from))
 			last = (uint16_t)i;
+	if (to_self) {
+		struct rte_mbuf *copy = m;
+
+		if (last != UINT16_MAX) {
+			copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+			o->direct = false;
+		}
+		if (unlikely(copy == NULL)) {
+			w->stats.drops[drop_br_no_mbuf.id]++;
+		} else {
+			copy->port = br;
+			bridge_emit(graph, node, o, copy, BRIDGE_INPUT_NEXT_ETH_INPUT);
+		}
+		if (last == UINT16_MAX)
+			return;
+	}
 	if (last == UINT16_MAX) {
 		bridge_emit(graph, node, o, m, nfv_mark_drop(m, drop_br_no_ports.id,
 							      BRIDGE_INPUT_NEXT_DROP));
@@ -285,6 +308,7 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 		const uint8_t *eth;
 		rte_be32_t remote = 0;
 		uint64_t dst8;
+		bool own;
 
 		meta->flags = 0;
 		br = nfv_bridge_of_iface(from);
@@ -305,22 +329,26 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 			continue;
 		}
 		eth = rte_pktmbuf_mtod(m, const uint8_t *);
-		if (unlikely(eth[RTE_ETHER_ADDR_LEN] & 1)) {
-			bridge_emit(graph, node, &o, m, nfv_mark_drop(m, drop_br_bad_source.id,
-								       BRIDGE_INPUT_NEXT_DROP));
-			continue;
+		own = from == br;
+		if (likely(!own)) {
+			if (unlikely(eth[RTE_ETHER_ADDR_LEN] & 1)) {
+				bridge_emit(graph, node, &o, m,
+					    nfv_mark_drop(m, drop_br_bad_source.id,
+							  BRIDGE_INPUT_NEXT_DROP));
+				continue;
+			}
+			c->rx_packets[br]++;
+			c->rx_bytes[br] += rte_pktmbuf_pkt_len(m);
+			if (nfv_ifaces[from].kind != NFV_IFACE_KIND_PORT)
+				remote = nfv_bridge_meta(m)->remote;
+			fdb_learn(f, b, eth + RTE_ETHER_ADDR_LEN, from, remote, now, c);
 		}
-		c->rx_packets[br]++;
-		c->rx_bytes[br] += rte_pktmbuf_pkt_len(m);
-		if (nfv_ifaces[from].kind != NFV_IFACE_KIND_PORT)
-			remote = nfv_bridge_meta(m)->remote;
-		fdb_learn(f, b, eth + RTE_ETHER_ADDR_LEN, from, remote, now, c);
 		if (likely(!(eth[0] & 1))) {
 			uint64_t key;
 			int32_t pos;
 
 			memcpy(&dst8, eth, sizeof(dst8));
-			if (unlikely(!nfv_mac_key_differs(dst8, nfv_iface_mac_key[br]))) {
+			if (unlikely(!nfv_mac_key_differs(dst8, nfv_iface_mac_key[br])) && !own) {
 				/* The bridge's own: its interface takes it (eth_input). */
 				m->port = br;
 				bridge_emit(graph, node, &o, m, BRIDGE_INPUT_NEXT_ETH_INPUT);
@@ -346,12 +374,16 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 				bridge_emit(graph, node, &o, m, edge);
 				continue;
 			}
+			bridge_flood(graph, node, &o, w, c, b, m, from, false);
+			continue;
 		} else if (unlikely(bridge_reserved_group(eth))) {
 			bridge_emit(graph, node, &o, m, nfv_mark_drop(m, drop_br_reserved.id,
 								       BRIDGE_INPUT_NEXT_DROP));
 			continue;
 		}
-		bridge_flood(graph, node, &o, w, c, b, m, from);
+		bridge_flood(graph, node, &o, w, c, b, m, from,
+			     !own && __atomic_load_n(&b->l3, __ATOMIC_RELAXED));
+		continue;
 	}
 	if (f != NULL)
 		fdb_sweep(f, now, c);
