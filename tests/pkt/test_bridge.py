@@ -14,7 +14,7 @@ come up once p0's frames are through: B's frames are bridged after A's.
 import time
 
 from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import ARP, Ether
+from scapy.layers.l2 import ARP, Dot1Q, Ether
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
@@ -216,3 +216,42 @@ def test_bridge_gateway(tmp_path):
     # p1), in_b2 flooded (B2 never seen).
     assert out["p1"] == [bytes(reply), routed(in_b1, BR, B1), routed(in_b2, BR, B2)]
     assert out["p2"] == [bytes(req), routed(in_b2, BR, B2)]
+
+
+def test_vlan_port(tmp_path):
+    """A VLAN sub-interface as a bridge port: its frames are bridged with
+    the tag removed, frames to it leave its port tagged. C on p3 comes up
+    once A and B are learned."""
+    def tagged(f, vlan):
+        e = Ether(f)
+        return bytes(Ether(src=e.src, dst=e.dst) / Dot1Q(vlan=vlan) / e.payload)
+    a_bc = arp(A)                                     # to p2, and v10 (tagged)
+    b_bc = frame(B, BCAST, b"b")                      # from v10: to p0, p2 untagged
+    c_b, c_a = frame(C, B, b"cb"), frame(C, A, b"ca")
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[a_bc])
+    nfvd.add_port("p1", rx=[tagged(b_bc, 10), tagged(b_bc, 20)])
+    nfvd.add_port("p2")
+    nfvd.add_port("p3", rx=[c_b, c_a])
+    nfvd.cmd("vlan add v10 dev p1 id 10", "vlan add v30 dev p2 id 30", "bridge add br0",
+             "bridge port add br0 dev p0", "bridge port add br0 dev v10",
+             "bridge port add br0 dev p2", "bridge port add br0 dev p3", "port set p3 down")
+    nfvd.start()
+    nfvd.wait_processed({"p0": 1, "p1": 2})
+    assert {(m, p) for m, p, t in fdb(nfvd) if t == "learned"} == {(A, "p0"), (B, "v10")}
+    nfvd.ctl("port set p3 up")
+    st = nfvd.wait_processed({"p0": 1, "p1": 2, "p3": 2})
+    assert drops(st) == {"vlan_input/unknown_vlan": 1}
+    for line, msg in [("bridge port add br0 dev p1", "p1 has VLAN v10, a port of bridge br0"),
+                      ("bridge port add br0 dev v30",
+                       "v30 is on p2, a port of bridge br0 (which takes its tagged frames)")]:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("%s succeeded" % line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    out = nfvd.stop()
+    assert out["p1"] == [tagged(a_bc, 10), tagged(c_b, 10)]
+    assert out["p0"] == [b_bc, c_a]
+    assert sorted(out["p2"]) == sorted([a_bc, b_bc])
+    assert out["p3"] == []     # down while A and B flooded

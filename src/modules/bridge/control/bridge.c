@@ -228,6 +228,15 @@ nfv_bridge_add(const char *name, uint32_t ageing_s, const struct rte_ether_addr 
 	return 0;
 }
 
+/* The arc whose bridge_input feature takes a member's frames (ports and
+ * VLANs); NULL for kinds whose node sends them (VXLAN). */
+static const char *
+bridge_member_arc(uint8_t kind)
+{
+	return kind == NFV_IFACE_KIND_PORT ? "l2_input" :
+	       kind == NFV_IFACE_KIND_VLAN ? "vlan_l2_input" : NULL;
+}
+
 /* Publishes a copy of b's member list with id added (add) or removed. */
 static int
 bridge_ports_publish(struct nfv_bridge *b, uint16_t id, bool add)
@@ -252,8 +261,9 @@ bridge_member_remove(struct nfv_bridge *b, uint16_t id)
 {
 	char err[NFV_ERR_LEN];
 
-	if (nfv_ifaces[id].kind == NFV_IFACE_KIND_PORT)
-		nfv_arc_feature_set("l2_input", "nfv_bridge_input", id, false, err);
+	if (bridge_member_arc(nfv_ifaces[id].kind) != NULL)
+		nfv_arc_feature_set(bridge_member_arc(nfv_ifaces[id].kind), "nfv_bridge_input", id,
+				    false, err);
 	__atomic_store_n(&nfv_bridge_of[id], 0, __ATOMIC_RELEASE);
 	if (bridge_ports_publish(b, id, false) < 0) {
 		/* No memory for the new list: the member stays listed but is no
@@ -328,9 +338,10 @@ nfv_bridge_port_add(const char *bridge, const char *dev, char *err)
 		return -ENOENT;
 	}
 	if (!(m->kind == NFV_IFACE_KIND_PORT && m->id < RTE_MAX_ETHPORTS) &&
+	    m->kind != NFV_IFACE_KIND_VLAN &&
 	    (m->kind >= NFV_BRIDGE_KINDS_MAX || port_kind_node[m->kind] == NULL)) {
-		snprintf(err, NFV_ERR_LEN, "%s cannot be a bridge port (ports and VXLAN interfaces "
-			 "can)", dev);
+		snprintf(err, NFV_ERR_LEN, "%s cannot be a bridge port (ports, VLAN and VXLAN "
+			 "interfaces can)", dev);
 		return -EINVAL;
 	}
 	if (nfv_bridge_of[m->id] != 0) {
@@ -338,6 +349,21 @@ nfv_bridge_port_add(const char *bridge, const char *dev, char *err)
 			 nfv_iface_name_of(nfv_bridge_of[m->id]));
 		return -EEXIST;
 	}
+	/* A bridged port takes all its frames, tagged ones too. */
+	if (m->kind == NFV_IFACE_KIND_VLAN && nfv_bridge_of[m->parent] != 0) {
+		snprintf(err, NFV_ERR_LEN, "%s is on %s, a port of bridge %s (which takes its "
+			 "tagged frames)", dev, nfv_iface_name_of(m->parent),
+			 nfv_iface_name_of(nfv_bridge_of[m->parent]));
+		return -EINVAL;
+	}
+	for (unsigned int i = RTE_MAX_ETHPORTS; m->kind == NFV_IFACE_KIND_PORT &&
+	     i < NFV_IFACE_MAX; i++)
+		if (nfv_ifaces[i].used && nfv_ifaces[i].kind == NFV_IFACE_KIND_VLAN &&
+		    nfv_ifaces[i].parent == m->id && nfv_bridge_of[i] != 0) {
+			snprintf(err, NFV_ERR_LEN, "%s has VLAN %s, a port of bridge %s", dev,
+				 nfv_ifaces[i].name, nfv_iface_name_of(nfv_bridge_of[i]));
+			return -EINVAL;
+		}
 	if (b->ports->n == NFV_BRIDGE_PORTS_MAX) {
 		snprintf(err, NFV_ERR_LEN, "bridge %s has %u ports already (the most)", bridge,
 			 NFV_BRIDGE_PORTS_MAX);
@@ -350,8 +376,9 @@ nfv_bridge_port_add(const char *bridge, const char *dev, char *err)
 	}
 	__atomic_store_n(&nfv_bridge_of[m->id], b->iface, __ATOMIC_RELEASE);
 	/* Last: from here on the port's frames are bridged. */
-	if (m->kind == NFV_IFACE_KIND_PORT &&
-	    (rc = nfv_arc_feature_set("l2_input", "nfv_bridge_input", m->id, true, err)) < 0) {
+	if (bridge_member_arc(m->kind) != NULL &&
+	    (rc = nfv_arc_feature_set(bridge_member_arc(m->kind), "nfv_bridge_input", m->id, true,
+				      err)) < 0) {
 		__atomic_store_n(&nfv_bridge_of[m->id], 0, __ATOMIC_RELEASE);
 		bridge_ports_publish(b, m->id, false);
 		return rc;
@@ -708,7 +735,7 @@ bridge_fini(void)
 
 static struct nfv_module bridge_module = {
 	.name = "bridge",
-	.depends_on = "infra ip punt",
+	.depends_on = "infra ip punt vlan",
 	.fini = bridge_fini,
 	.options = bridge_options,
 	.parse_option = bridge_parse_option,

@@ -21,6 +21,10 @@
  * Entries older than the bridge's ageing time are not used, and a sweep of
  * a few entries per call forgets them.
  *
+ * VLAN sub-interfaces are ports too: their frames come from vlan_input
+ * (this node is also a feature of the vlan_l2_input arc), and frames to
+ * them leave their port with the tag inserted here.
+ *
  * Edges: port_tx (member ports), eth_input (the bridge's own frames),
  * drop, then the nodes of other member kinds (vxlan_output).
  * Reads: mbuf->port, nfv_bridge_meta.remote (from a tunnel).
@@ -28,7 +32,7 @@
  * nfv_bridge_meta.remote (the learned VTEP, 0: all), mbuf->port (to
  * eth_input: the bridge).
  * Drops: bridge_input/too_short, not_a_port, bridge_down, bad_source,
- * reserved_group, same_port, port_down, no_ports, no_mbuf.
+ * reserved_group, same_port, port_down, no_ports, no_mbuf, no_headroom.
  * Counters: per bridge frames and bytes in and out; learned, moved, aged,
  * flooded, fdb_full (per worker).
  */
@@ -70,11 +74,18 @@ NFV_DROP_REASON(drop_br_no_ports, "bridge_input", "no_ports",
 	"flooded frame and no other port of the bridge is up");
 NFV_DROP_REASON(drop_br_no_mbuf, "bridge_input", "no_mbuf",
 	"no mbuf for a flooded copy (one copy not sent)");
+NFV_DROP_REASON(drop_br_no_headroom, "bridge_input", "no_headroom",
+	"no room in front of the frame for a VLAN port's 802.1Q tag");
 
 static struct nfv_arc_feature bridge_input_feature = {
 	.arc_name = "l2_input", .node = "nfv_bridge_input",
 };
 NFV_ARC_FEATURE_REGISTER(bridge_input_feature);
+/* VLAN sub-interfaces that are bridge ports. */
+static struct nfv_arc_feature bridge_input_vlan_feature = {
+	.arc_name = "vlan_l2_input", .node = "nfv_bridge_input",
+};
+NFV_ARC_FEATURE_REGISTER(bridge_input_vlan_feature);
 
 /* Entries the sweep looks at per call. */
 #define FDB_SWEEP 4
@@ -202,6 +213,25 @@ fdb_learn(struct nfv_fdb *f, const struct nfv_bridge *b, const uint8_t *src, uin
 	c->learned++;
 }
 
+/* A VLAN member's frame: its 802.1Q tag inserted after the MAC addresses
+ * (priority 0), out of its port (as vlan_output does for routed packets). */
+static uint16_t
+bridge_vlan_tag(struct rte_mbuf *m, uint16_t member)
+{
+	const struct nfv_iface *v = &nfv_ifaces[member];
+	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(struct rte_vlan_hdr));
+	rte_be16_t tag[2];
+
+	if (unlikely(eth == NULL))
+		return nfv_mark_drop(m, drop_br_no_headroom.id, BRIDGE_INPUT_NEXT_DROP);
+	memmove(eth, eth + sizeof(struct rte_vlan_hdr), 2 * RTE_ETHER_ADDR_LEN);
+	tag[0] = RTE_BE16(RTE_ETHER_TYPE_VLAN);
+	tag[1] = rte_cpu_to_be_16(v->vlan_id);
+	memcpy(eth + 2 * RTE_ETHER_ADDR_LEN, tag, sizeof(tag));
+	nfv_meta(m)->tx_port = v->parent;
+	return BRIDGE_INPUT_NEXT_PORT_TX;
+}
+
 /* The edge to a member (meta.tx_port set), remote: the VTEP for a tunnel. */
 static __rte_always_inline uint16_t
 bridge_member_edge(struct rte_mbuf *m, uint16_t member, rte_be32_t remote)
@@ -211,15 +241,23 @@ bridge_member_edge(struct rte_mbuf *m, uint16_t member, rte_be32_t remote)
 	nfv_meta(m)->tx_port = member;
 	if (likely(kind == NFV_IFACE_KIND_PORT))
 		return BRIDGE_INPUT_NEXT_PORT_TX;
+	if (kind == NFV_IFACE_KIND_VLAN)
+		return bridge_vlan_tag(m, member);
 	nfv_bridge_meta(m)->remote = remote;
 	return (uint16_t)nfv_bridge_kind_edge[kind];
 }
 
+/* A member to flood to: not the one the frame came from, still a member,
+ * up (a VLAN: its port too). */
 static __rte_always_inline bool
 bridge_member_up(uint16_t member, uint16_t br, uint16_t from)
 {
+	const struct nfv_iface *i = &nfv_ifaces[member];
+
 	return member != from && nfv_bridge_of_iface(member) == br &&
-	       __atomic_load_n(&nfv_ifaces[member].admin_up, __ATOMIC_RELAXED);
+	       __atomic_load_n(&i->admin_up, __ATOMIC_RELAXED) &&
+	       (i->kind != NFV_IFACE_KIND_VLAN ||
+		__atomic_load_n(&nfv_ifaces[i->parent].admin_up, __ATOMIC_RELAXED));
 }
 
 /* Broadcast, multicast and unknown unicast: a copy to every other member
