@@ -26,7 +26,10 @@ on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
 established-flow path, every packet a connection-table hit), ipv4-nat
 (source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
-`out1` out, filter "tcp port 9", which none of the traffic matches).
+`out1` out, filter "tcp port 9", which none of the traffic matches),
+bridge (in and out1 bridged, every frame flooded to out1), vxlan-encap (in
+bridged with a VXLAN interface, encapsulated to a remote via out1),
+vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 
 Packets: calls of port_rx's process function (one graph walk each) times
 the burst (32): every walk takes one RX burst from the replayed port (the
@@ -75,6 +78,10 @@ CASES = {
     "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "bridge": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "vxlan-encap": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "vxlan-decap": ("ipv4-64-vxlan.pcap", ["--family", "4", "--vxlan",
+                                           "100:198.18.0.2:198.18.0.1"], 1, "4"),
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
@@ -85,7 +92,9 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
-         "capture_in_process", "capture_out_process"]
+         "capture_in_process", "capture_out_process", "bridge_input_process",
+         "rte_hash_lookup", "rte_pktmbuf_copy", "vxlan_input_process", "vxlan_output_process",
+         "ip4_local_process"]
 
 
 def config(case, pcap):
@@ -120,6 +129,19 @@ def config(case, pcap):
         # The files go to nfvd's working directory, the run's own.
         lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
                   'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
+    if case == "bridge":
+        # in and out1 bridged: the traffic's destination MAC is never
+        # learned, so every frame is flooded to out1, the one other port.
+        lines += ["bridge add br0", "bridge port add br0 dev in", "bridge port add br0 dev out1"]
+    if case == "vxlan-encap":
+        # in bridged with vx0, whose one remote is reached through out1.
+        lines += ["vxlan add vx0 vni 100 local 198.19.0.1 remote 198.19.0.2", "bridge add br0",
+                  "bridge port add br0 dev in", "bridge port add br0 dev vx0"]
+    if case == "vxlan-decap":
+        # VXLAN datagrams to in's address, bridged (flooded) to out1.
+        lines += ["addr add 198.18.0.1/24 dev in", "vxlan add vx0 vni 100 local 198.18.0.1",
+                  "bridge add br0", "bridge port add br0 dev vx0",
+                  "bridge port add br0 dev out1"]
     if case == "ipv4-ct":
         # bench.py's established-flow case: one reflect rule on in; after
         # the first packet of each of the 512 flows, every packet is a
