@@ -39,8 +39,8 @@ cmd_bridge_add(int argc, char **argv, struct nfv_reply *r)
 				NFV_FAIL(r, -EINVAL, "bad ageing '%s' (expected 1-1000000 seconds)",
 					 argv[i + 1]);
 		} else {
-			if (nfv_parse_mac(argv[i + 1], &mac) < 0 || !rte_is_unicast_ether_addr(&mac) ||
-			    rte_is_zero_ether_addr(&mac))
+			if (nfv_parse_mac(argv[i + 1], &mac) < 0 ||
+			    !rte_is_unicast_ether_addr(&mac) || rte_is_zero_ether_addr(&mac))
 				NFV_FAIL(r, -EINVAL, "bad mac '%s' (a unicast MAC address)",
 					 argv[i + 1]);
 			have_mac = true;
@@ -93,8 +93,8 @@ cmd_fdb_show(int argc, char **argv, struct nfv_reply *r)
 	if (argc == 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: fdb show [dev BRIDGE]", argv[2]);
 	if (argc == 4 && strcmp(argv[2], "dev") != 0)
-		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'dev'); usage: fdb show [dev BRIDGE]",
-			 argv[2]);
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'dev'); "
+			 "usage: fdb show [dev BRIDGE]", argv[2]);
 	r->data = nfv_fdb_show(argc == 4 ? argv[3] : NULL, r->err);
 	return r->data == NULL ? -ENOENT : 0;
 }

@@ -478,9 +478,11 @@ bridge_rows(void *rows, const char *name)
 			"name", v->name, "kind", "bridge", "vrf", nfv_iface_vrf_name(v->id),
 			"mac", mac, "admin_up", v->admin_up, "mtu", v->mtu,
 			"ageing", (int)b->ageing_s, "ports", bridge_ports_json(b),
-			"rx_packets", bridge_count(c->rx_packets, s->rx_packets, created.rx_packets, id),
+			"rx_packets", bridge_count(c->rx_packets, s->rx_packets,
+						   created.rx_packets, id),
 			"rx_bytes", bridge_count(c->rx_bytes, s->rx_bytes, created.rx_bytes, id),
-			"tx_packets", bridge_count(c->tx_packets, s->tx_packets, created.tx_packets, id),
+			"tx_packets", bridge_count(c->tx_packets, s->tx_packets,
+						   created.tx_packets, id),
 			"tx_bytes", bridge_count(c->tx_bytes, s->tx_bytes, created.tx_bytes, id),
 			"rx_missed", (json_int_t)0, "rx_errors", (json_int_t)0,
 			"rx_nombuf", (json_int_t)0, "tx_errors", (json_int_t)0));
@@ -510,7 +512,8 @@ nfv_bridge_show(const char *name, char *err)
 			continue;
 		rte_ether_format_addr(mac, sizeof(mac), &nfv_ifaces[id].mac);
 		json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:i, s:o}",
-			"name", nfv_ifaces[id].name, "mac", mac, "admin_up", nfv_ifaces[id].admin_up,
+			"name", nfv_ifaces[id].name, "mac", mac,
+			"admin_up", nfv_ifaces[id].admin_up,
 			"ageing", (int)b->ageing_s, "ports", bridge_ports_json(b)));
 	}
 	return json_pack("{s:o}", "bridges", list);

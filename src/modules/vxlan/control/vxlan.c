@@ -86,8 +86,8 @@ nfv_vxlan_add(const char *name, const struct nfv_vxlan_conf *c, char *err)
 
 		if (o != NULL && o->vni == c->vni && o->local == c->local &&
 		    o->dstport == c->dstport) {
-			snprintf(err, NFV_ERR_LEN, "%s already has VNI %u on this local address and "
-				 "port", nfv_ifaces[i].name, c->vni);
+			snprintf(err, NFV_ERR_LEN, "%s already has VNI %u on this local address "
+				 "and port", nfv_ifaces[i].name, c->vni);
 			return -EEXIST;
 		}
 	}
@@ -200,7 +200,8 @@ vxlan_json(const struct nfv_vxlan *t)
 
 	inet_ntop(AF_INET, &t->local, local, sizeof(local));
 	return json_pack("{s:s, s:I, s:s, s:o, s:i, s:s}", "name", nfv_ifaces[t->iface].name,
-			 "vni", (json_int_t)t->vni, "local", local, "remotes", vxlan_remotes_json(t),
+			 "vni", (json_int_t)t->vni, "local", local,
+			 "remotes", vxlan_remotes_json(t),
 			 "dstport", (int)t->dstport,
 			 "bridge", nfv_bridge_of[t->iface] != 0 ?
 				   nfv_iface_name_of(nfv_bridge_of[t->iface]) : "");
@@ -261,9 +262,11 @@ vxlan_rows(void *rows, const char *name)
 			"{s:s, s:s, s:s, s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"kind", "vxlan", "vrf", nfv_iface_vrf_name(v->id), "mac", mac,
 			"admin_up", v->admin_up, "mtu", v->mtu,
-			"rx_packets", vxlan_count_of(c->rx_packets, s->rx_packets, created.rx_packets, id),
+			"rx_packets", vxlan_count_of(c->rx_packets, s->rx_packets,
+						     created.rx_packets, id),
 			"rx_bytes", vxlan_count_of(c->rx_bytes, s->rx_bytes, created.rx_bytes, id),
-			"tx_packets", vxlan_count_of(c->tx_packets, s->tx_packets, created.tx_packets, id),
+			"tx_packets", vxlan_count_of(c->tx_packets, s->tx_packets,
+						     created.tx_packets, id),
 			"tx_bytes", vxlan_count_of(c->tx_bytes, s->tx_bytes, created.tx_bytes, id),
 			"rx_missed", (json_int_t)0, "rx_errors", (json_int_t)0,
 			"rx_nombuf", (json_int_t)0, "tx_errors", (json_int_t)0);

@@ -173,7 +173,8 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 			}
 		}
 		if (unlikely(!vxlan_encap(m, t, remote, hash))) {
-			nexts[i] = nfv_mark_drop(m, drop_vxo_no_headroom.id, VXLAN_OUTPUT_NEXT_DROP);
+			nexts[i] = nfv_mark_drop(m, drop_vxo_no_headroom.id,
+						 VXLAN_OUTPUT_NEXT_DROP);
 			continue;
 		}
 		c->tx_packets[id]++;
