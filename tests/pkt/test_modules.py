@@ -17,12 +17,14 @@ R1 = "02:00:00:00:01:01"
 
 def check_vlan_arc_features(nfvd):
     """A VLAN interface enables vlan_output4 on itself, last of the IPv4
-    egress features; nothing else is on."""
+    egress features (with bridge_output4, which is never on the same
+    interface); nothing else is on."""
     nfvd.ctl("vlan add v7 dev p0 id 7")
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
                                               {"feature": "policer_out4", "ifaces": []},
                                               {"feature": "nat44_out", "ifaces": []},
+                                              {"feature": "bridge_output4", "ifaces": []},
                                               {"feature": "vlan_output4", "ifaces": ["v7"]}]
     assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
                                                {"feature": "policer_in4", "ifaces": []},

@@ -2,7 +2,8 @@
 /*
  * bridge_output4 / bridge_output6: features of the IPv4 and IPv6 egress
  * arcs on every bridge that has an address (the gateway of its ports).
- * A packet routed out of the bridge (its Ethernet header written by the
+ * They run after the other egress features (ACL, policer, NAT44), which
+ * see the packet as routed out of the bridge. A packet routed out of the bridge (its Ethernet header written by the
  * rewrite, the bridge's MAC as source) goes to bridge_input as sent by the
  * bridge itself (mbuf->port the bridge), which looks its destination up
  * in the FDB or floods it to the ports.
@@ -23,10 +24,10 @@ enum bridge_output_next {
 };
 
 static struct nfv_arc_feature bridge_output4_feature = {
-	.arc_name = "ip4_egress", .node = "nfv_bridge_output4",
+	.arc_name = "ip4_egress", .node = "nfv_bridge_output4", .runs_after = "nfv_nat44_out",
 };
 static struct nfv_arc_feature bridge_output6_feature = {
-	.arc_name = "ip6_egress", .node = "nfv_bridge_output6",
+	.arc_name = "ip6_egress", .node = "nfv_bridge_output6", .runs_after = "nfv_policer_out6",
 };
 NFV_ARC_FEATURE_REGISTER(bridge_output4_feature);
 NFV_ARC_FEATURE_REGISTER(bridge_output6_feature);
