@@ -3,10 +3,11 @@
  * bridge_output4 / bridge_output6: features of the IPv4 and IPv6 egress
  * arcs on every bridge that has an address (the gateway of its ports).
  * They run after the other egress features (ACL, policer, NAT44), which
- * see the packet as routed out of the bridge. A packet routed out of the bridge (its Ethernet header written by the
- * rewrite, the bridge's MAC as source) goes to bridge_input as sent by the
- * bridge itself (mbuf->port the bridge), which looks its destination up
- * in the FDB or floods it to the ports.
+ * see the packet as routed out of the bridge. A packet routed out of the
+ * bridge (its Ethernet header written by the rewrite, the bridge's MAC as
+ * source) goes to bridge_input as sent by the bridge itself (mbuf->port
+ * the bridge), which looks its destination up in the FDB or floods it to
+ * the ports.
  *
  * Edges: bridge_input, then the arc's (unused: every packet is bridged).
  * Reads: meta.tx_port (the bridge). Writes: mbuf->port.
