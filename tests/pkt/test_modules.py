@@ -104,11 +104,12 @@ def test_node_names_and_drop_owners(tmp_path):
 
 def test_show_arcs(tmp_path):
     """The IP arcs: the ACL, the policer, then NAT44 (IPv4) on ingress; on
-    egress the same, then the VLAN module's output feature (the tag goes on
-    last), enabled on no interface while there is no ACL, policer, NAT rule
-    or VLAN; on l2_input the lcp
-    module's features (no twin yet) and the observers (mirror, capture, flow
-    statistics), on l2_output the observers, enabled nowhere until asked."""
+    egress the same, then the bridge's and the VLAN module's output features
+    (the tag goes on last), enabled on no interface while there is no ACL,
+    policer, NAT rule, bridge with an address or VLAN; on l2_input the lcp
+    module's features (no twin yet), the observers (mirror, capture, flow
+    statistics) and the bridge, on l2_output the observers, on
+    vlan_l2_input the bridge, enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -119,7 +120,8 @@ def test_show_arcs(tmp_path):
                                   {"feature": "lcp_copy", "ifaces": []},
                                   {"feature": "mirror_in", "ifaces": []},
                                   {"feature": "capture_in", "ifaces": []},
-                                  {"feature": "flow_in", "ifaces": []}]},
+                                  {"feature": "flow_in", "ifaces": []},
+                                  {"feature": "bridge_input", "ifaces": []}]},
         "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",
                       "features": [{"feature": "mirror_out", "ifaces": []},
                                    {"feature": "capture_out", "ifaces": []}]},
@@ -131,6 +133,7 @@ def test_show_arcs(tmp_path):
                        "features": [{"feature": "acl_out4", "ifaces": []},
                                     {"feature": "policer_out4", "ifaces": []},
                                     {"feature": "nat44_out", "ifaces": []},
+                                    {"feature": "bridge_output4", "ifaces": []},
                                     {"feature": "vlan_output4", "ifaces": []}]},
         "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
                         "features": [{"feature": "acl_in6", "ifaces": []},
@@ -138,7 +141,10 @@ def test_show_arcs(tmp_path):
         "ip6_egress": {"arc": "ip6_egress", "from": "ip6_rewrite", "to": "port_tx",
                        "features": [{"feature": "acl_out6", "ifaces": []},
                                     {"feature": "policer_out6", "ifaces": []},
+                                    {"feature": "bridge_output6", "ifaces": []},
                                     {"feature": "vlan_output6", "ifaces": []}]},
+        "vlan_l2_input": {"arc": "vlan_l2_input", "from": "vlan_input", "to": "eth_input",
+                          "features": [{"feature": "bridge_input", "ifaces": []}]},
     }
     check_vlan_arc_features(nfvd)
     nfvd.stop()

@@ -103,12 +103,44 @@ struct nfv_fdb_entry {
 	uint64_t key;        /* nfv_fdb_key(); 0: free */
 };
 
+/* Slots of the cache of positions in front of a worker's hash. */
+#define NFV_FDB_CACHE_BITS 12
+
 struct nfv_fdb {
 	struct rte_hash *h;
 	struct nfv_fdb_entry *e;  /* at the hash's positions */
 	uint32_t size;
 	uint32_t sweep;           /* the next position the sweep looks at */
+	/*
+	 * Direct-mapped cache key -> position + 1 (0: empty), the slot from a
+	 * multiplicative hash of the key. A slot is right when the entry at
+	 * its position has the key (entries carry their key; a freed one has
+	 * key 0, which no frame has), so nothing is invalidated: a slot that
+	 * names an entry since forgotten or reused simply misses.
+	 */
+	uint32_t cache[1u << NFV_FDB_CACHE_BITS];
 } __rte_cache_aligned;
+
+static inline uint32_t
+nfv_fdb_cache_slot(uint64_t key)
+{
+	return (uint32_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - NFV_FDB_CACHE_BITS));
+}
+
+/* The position of key in the worker's FDB, or a negative value. */
+static inline int32_t
+nfv_fdb_lookup(struct nfv_fdb *f, uint64_t key)
+{
+	uint32_t slot = nfv_fdb_cache_slot(key), p = f->cache[slot];
+	int32_t pos;
+
+	if (likely(p != 0 && f->e[p - 1].key == key))
+		return (int32_t)(p - 1);
+	pos = rte_hash_lookup(f->h, &key);
+	if (pos >= 0 && (uint32_t)pos < f->size)
+		f->cache[slot] = (uint32_t)pos + 1;
+	return pos;
+}
 
 /* Per worker index; NULL until the first bridge is added. */
 extern struct nfv_fdb *nfv_fdbs[NFV_MAX_WORKERS];

@@ -77,8 +77,10 @@ NFV_DROP_REASON(drop_br_no_mbuf, "bridge_input", "no_mbuf",
 NFV_DROP_REASON(drop_br_no_headroom, "bridge_input", "no_headroom",
 	"no room in front of the frame for a VLAN port's 802.1Q tag");
 
+/* After the observers (mirror, capture, flow statistics): they see a
+ * bridged port's frames as received. */
 static struct nfv_arc_feature bridge_input_feature = {
-	.arc_name = "l2_input", .node = "nfv_bridge_input",
+	.arc_name = "l2_input", .node = "nfv_bridge_input", .runs_after = "nfv_flow_in",
 };
 NFV_ARC_FEATURE_REGISTER(bridge_input_feature);
 /* VLAN sub-interfaces that are bridge ports. */
@@ -186,7 +188,7 @@ fdb_learn(struct nfv_fdb *f, const struct nfv_bridge *b, const uint8_t *src, uin
 	  rte_be32_t remote, uint64_t now, struct nfv_bridge_counters *c)
 {
 	uint64_t key = nfv_fdb_key(src, b->iface);
-	int32_t pos = rte_hash_lookup(f->h, &key);
+	int32_t pos = nfv_fdb_lookup(f, key);
 	struct nfv_fdb_entry *e;
 
 	if (likely(pos >= 0)) {
@@ -210,6 +212,7 @@ fdb_learn(struct nfv_fdb *f, const struct nfv_bridge *b, const uint8_t *src, uin
 		return;
 	}
 	fdb_entry_write(&f->e[pos], key, b->iface, port, b->gen, remote, now);
+	f->cache[nfv_fdb_cache_slot(key)] = (uint32_t)pos + 1;
 	c->learned++;
 }
 
@@ -393,7 +396,7 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 				continue;
 			}
 			key = nfv_fdb_key(eth, br);
-			pos = rte_hash_lookup(f->h, &key);
+			pos = nfv_fdb_lookup(f, key);
 			if (pos >= 0 && fdb_entry_live(&f->e[pos], b, now)) {
 				const struct nfv_fdb_entry *e = &f->e[pos];
 
