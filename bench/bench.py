@@ -729,6 +729,21 @@ def build_cases(env):
                                 "vxlan add vx0 vni 100 local 198.18.0.1", "bridge add br0",
                                 "bridge port add br0 dev vx0", "bridge port add br0 dev out"],
                          note="; VXLAN to in's address, bridged to out")],
+        # The load balancer: the 512 flows all to 198.18.1.100:53 (one VIP,
+        # four backends in 198.18.1.0/24): a session hit per packet and the
+        # ingress arc, against the same traffic routed as it is.
+        vip_pcap = p("ipv4-64-vip.pcap")
+        cases["ipv4-lb"] = Case(
+            "ipv4-lb", "IPv4 64 B through the load balancer against plain routing",
+            "512 flows IPv4/UDP, 64 B frames, all to 198.18.1.100 port 53; nfvd-lb: that "
+            "address and port a VIP over four backends 198.18.1.11-14 (NAT mode, 512 "
+            "sessions, every packet a session hit after the first)", [
+                app_nfvd(env, "nfvd-nolb", vip_pcap, label="nfvd"),
+                app_nfvd(env, "nfvd-lb", vip_pcap, label="nfvd-lb",
+                         extra=["lb service add 198.18.1.100:53 proto udp"] + [
+                             f"lb backend add 198.18.1.100:53 proto udp 198.18.1.{b}"
+                             for b in range(11, 15)],
+                         note="; load balancer VIP 198.18.1.100:53")],
             compare_to="nfvd")
         cases["conntrack-new"] = Case(
             "conntrack-new", "nfvd: new connections per second (reflect, UDP)",
@@ -766,9 +781,9 @@ def build_cases(env):
 ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
              "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
              "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "conntrack-new",
-             "ipv4-64-visibility", "bridge-vxlan"]
+             "ipv4-64-visibility", "ipv4-nat", "ipv4-lb", "bridge-vxlan"]
 NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp",
-             "ipv4-acl", "conntrack-new", "bridge-vxlan"}
+             "ipv4-acl", "conntrack-new", "ipv4-nat", "ipv4-lb", "bridge-vxlan"}
 CT_NEW_FLOWS = 1000000
 
 

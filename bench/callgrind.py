@@ -27,7 +27,9 @@ established-flow path, every packet a connection-table hit), ipv4-nat
 (source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
 `out1` out, filter "tcp port 9", which none of the traffic matches),
-bridge (in and out1 bridged, every frame flooded to out1), vxlan-encap (in
+ipv4-vip and ipv4-lb (512 UDP flows to one address and port, routed; and
+that address and port a load-balancer VIP over four backends, a session
+hit per packet), bridge (in and out1 bridged, every frame flooded to out1), vxlan-encap (in
 bridged with a VXLAN interface, encapsulated to a remote via out1),
 vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 
@@ -78,11 +80,19 @@ CASES = {
     "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    # 512 flows to one address and UDP port: plain routing, and the same
+    # address and port as a load-balancer VIP over four backends.
+    "ipv4-vip": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
+                                      "--dst-port", "53"], 1, "4"),
+    "ipv4-lb": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
+                                     "--dst-port", "53"], 1, "4"),
     "bridge": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "vxlan-encap": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "vxlan-decap": ("ipv4-64-vxlan.pcap", ["--family", "4", "--vxlan",
                                            "100:198.18.0.2:198.18.0.1"], 1, "4"),
 }
+LB_LINES = ["lb service add 198.18.1.100:53 proto udp"] + [
+    f"lb backend add 198.18.1.100:53 proto udp 198.18.1.{b}" for b in range(11, 15)]
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
          "nfv_ip_fast_group_of",
@@ -92,9 +102,9 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
-         "capture_in_process", "capture_out_process", "bridge_input_process",
-         "rte_hash_lookup", "rte_pktmbuf_copy", "vxlan_input_process", "vxlan_output_process",
-         "ip4_local_process"]
+         "capture_in_process", "capture_out_process", "lb_in_process",
+         "bridge_input_process", "rte_hash_lookup", "rte_pktmbuf_copy",
+         "vxlan_input_process", "vxlan_output_process", "ip4_local_process"]
 
 
 def config(case, pcap):
@@ -129,6 +139,8 @@ def config(case, pcap):
         # The files go to nfvd's working directory, the run's own.
         lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
                   'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
+    if case == "ipv4-lb":
+        lines += LB_LINES
     if case == "bridge":
         # in and out1 bridged: the traffic's destination MAC is never
         # learned, so every frame is flooded to out1, the one other port.
