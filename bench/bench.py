@@ -729,6 +729,7 @@ def build_cases(env):
                                 "vxlan add vx0 vni 100 local 198.18.0.1", "bridge add br0",
                                 "bridge port add br0 dev vx0", "bridge port add br0 dev out"],
                          note="; VXLAN to in's address, bridged to out")],
+            compare_to="nfvd")
         # The load balancer: the 512 flows all to 198.18.1.100:53 (one VIP,
         # four backends in 198.18.1.0/24): a session hit per packet and the
         # ingress arc, against the same traffic routed as it is.
