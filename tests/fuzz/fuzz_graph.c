@@ -83,8 +83,9 @@ static const char *setup_cmds[] = {
 
 /* NAT44: what "in" routes out of "out" from 10.0.0.0/24 is translated,
  * and TCP to in's address, port 8080, goes to 10.0.0.2:80. The load
- * balancer: TCP and UDP to 198.18.0.100 port 80 go to two backends. A
- * bridge of VLAN 5 on "in", port "brp" and a VXLAN tunnel (VNI 42 to in's
+ * balancer: TCP and UDP to 198.18.0.100 port 80 go to two backends, TCP
+ * port 443 to two direct-return backends (one never resolved). A bridge
+ * of VLAN 5 on "in", port "brp" and a VXLAN tunnel (VNI 42 to in's
  * address, two remotes behind "out"), with an address (the gateway). */
 static const char *feature_cmds[] = {
 	"nat44 snat add src 10.0.0.0/24 dev out",
@@ -94,6 +95,9 @@ static const char *feature_cmds[] = {
 	"lb backend add 198.18.0.100:80 proto tcp 10.0.0.2 weight 3",
 	"lb service add 198.18.0.100:80 proto udp",
 	"lb backend add 198.18.0.100:80 proto udp 10.1.0.3",
+	"lb service add 198.18.0.100:443 proto tcp mode dsr",
+	"lb backend add 198.18.0.100:443 proto tcp 10.1.0.2",
+	"lb backend add 198.18.0.100:443 proto tcp 10.1.0.99",
 	"vlan add v5 dev in id 5",
 	"vxlan add vx0 vni 42 local 10.0.0.1 remote 10.1.0.2 remote 10.1.0.3",
 	"bridge add b0",

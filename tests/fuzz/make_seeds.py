@@ -30,6 +30,7 @@ seeds = {
     "v4_snat_echo": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1") / ICMP(id=7) / b"ping",
     "v4_lb_syn": Ether(src=MAC, dst=DST) / IP(src="10.0.0.7", dst="198.18.0.100") / TCP(sport=4000, dport=80, flags="S"),
     "v4_lb_udp": Ether(src=MAC, dst=DST) / IP(src="10.0.0.7", dst="198.18.0.100") / UDP(sport=4000, dport=80) / b"q",
+    "v4_lb_dsr": Ether(src=MAC, dst=DST) / IP(src="10.0.0.7", dst="198.18.0.100") / TCP(sport=4001, dport=443, flags="S"),
     "v4_lb_reply": Ether(src=MAC, dst=DST) / IP(src="10.1.0.2", dst="10.0.0.7") / TCP(sport=8080, dport=4000, flags="SA"),
     "v4_snat_gre": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1", proto=47) / b"\0\0\x08\0",
     "arp": Ether(src=MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(),
