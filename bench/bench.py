@@ -702,6 +702,34 @@ def build_cases(env):
                          extra=["nat44 snat add src 198.19.0.0/16 dev out"],
                          note="; source NAT on port out")],
             compare_to="nfvd")
+        # Bridging and VXLAN against plain routing: in and out in a bridge
+        # (the traffic's destination MAC is never learned: flooded to the
+        # one other port, which costs what known unicast does plus the
+        # walk over the ports); in bridged with a VXLAN interface whose one
+        # remote is reached through out (encapsulation); VXLAN datagrams to
+        # in's address, decapsulated and bridged to out.
+        cases["bridge-vxlan"] = Case(
+            "bridge-vxlan", "IPv4 64 B bridged, encapsulated and decapsulated (VXLAN) "
+            "against plain routing",
+            std_traffic.format(size=64) + "; nfvd-vxlan-decap: the same frames inside VXLAN "
+            "(VNI 100, 114 B) from 198.18.0.2 to 198.18.0.1 (in's address)", [
+                app_nfvd(env, "nfvd-plain", pcap, label="nfvd"),
+                app_nfvd(env, "nfvd-bridge", pcap, label="nfvd-bridge",
+                         extra=["bridge add br0", "bridge port add br0 dev in",
+                                "bridge port add br0 dev out"],
+                         note="; in and out bridged"),
+                app_nfvd(env, "nfvd-vxlan-encap", pcap, label="nfvd-vxlan-encap",
+                         extra=[f"vxlan add vx0 vni 100 local 198.19.0.1 remote {NFVD_V4_NH}",
+                                "bridge add br0", "bridge port add br0 dev in",
+                                "bridge port add br0 dev vx0"],
+                         note="; in bridged with vx0, encapsulated to 198.19.0.2 via out"),
+                app_nfvd(env, "nfvd-vxlan-decap", p("ipv4-64-vxlan.pcap"),
+                         label="nfvd-vxlan-decap",
+                         extra=["addr add 198.18.0.1/24 dev in",
+                                "vxlan add vx0 vni 100 local 198.18.0.1", "bridge add br0",
+                                "bridge port add br0 dev vx0", "bridge port add br0 dev out"],
+                         note="; VXLAN to in's address, bridged to out")],
+            compare_to="nfvd")
         # The load balancer: the 512 flows all to 198.18.1.100:53 (one VIP,
         # four backends in 198.18.1.0/24): a session hit per packet and the
         # ingress arc, against the same traffic routed as it is.
@@ -754,9 +782,9 @@ def build_cases(env):
 ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
              "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
              "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "conntrack-new",
-             "ipv4-64-visibility", "ipv4-nat", "ipv4-lb"]
+             "ipv4-64-visibility", "ipv4-nat", "ipv4-lb", "bridge-vxlan"]
 NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp",
-             "ipv4-acl", "conntrack-new", "ipv4-nat", "ipv4-lb"}
+             "ipv4-acl", "conntrack-new", "ipv4-nat", "ipv4-lb", "bridge-vxlan"}
 CT_NEW_FLOWS = 1000000
 
 

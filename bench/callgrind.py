@@ -35,7 +35,9 @@ traffic, each destination a session's UE address, encapsulated toward a
 gNB behind out1, N3 on out1),
 ipv4-vip and ipv4-lb (512 UDP flows to one address and port, routed; and
 that address and port a load-balancer VIP over four backends, a session
-hit per packet).
+hit per packet), bridge (in and out1 bridged, every frame flooded to out1), vxlan-encap (in
+bridged with a VXLAN interface, encapsulated to a remote via out1),
+vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 
 Packets: calls of port_rx's process function (one graph walk each) times
 the burst (32): every walk takes one RX burst from the replayed port (the
@@ -92,6 +94,10 @@ CASES = {
                                       "--dst-port", "53"], 1, "4"),
     "ipv4-lb": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
                                      "--dst-port", "53"], 1, "4"),
+    "bridge": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "vxlan-encap": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "vxlan-decap": ("ipv4-64-vxlan.pcap", ["--family", "4", "--vxlan",
+                                           "100:198.18.0.2:198.18.0.1"], 1, "4"),
 }
 UPF_N3_DECAP = "192.0.2.1"    # on in: the gNB sends to it
 UPF_N3_ENCAP = "198.19.0.1"   # out1's address: toward the gNB 198.19.0.2
@@ -109,7 +115,9 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
          "capture_in_process", "nfv_capture_tx_cb", "upf_gtpu_process",
-         "upf_downlink_process", "lb_in_process"]
+         "upf_downlink_process", "lb_in_process",
+         "bridge_input_process", "rte_hash_lookup", "rte_pktmbuf_copy",
+         "vxlan_input_process", "vxlan_output_process", "ip4_local_process"]
 
 
 def config(case, pcap):
@@ -152,6 +160,19 @@ def config(case, pcap):
         lines += [f"upf pfcp listen 127.0.0.1:{upf_pfcp_port()} node-id bench"]
     if case == "ipv4-lb":
         lines += LB_LINES
+    if case == "bridge":
+        # in and out1 bridged: the traffic's destination MAC is never
+        # learned, so every frame is flooded to out1, the one other port.
+        lines += ["bridge add br0", "bridge port add br0 dev in", "bridge port add br0 dev out1"]
+    if case == "vxlan-encap":
+        # in bridged with vx0, whose one remote is reached through out1.
+        lines += ["vxlan add vx0 vni 100 local 198.19.0.1 remote 198.19.0.2", "bridge add br0",
+                  "bridge port add br0 dev in", "bridge port add br0 dev vx0"]
+    if case == "vxlan-decap":
+        # VXLAN datagrams to in's address, bridged (flooded) to out1.
+        lines += ["addr add 198.18.0.1/24 dev in", "vxlan add vx0 vni 100 local 198.18.0.1",
+                  "bridge add br0", "bridge port add br0 dev vx0",
+                  "bridge port add br0 dev out1"]
     if case == "ipv4-ct":
         # bench.py's established-flow case: one reflect rule on in; after
         # the first packet of each of the 512 flows, every packet is a

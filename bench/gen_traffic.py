@@ -19,7 +19,7 @@ bytes in the pcap.
 
 Usage:
     gen_traffic.py pcap --out FILE --family 4|6 --size N --flows N --dst-mac MAC
-                        [--dst-nets X,Y,...] [--dst-host IP]
+                        [--dst-nets X,Y,...] [--dst-host IP] [--vxlan VNI:SRC:DST]
     gen_traffic.py routes --out FILE --count N --nexthops A,B,... [--seed N]
     gen_traffic.py pcap-from-routes --routes FILE --out FILE --flows N --dst-mac MAC
     gen_traffic.py churn --out-dir DIR --per-second N --seconds N --nexthop IP
@@ -32,6 +32,7 @@ import random
 import sys
 
 SRC_MAC = "02:00:00:00:00:01"
+VXLAN_INNER_MAC = "02:00:00:00:00:02"
 
 # Unicast space that BGP-like random routes must avoid: special-purpose
 # blocks, and the benchmark ranges the traffic and the next hops live in.
@@ -91,8 +92,17 @@ def cmd_pcap(args):
         else:
             src = f"2001:200:0:100::{i + 1:x}"
             dst = f"2001:200:0:{net:x}::{host:x}"
-        frames.append(build_frame(s, family, args.dst_mac, src, dst,
-                                  sport, dport, args.size))
+        frame = build_frame(s, family, args.dst_mac, src, dst, sport, dport, args.size)
+        if args.vxlan:
+            # The frame inside a VXLAN datagram from a VTEP to nfvd's
+            # address: the inner frame to a host behind the bridge.
+            from scapy.layers.vxlan import VXLAN
+            vni, vsrc, vdst = args.vxlan.split(":")
+            inner = build_frame(s, family, VXLAN_INNER_MAC, src, dst, sport, dport, args.size)
+            frame = (s.Ether(dst=args.dst_mac, src=SRC_MAC) / s.IP(src=vsrc, dst=vdst) /
+                     s.UDP(sport=49152 + i % 16384, dport=4789, chksum=0) /
+                     VXLAN(vni=int(vni)) / inner)
+        frames.append(frame)
     s.wrpcap(args.out, frames)
     print(f"wrote {args.out}: {len(frames)} IPv{args.family} flows, {args.size} B, "
           f"to net(s) {args.dst_nets}")
@@ -202,6 +212,8 @@ def main():
     p.add_argument("--dst-port", type=int, default=0,
                    help="every frame to this UDP port (0: a random one per flow)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--vxlan", default="",
+                   help="VNI:SRC:DST: each frame inside a VXLAN datagram from SRC to DST")
     p.set_defaults(func=cmd_pcap)
 
     p = sub.add_parser("routes")

@@ -183,6 +183,10 @@ gen_traffic() {
         --dst-mac $mac --dst-nets 1,2
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-4ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2,3,4
+    # The 64 B frames inside VXLAN (VNI 100) from a VTEP to nfvd's address
+    # on its input port: bridge-vxlan's decapsulation.
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-vxlan.pcap" --family 4 --size 64 \
+        --dst-mac $mac --vxlan 100:198.18.0.2:198.18.0.1
     # 512 flows to one address and UDP port: a load-balancer VIP (ipv4-lb).
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-vip.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-host 198.18.1.100 --dst-port 53

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: every input is a frame received on port "in" of a test
- * instance (two net_null ports, addresses, neighbors, IPv4/IPv6 routes,
- * ECMP, a blackhole, a small MTU) and walks the whole graph in this thread.
+ * instance (net_null ports, addresses, neighbors, IPv4/IPv6 routes,
+ * ECMP, a blackhole, a small MTU, NAT44, a bridge with a VLAN and a VXLAN
+ * port) and walks the whole graph in this thread.
  * Inputs longer than 600 bytes arrive as two chained segments. After each
  * input every mbuf must be back in its pool.
  *
@@ -62,6 +63,7 @@ RTE_NODE_REGISTER(fuzz_rx_node);
 static const char *setup_cmds[] = {
 	"port add in dev net_null0,no-rx=1",
 	"port add out dev net_null1,no-rx=1 mtu 600",
+	"port add brp dev net_null2,no-rx=1",
 	"addr add 10.0.0.1/24 dev in",
 	"addr add 10.1.0.1/24 dev out",
 	"addr add 2001:db8:a::1/64 dev in",
@@ -82,7 +84,9 @@ static const char *setup_cmds[] = {
 /* NAT44: what "in" routes out of "out" from 10.0.0.0/24 is translated,
  * and TCP to in's address, port 8080, goes to 10.0.0.2:80. The load
  * balancer: TCP and UDP to 198.18.0.100 port 80 go to two backends, TCP
- * port 443 to two direct-return backends (one never resolved). */
+ * port 443 to two direct-return backends (one never resolved). A bridge
+ * of VLAN 5 on "in", port "brp" and a VXLAN tunnel (VNI 42 to in's
+ * address, two remotes behind "out"), with an address (the gateway). */
 static const char *feature_cmds[] = {
 	"nat44 snat add src 10.0.0.0/24 dev out",
 	"nat44 dnat add dev in proto tcp dport 8080 to 10.0.0.2:80",
@@ -94,6 +98,13 @@ static const char *feature_cmds[] = {
 	"lb service add 198.18.0.100:443 proto tcp mode dsr",
 	"lb backend add 198.18.0.100:443 proto tcp 10.1.0.2",
 	"lb backend add 198.18.0.100:443 proto tcp 10.1.0.99",
+	"vlan add v5 dev in id 5",
+	"vxlan add vx0 vni 42 local 10.0.0.1 remote 10.1.0.2 remote 10.1.0.3",
+	"bridge add b0",
+	"bridge port add b0 dev v5",
+	"bridge port add b0 dev brp",
+	"bridge port add b0 dev vx0",
+	"addr add 10.9.0.1/24 dev b0",
 };
 
 static void

@@ -5,6 +5,7 @@ import sys
 
 from scapy.all import (Ether, IP, IPv6, UDP, TCP, ICMP, ICMPv6EchoRequest, ARP, Dot1Q,
                        IPv6ExtHdrHopByHop, IPv6ExtHdrFragment, raw)
+from scapy.layers.vxlan import VXLAN
 
 MAC = "02:00:00:00:00:02"
 DST = "02:00:00:00:00:99"  # replaced by the port MAC in the harness
@@ -34,6 +35,8 @@ seeds = {
     "v4_snat_gre": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1", proto=47) / b"\0\0\x08\0",
     "arp": Ether(src=MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(),
     "vlan": Ether(src=MAC, dst=DST) / Dot1Q(vlan=5) / IP(src="10.0.0.2", dst="198.18.1.1") / UDP(),
+    "vlan_bridge_bcast": Ether(src=MAC, dst="ff:ff:ff:ff:ff:ff") / Dot1Q(vlan=5) / ARP(pdst="10.9.0.1"),
+    "vxlan": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="10.0.0.1") / UDP(sport=50000, dport=4789) / VXLAN(vni=42) / Ether(src="02:00:00:00:05:01", dst="ff:ff:ff:ff:ff:ff") / IP(src="10.9.0.2", dst="10.9.0.255") / UDP(),
 }
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

@@ -17,12 +17,14 @@ R1 = "02:00:00:00:01:01"
 
 def check_vlan_arc_features(nfvd):
     """A VLAN interface enables vlan_output4 on itself, last of the IPv4
-    egress features; nothing else is on."""
+    egress features (with bridge_output4, which is never on the same
+    interface); nothing else is on."""
     nfvd.ctl("vlan add v7 dev p0 id 7")
     arcs = {a["arc"]: a for a in nfvd.ctl("show", "arcs")["arcs"]}
     assert arcs["ip4_egress"]["features"] == [{"feature": "acl_out4", "ifaces": []},
                                               {"feature": "policer_out4", "ifaces": []},
                                               {"feature": "nat44_out", "ifaces": []},
+                                              {"feature": "bridge_output4", "ifaces": []},
                                               {"feature": "vlan_output4", "ifaces": ["v7"]}]
     assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
                                                {"feature": "policer_in4", "ifaces": []},
@@ -104,13 +106,14 @@ def test_node_names_and_drop_owners(tmp_path):
 
 def test_show_arcs(tmp_path):
     """The IP arcs: the ACL, the policer, then the load balancer, NAT44 and
-    the UPF's downlink (IPv4) on ingress; on
-    egress the same, then the VLAN module's output feature (the tag goes on
-    last), enabled on no interface while there is no ACL, policer, NAT rule,
-    load-balancer service, N3 or VLAN; on l2_input the lcp
-    module's features (no twin yet) and the observers (mirror, capture, flow
-    statistics), on l2_output mirroring (output captures are TX callbacks),
-    enabled nowhere until asked."""
+    the UPF's downlink (IPv4) on ingress; on egress the ACL, the policer,
+    NAT44, then the bridge's and the VLAN module's output features (the tag
+    goes on last), enabled on no interface while there is no ACL, policer,
+    NAT rule, load-balancer service, N3, bridge with an address or VLAN; on
+    l2_input the lcp module's features (no twin yet), the observers (mirror,
+    capture, flow statistics) and the bridge, on l2_output mirroring (output
+    captures are TX callbacks), on vlan_l2_input the bridge, enabled nowhere
+    until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -121,7 +124,8 @@ def test_show_arcs(tmp_path):
                                   {"feature": "lcp_copy", "ifaces": []},
                                   {"feature": "mirror_in", "ifaces": []},
                                   {"feature": "capture_in", "ifaces": []},
-                                  {"feature": "flow_in", "ifaces": []}]},
+                                  {"feature": "flow_in", "ifaces": []},
+                                  {"feature": "bridge_input", "ifaces": []}]},
         "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",
                       "features": [{"feature": "mirror_out", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
@@ -134,6 +138,7 @@ def test_show_arcs(tmp_path):
                        "features": [{"feature": "acl_out4", "ifaces": []},
                                     {"feature": "policer_out4", "ifaces": []},
                                     {"feature": "nat44_out", "ifaces": []},
+                                    {"feature": "bridge_output4", "ifaces": []},
                                     {"feature": "vlan_output4", "ifaces": []}]},
         "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
                         "features": [{"feature": "acl_in6", "ifaces": []},
@@ -141,7 +146,10 @@ def test_show_arcs(tmp_path):
         "ip6_egress": {"arc": "ip6_egress", "from": "ip6_rewrite", "to": "port_tx",
                        "features": [{"feature": "acl_out6", "ifaces": []},
                                     {"feature": "policer_out6", "ifaces": []},
+                                    {"feature": "bridge_output6", "ifaces": []},
                                     {"feature": "vlan_output6", "ifaces": []}]},
+        "vlan_l2_input": {"arc": "vlan_l2_input", "from": "vlan_input", "to": "eth_input",
+                          "features": [{"feature": "bridge_input", "ifaces": []}]},
     }
     check_vlan_arc_features(nfvd)
     nfvd.stop()

@@ -11,6 +11,7 @@
  * registered for a UDP port gets the datagrams for a local address.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -131,7 +132,8 @@ RTE_NODE_REGISTER(first_node);
 RTE_NODE_REGISTER(second_node);
 RTE_NODE_REGISTER(egress_node);
 
-/* UDP port 4789 of our IPv4 addresses: counted and freed here. */
+/* UDP port 9999 of our IPv4 addresses (a test port: 4789 is the vxlan
+ * module's): counted and freed here. */
 static uint64_t udp_seen;
 
 static uint16_t
@@ -146,7 +148,7 @@ static struct rte_node_register udp_node = {
 	.name = "nfv_test_udp", .process = udp_process, .init = nfv_node_ctx_init,
 };
 RTE_NODE_REGISTER(udp_node);
-NFV_UDP_PORT_REGISTER(test_vxlan, AF_INET, 4789, "nfv_test_udp");
+NFV_UDP_PORT_REGISTER(test_udp, AF_INET, 9999, "nfv_test_udp");
 
 /* The test's source node: hands the packets of one walk to eth_input. */
 static struct rte_mbuf *pending[64];
@@ -417,12 +419,26 @@ test_udp_port_of_a_local_address(void **state)
 	uint64_t tx = test_worker.stats.tx_packets;
 
 	udp_seen = 0;
-	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 4789);
-	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 4790);
-	pending[n_pending++] = frame_to_port(port_b, "10.2.0.1", 4789);
+	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 9999);
+	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 9998);
+	pending[n_pending++] = frame_to_port(port_b, "10.2.0.1", 9999);
 	rte_graph_walk(graph);
-	/* Both datagrams to 4789 reach the node; 4790 is nobody's: dropped. */
+	/* Both datagrams to 9999 reach the node; 9998 is nobody's: dropped. */
 	assert_int_equal(udp_seen, 2);
+	/* 9998 bound at run time to the same node (a tunnel's dstport), then
+	 * unbound; a node that registered no port cannot be bound, nor a port
+	 * another node serves. */
+	assert_int_equal(nfv_udp_port_bind(AF_INET, 9998, "nfv_test_udp"), 0);
+	assert_int_equal(nfv_udp_port_bind(AF_INET, 9998, "nfv_drop"), -EEXIST);
+	assert_int_equal(nfv_udp_port_bind(AF_INET, 9997, "nfv_drop"), -ENOENT);
+	assert_int_equal(nfv_udp_port_bind(AF_INET6, 9998, "nfv_test_udp"), -ENOENT);
+	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 9998);
+	rte_graph_walk(graph);
+	assert_int_equal(udp_seen, 3);
+	nfv_udp_port_unbind(AF_INET, 9998, "nfv_test_udp");
+	pending[n_pending++] = frame_to_port(port_a, "10.1.0.1", 9998);
+	rte_graph_walk(graph);
+	assert_int_equal(udp_seen, 3);
 	assert_int_equal(test_worker.stats.tx_packets, tx);
 	assert_int_equal(rte_mempool_in_use_count(port_a->pool), 0);
 	assert_int_equal(rte_mempool_in_use_count(port_b->pool), 0);

@@ -2,8 +2,8 @@
 /*
  * Interfaces: every object a packet can arrive on or leave by, with a name,
  * an id, a MAC, an MTU, an admin state and a VRF. A port is one (its id is
- * its DPDK port id); a VLAN sub-interface is one on top of a port; bridges
- * and tunnels will be. "dev NAME" in any command resolves any of them.
+ * its DPDK port id); a VLAN sub-interface is one on top of a port; so are
+ * bridges and VXLAN tunnels. "dev NAME" in any command resolves any of them.
  * The module that creates an interface announces it (core/iface_event.h).
  * Workers read nfv_ifaces[] fields marked so; control writes them.
  */
@@ -22,6 +22,8 @@
 enum nfv_iface_kind {
 	NFV_IFACE_KIND_PORT,
 	NFV_IFACE_KIND_VLAN,
+	NFV_IFACE_KIND_BRIDGE,
+	NFV_IFACE_KIND_VXLAN,
 };
 
 struct nfv_iface {

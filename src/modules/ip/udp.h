@@ -24,6 +24,17 @@ void nfv_udp_port_register(uint8_t family, uint16_t port, const char *node);
 		nfv_udp_port_register(family, port, node); \
 	}
 
+/*
+ * At run time (a tunnel configured with another port): datagrams to port
+ * also go to node, which must have registered a port of the same family
+ * (its edge exists). 0, -EEXIST (the port is served by another node),
+ * -ENOENT (node has no edge) or -ENOSPC. Unbinding a port leaves the
+ * registered ones alone; the caller waits a grace period before it relies
+ * on no datagram reaching node through port.
+ */
+int nfv_udp_port_bind(uint8_t family, uint16_t port, const char *node);
+void nfv_udp_port_unbind(uint8_t family, uint16_t port, const char *node);
+
 /* ipX_local's edge for a destination port (network order), or -1. */
 int nfv_udp_port_edge(uint8_t family, uint16_t port_be);
 

@@ -91,6 +91,17 @@ void nfv_inject_target_register(struct nfv_inject_target *t);
 extern struct nfv_inject_target nfv_inject_port_tx;
 extern struct nfv_inject_target nfv_inject_eth_input;
 
+/*
+ * Interfaces that are not ports and send frames through a node of their
+ * own (a bridge floods them to its ports): the module that owns the kind
+ * names the target the control side injects the frames it sends out of
+ * such an interface to (with mbuf->port and meta.tx_port the interface).
+ * nfv_inject_target_of_kind() is NULL for the other kinds (port_tx, or
+ * what the sender does for them).
+ */
+void nfv_inject_kind_register(uint8_t iface_kind, const struct nfv_inject_target *t);
+const struct nfv_inject_target *nfv_inject_target_of_kind(uint8_t iface_kind);
+
 /* Control side. Sends m to target t on worker (an index; any value is
  * taken modulo the number of workers). Takes m in every case: 0, or
  * -ENOBUFS when the ring is full (m freed, counted). */

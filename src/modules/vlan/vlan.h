@@ -22,6 +22,12 @@
 /* Interface id of (port, VLAN id), NFV_VLAN_NONE if none; workers read it. */
 extern uint16_t nfv_vlan_iface[RTE_MAX_ETHPORTS][4096];
 
+/* Features on a sub-interface's frames before eth_input, keyed by it
+ * (started by vlan_input, ends at eth_input): a bridge port's frames go
+ * to bridge_input. */
+struct nfv_arc;
+extern struct nfv_arc nfv_vlan_l2_input_arc;
+
 struct nfv_vlan_counters {
 	uint64_t rx_packets[NFV_IFACE_MAX];
 	uint64_t rx_bytes[NFV_IFACE_MAX];

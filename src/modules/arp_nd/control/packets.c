@@ -5,7 +5,8 @@
  * with the link-layer address options of 4.6.1), echo replies from a
  * link-local address (RFC 4443 4.2). Every frame leaves through a worker's
  * port_tx (the inject path); on a VLAN interface the 802.1Q tag is added
- * here, as vlan_output does for routed packets.
+ * here, as vlan_output does for routed packets; an interface kind with an
+ * inject target of its own (a bridge) gets its frames there.
  */
 #include <string.h>
 
@@ -40,6 +41,7 @@ int
 nfv_arp_nd_send(uint16_t iface, struct rte_mbuf *m, unsigned int worker)
 {
 	const struct nfv_iface *ifc = &nfv_ifaces[iface];
+	const struct nfv_inject_target *t = nfv_inject_target_of_kind(ifc->kind);
 	uint16_t port = iface;
 
 	if (ifc->kind == NFV_IFACE_KIND_VLAN) {
@@ -61,7 +63,7 @@ nfv_arp_nd_send(uint16_t iface, struct rte_mbuf *m, unsigned int worker)
 	m->port = iface;
 	nfv_meta(m)->tx_port = port;
 	nfv_meta(m)->flags = NFV_META_LOCAL_ORIGIN;
-	return nfv_inject(worker, m, &nfv_inject_port_tx);
+	return nfv_inject(worker, m, t != NULL ? t : &nfv_inject_port_tx);
 }
 
 /* The IPv4 address of iface to solicit dst from: one whose subnet holds

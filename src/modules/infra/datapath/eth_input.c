@@ -66,6 +66,15 @@ eth_input_slow(struct rte_mbuf *m)
 				     drop_eth_too_short.id : drop_eth_multiseg.id,
 				     ETH_INPUT_NEXT_DROP);
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	/* A tagged frame goes to its sub-interface whatever its destination:
+	 * the MAC is checked once the tag is off, against the sub-interface's
+	 * (a VLAN that is a bridge port takes frames for any MAC). */
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+		int edge = nfv_eth_type_edge(eth->ether_type);
+
+		if (edge >= 0)
+			return (uint16_t)edge;
+	}
 	if (likely(rte_is_unicast_ether_addr(&eth->dst_addr))) {
 		uint64_t dst;
 

@@ -82,6 +82,20 @@ nfv_inject_target_register(struct nfv_inject_target *t)
 	nfv_inject_n_targets++;
 }
 
+static const struct nfv_inject_target *kind_targets[UINT8_MAX + 1];
+
+void
+nfv_inject_kind_register(uint8_t iface_kind, const struct nfv_inject_target *t)
+{
+	kind_targets[iface_kind] = t;
+}
+
+const struct nfv_inject_target *
+nfv_inject_target_of_kind(uint8_t iface_kind)
+{
+	return kind_targets[iface_kind];
+}
+
 int
 nfv_inject_setup_edges(const char *from)
 {

@@ -6,7 +6,11 @@
  * its MAC and dispatches it on the inner ethertype. Priority and DEI bits
  * are ignored; a second tag (QinQ) has no sub-interface and is dropped.
  *
- * Edges: eth_input, drop.
+ * The "vlan_l2_input" arc starts here, keyed by the sub-interface: its
+ * frames go to the first feature enabled on it (bridge_input, for a VLAN
+ * that is a bridge port) instead of eth_input (one table load a frame).
+ *
+ * Edges: eth_input, drop, then the vlan_l2_input arc's features.
  * Writes: mbuf->port (the sub-interface), meta.drop_reason.
  * Drops: vlan_input/too_short, unknown_vlan, interface_down.
  * Counters: packets and bytes received per VLAN interface (per worker).
@@ -15,9 +19,11 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 
+#include "core/arc.h"
 #include "core/node.h"
 #include "modules/infra/eth.h"
 #include "modules/infra/iface.h"
+#include "modules/infra/port.h"
 #include "modules/vlan/vlan.h"
 
 enum vlan_input_next {
@@ -35,6 +41,14 @@ NFV_DROP_REASON(drop_vlan_down, "vlan_input", "interface_down",
 
 NFV_ETH_TYPE_REGISTER(vlan, RTE_ETHER_TYPE_VLAN, "nfv_vlan_input");
 
+/* Features on a sub-interface's frames before eth_input (bridging). */
+struct nfv_arc nfv_vlan_l2_input_arc = {
+	.name = "vlan_l2_input",
+	.start_node = "nfv_vlan_input",
+	.end_node = "nfv_eth_input",
+};
+NFV_ARC_REGISTER(nfv_vlan_l2_input_arc);
+
 #define VLAN_HDRS_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
 
 static __rte_always_inline uint16_t
@@ -43,7 +57,7 @@ vlan_input_one(struct rte_mbuf *m, void *arg)
 	struct nfv_vlan_counters *c = arg;
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	rte_be16_t tci;
-	uint16_t id;
+	uint16_t id, edge;
 
 	if (unlikely(rte_pktmbuf_data_len(m) < VLAN_HDRS_LEN))
 		return nfv_mark_drop(m, drop_vlan_too_short.id, VLAN_INPUT_NEXT_DROP);
@@ -60,9 +74,20 @@ vlan_input_one(struct rte_mbuf *m, void *arg)
 	memmove(eth + sizeof(struct rte_vlan_hdr), eth, 2 * RTE_ETHER_ADDR_LEN);
 	rte_pktmbuf_adj(m, sizeof(struct rte_vlan_hdr));
 	m->port = id;
+	edge = nfv_arc_start_edge(&nfv_vlan_l2_input_arc, id);
+	if (edge == nfv_vlan_l2_input_arc.end_edge) {
+		uint64_t dst;
+
+		/* For another host: eth_input drops it, not counted as the
+		 * interface's (eth_input hands every tagged frame here). */
+		eth += sizeof(struct rte_vlan_hdr);
+		memcpy(&dst, eth, sizeof(dst));
+		if (!(eth[0] & 1) && nfv_mac_key_differs(dst, nfv_iface_mac_key[id]))
+			return edge;
+	}
 	c->rx_packets[id]++;
 	c->rx_bytes[id] += rte_pktmbuf_pkt_len(m);
-	return VLAN_INPUT_NEXT_ETH;
+	return edge;
 }
 
 static uint16_t

@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+L2 bridges: learning, flooding of broadcast / multicast / unknown unicast to
+the other ports only, unicast to the learned port, ageing, the reserved group
+addresses, named drops, counters, fdb show, and every mbuf back.
+
+    A -- p0 --+
+    B -- p1 --+-- br0 [nfvd]
+    C -- p2 --+
+
+Phases: a port set down is not polled, so p1 (and its frames) start down and
+come up once p0's frames are through: B's frames are bridged after A's.
+"""
+import time
+
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import ARP, Dot1Q, Ether
+
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+
+A = "02:00:00:00:00:0a"
+B = "02:00:00:00:00:0b"
+C = "02:00:00:00:00:0c"
+BCAST = "ff:ff:ff:ff:ff:ff"
+MCAST = "01:00:5e:01:02:03"
+
+
+def frame(src, dst, tag):
+    return bytes(Ether(src=src, dst=dst) / IP(src="10.9.0.1", dst="10.9.0.2") /
+                 UDP(sport=1000, dport=2000) / (b"br-%s" % tag))
+
+
+def arp(src):
+    return bytes(Ether(src=src, dst=BCAST) / ARP(hwsrc=src, psrc="10.9.0.1", pdst="10.9.0.2"))
+
+
+def fdb(nfvd, dev=None):
+    out = nfvd.ctl("fdb show" + (" dev %s" % dev if dev else ""))["fdb"]
+    return {(e["mac"].lower(), e["port"], e["type"]) for e in out}
+
+
+def rows(nfvd):
+    return {p["name"]: p for p in nfvd.ctl("port show")["ports"]}
+
+
+def three_ports(tmp_path, in0, in1, in2=(), ageing=None):
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=in0)
+    nfvd.add_port("p1", rx=in1)
+    nfvd.add_port("p2", rx=list(in2))
+    nfvd.cmd("bridge add br0" + (" ageing %d" % ageing if ageing else ""),
+             "bridge port add br0 dev p0",
+             "bridge port add br0 dev p1",
+             "bridge port add br0 dev p2",
+             "port set p1 down")
+    nfvd.start()
+    return nfvd
+
+
+def test_learn_flood_forward(tmp_path):
+    in0 = [arp(A),                          # broadcast: flooded, A learned on p0
+           frame(A, B, b"1"),               # B unknown: flooded
+           frame(A, MCAST, b"2"),           # multicast: flooded
+           frame(A, "01:80:c2:00:00:00", b"stp"),  # reserved group: not forwarded
+           frame(A, A, b"self"),            # learned on its own port: dropped
+           frame(MCAST, B, b"bad")]         # multicast source: dropped
+    in1 = [frame(B, A, b"3"),               # A known: p0 only
+           frame(B, C, b"4"),               # C unknown: p0 and p2
+           frame(B, A, b"5")]
+    nfvd = three_ports(tmp_path, in0, in1)
+    st = nfvd.wait_processed({"p0": len(in0)})
+    assert fdb(nfvd) >= {(A, "p0", "learned")}
+    nfvd.ctl("port set p1 up")
+    st = nfvd.wait_processed({"p0": len(in0), "p1": len(in1)})
+    assert drops(st) == {"bridge_input/reserved_group": 1, "bridge_input/same_port": 1,
+                         "bridge_input/bad_source": 1}
+    br_mac = rows(nfvd)["br0"]["mac"].lower()
+    assert fdb(nfvd) == {(A, "p0", "learned"), (B, "p1", "learned"),
+                         (br_mac, "br0", "static")}
+    assert fdb(nfvd, "br0") == fdb(nfvd)
+    r = rows(nfvd)
+    assert r["br0"]["kind"] == "bridge" and r["br0"]["admin_up"] is True
+    assert r["br0"]["ports"] == ["p0", "p1", "p2"] and r["br0"]["ageing"] == 300
+    # In: A's but the one from a multicast source, B's. Out: A's floods to
+    # p2 (p1 down), then B's to p0, p0 and p2, p0.
+    assert r["br0"]["rx_packets"] == 5 + 3
+    assert r["br0"]["tx_packets"] == 3 + 1 + 2 + 1
+    s = nfvd.stats()["bridge"]
+    assert (s["learned"], s["flooded"], s["fdb_full"]) == (2, 4, 0)
+    out = nfvd.stop()
+    assert out["p2"] == [in0[0], in0[1], in0[2], in1[1]]
+    assert out["p0"] == [in1[0], in1[1], in1[2]]
+    assert out["p1"] == []
+
+
+def test_ageing(tmp_path):
+    in0 = [arp(A)]
+    in1 = [frame(B, A, b"after")]   # A aged out: flooded to p0 and p2
+    nfvd = three_ports(tmp_path, in0, in1, ageing=1)
+    nfvd.wait_processed({"p0": 1})
+    assert (A, "p0", "learned") in fdb(nfvd)
+    age = [e for e in nfvd.ctl("fdb show")["fdb"] if e["mac"].lower() == A][0]
+    assert age["bridge"] == "br0" and age["age"] in (0, 1)
+    time.sleep(1.3)
+    assert (A, "p0", "learned") not in fdb(nfvd)
+    nfvd.ctl("port set p1 up")
+    nfvd.wait_processed({"p0": 1, "p1": 1})
+    assert {(m, p) for m, p, t in fdb(nfvd) if t == "learned"} == {(B, "p1")}
+    out = nfvd.stop()
+    assert out["p2"] == [in0[0], in1[0]]
+    assert out["p0"] == [in1[0]]
+
+
+def test_bridge_down_no_ports_and_commands(tmp_path):
+    in0 = [arp(A), frame(A, B, b"x")]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=in0)
+    nfvd.add_port("p1", rx=[frame(B, A, b"y")] * 2)
+    nfvd.add_port("p2")
+    nfvd.cmd("bridge add br0 ageing 60", "bridge add br1",
+             "bridge port add br0 dev p0", "bridge port add br1 dev p1",
+             "port set br1 down")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": 2, "p1": 2})
+    # br0 has no other port; br1 is down.
+    assert drops(st) == {"bridge_input/no_ports": 2, "bridge_input/bridge_down": 2}
+    r = rows(nfvd)
+    assert r["br1"]["admin_up"] is False and r["br0"]["ageing"] == 60
+    assert r["br0"]["mac"] != r["br1"]["mac"]
+    for line, msg in [
+            ("bridge add br0", "interface br0 already exists"),
+            ("bridge add 9x", "bad interface name '9x'"),
+            ("bridge add br2 ageing 0", "bad ageing '0' (expected 1-1000000 seconds)"),
+            ("bridge add br2 aging 5", "unexpected 'aging' (expected 'ageing' or 'mac')"),
+            ("bridge add br2 mac 01:00:00:00:00:01", "bad mac '01:00:00:00:00:01'"),
+            ("bridge add br2 ageing", "missing value after 'ageing'"),
+            ("bridge port add br0 dev p1", "p1 is already a port of bridge br1"),
+            ("bridge port add br0 dev nope", "unknown interface 'nope'"),
+            ("bridge port add nope dev p2", "no bridge named nope"),
+            ("bridge port add br0 dev br1", "br1 cannot be a bridge port"),
+            ("bridge port add br0 if p2", "unexpected 'if' (expected 'dev')"),
+            ("bridge port move br0 dev p2", "unexpected 'move' (expected add or del)"),
+            ("bridge port del br0 dev p2", "p2 is not a port of bridge br0"),
+            ("bridge del p0", "no bridge named p0"),
+            ("fdb show dev nope", "no bridge named nope"),
+            ("fdb show br0", "unexpected 'br0'"),
+            ("fdb show port br0", "unexpected 'port' (expected 'dev')")]:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("%s succeeded" % line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    assert nfvd.ctl("bridge show br0")["bridges"][0]["ports"] == ["p0"]
+    nfvd.ctl("bridge port del br0 dev p0")
+    assert rows(nfvd)["br0"]["ports"] == []
+    nfvd.ctl("bridge port add br0 dev p0")
+    # A port that goes leaves its bridge; a bridge that goes frees its ports.
+    nfvd.ctl("port del p0")
+    assert rows(nfvd)["br0"]["ports"] == []
+    nfvd.ctl("bridge del br1")
+    assert "br1" not in rows(nfvd)
+    nfvd.ctl("bridge port add br0 dev p1")
+    assert [e["port"] for e in nfvd.ctl("fdb show dev br0")["fdb"]] == ["br0"]
+    nfvd.stop()
+
+
+def test_bridge_gateway(tmp_path):
+    """addr add on a bridge makes it the gateway of its ports (a BVI): it
+    answers ARP through the bridge, routes what its ports send to its MAC,
+    and routes into the bridge (FDB lookup, or flooding when unknown)."""
+    BR = "02:00:00:00:0b:fe"
+    B1, B2, H3 = "02:00:00:00:0b:01", "02:00:00:00:0b:02", "02:00:00:00:03:01"
+    P0, P3 = pcap_mac(0), pcap_mac(3)
+    req = Ether(src=B1, dst=BCAST) / ARP(op=1, hwsrc=B1, psrc="10.8.0.1", pdst="10.8.0.254")
+    out_udp = Ether(src=B1, dst=BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
+        UDP(sport=7, dport=8) / b"out"
+    in_b1 = IP(src="10.3.0.1", dst="10.8.0.1", ttl=9) / UDP(sport=7, dport=8) / b"in-b1"
+    in_b2 = IP(src="10.3.0.1", dst="10.8.0.2", ttl=9) / UDP(sport=7, dport=8) / b"in-b2"
+    in1 = [bytes(req), bytes(out_udp)]
+    in3 = [bytes(Ether(src=H3, dst=P3) / in_b1), bytes(Ether(src=H3, dst=P3) / in_b2)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.add_port("p1", rx=in1)
+    nfvd.add_port("p2")
+    nfvd.add_port("p3", rx=in3)
+    nfvd.cmd("bridge add br0 mac %s" % BR,
+             "bridge port add br0 dev p1", "bridge port add br0 dev p2",
+             "addr add 10.8.0.254/24 dev br0",
+             "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
+             "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
+             "neigh add 10.3.0.1 lladdr %s dev p3" % H3,
+             "neigh add 10.8.0.1 lladdr %s dev br0" % B1,
+             "neigh add 10.8.0.2 lladdr %s dev br0" % B2,
+             "port set p3 down")
+    nfvd.start()
+    nfvd.wait_processed({"p1": 2})
+    assert fdb(nfvd) == {(B1, "p1", "learned"), (BR, "br0", "static")}
+    nfvd.ctl("port set p3 up")
+    st = nfvd.wait_processed({"p1": 2, "p3": 2})
+    assert drops(st) == {}
+    r = rows(nfvd)["br0"]
+    # In: B1's two frames; out: the ARP reply, the flood of B1's request to
+    # p2, in_b1 to p1, in_b2 to p1 and p2.
+    assert (r["rx_packets"], r["tx_packets"]) == (2, 5)
+    out = nfvd.stop()
+    reply = Ether(src=BR, dst=B1) / ARP(op=2, hwsrc=BR, psrc="10.8.0.254", hwdst=B1,
+                                         pdst="10.8.0.1")
+
+    def routed(pkt, src, dst):
+        p = pkt.copy()
+        p[IP].ttl -= 1
+        del p[IP].chksum
+        return bytes(Ether(src=src, dst=dst) / p)
+    assert out["p0"] == [routed(out_udp[IP], P0, "02:00:00:00:00:01")]
+    # The ARP reply through the bridge to B1; then in_b1 to B1 (learned on
+    # p1), in_b2 flooded (B2 never seen).
+    assert out["p1"] == [bytes(reply), routed(in_b1, BR, B1), routed(in_b2, BR, B2)]
+    assert out["p2"] == [bytes(req), routed(in_b2, BR, B2)]
+
+
+def test_vlan_port(tmp_path):
+    """A VLAN sub-interface as a bridge port: its frames are bridged with
+    the tag removed, frames to it leave its port tagged. C on p3 comes up
+    once A and B are learned."""
+    def tagged(f, vlan):
+        e = Ether(f)
+        return bytes(Ether(src=e.src, dst=e.dst) / Dot1Q(vlan=vlan) / e.payload)
+    a_bc = arp(A)                                     # to p2, and v10 (tagged)
+    b_bc = frame(B, BCAST, b"b")                      # from v10: to p0, p2 untagged
+    c_b, c_a = frame(C, B, b"cb"), frame(C, A, b"ca")
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[a_bc])
+    nfvd.add_port("p1", rx=[tagged(b_bc, 10), tagged(b_bc, 20)])
+    nfvd.add_port("p2")
+    nfvd.add_port("p3", rx=[c_b, c_a])
+    nfvd.cmd("vlan add v10 dev p1 id 10", "vlan add v30 dev p2 id 30", "bridge add br0",
+             "bridge port add br0 dev p0", "bridge port add br0 dev v10",
+             "bridge port add br0 dev p2", "bridge port add br0 dev p3", "port set p3 down")
+    nfvd.start()
+    nfvd.wait_processed({"p0": 1, "p1": 2})
+    assert {(m, p) for m, p, t in fdb(nfvd) if t == "learned"} == {(A, "p0"), (B, "v10")}
+    nfvd.ctl("port set p3 up")
+    st = nfvd.wait_processed({"p0": 1, "p1": 2, "p3": 2})
+    assert drops(st) == {"vlan_input/unknown_vlan": 1}
+    for line, msg in [("bridge port add br0 dev p1", "p1 has VLAN v10, a port of bridge br0"),
+                      ("bridge port add br0 dev v30",
+                       "v30 is on p2, a port of bridge br0 (which takes its tagged frames)")]:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("%s succeeded" % line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    out = nfvd.stop()
+    assert out["p1"] == [tagged(a_bc, 10), tagged(c_b, 10)]
+    assert out["p0"] == [b_bc, c_a]
+    assert sorted(out["p2"]) == sorted([a_bc, b_bc])
+    assert out["p3"] == []     # down while A and B flooded
