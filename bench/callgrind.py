@@ -217,7 +217,7 @@ def run(case, args, work):
     with open(conf, "w") as f:
         f.write(config(case, pcap))
     sock = os.path.join(tmp, "nfvd.sock")
-    prefix = f"nfvperf-cg-{os.getpid()}"
+    prefix = f"{args.file_prefix}-{os.getpid()}"
     out = os.path.join(tmp, "cg.out")
     argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
             f"--callgrind-out-file={out}"]
@@ -286,6 +286,8 @@ def main():
     ap.add_argument("--nfvd", default=os.path.join(TOP, "build-cg/src/nfvd"))
     ap.add_argument("--l3fwd", default="", help="run this l3fwd binary instead of nfvd")
     ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--file-prefix", default="nfvperf-cg",
+                    help="DPDK --file-prefix (the process id is appended)")
     ap.add_argument("--warmup", type=float, default=5.0,
                     help="seconds from the first packet forwarded to the zeroing")
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))

@@ -613,11 +613,12 @@ struct acl_scratch {
 static __rte_always_inline uint16_t
 acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	  const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
-	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum)
+	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum,
+	  struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on)
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
-	uint32_t nhit = 0, gen = 0;
+	uint32_t nhit = 0, gen = 0, nflow = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -651,6 +652,62 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		}
 		memcpy(&ka, &ip->src_addr, 8);
 		memcpy(&ports, ip + 1, 4);
+		if (ct_on) {
+			/* Tracked flows first: a packet of a flow the cache
+			 * knows passes; any other goes to the general path,
+			 * which looks the table up before the rules. */
+			uint64_t cb = nfv_ct_cache_b(proto, iface, ports), ser = 0;
+			const struct nfv_ct_cache_entry *ce =
+				&ct->cache[(rte_hash_crc_8byte(cb, rte_hash_crc_8byte(ka, 0)) &
+					    (NFV_CT_CACHE_SETS - 1)) * NFV_CT_CACHE_WAYS];
+			uint32_t val = UINT32_MAX;
+			struct nfv_ct_flow *fl;
+
+			for (unsigned int w = 0; w < NFV_CT_CACHE_WAYS; w++, ce++) {
+				if (((ce->a ^ ka) | (ce->b ^ cb)) == 0) {
+					val = ce->val;
+					ser = ce->serial;
+					break;
+				}
+			}
+			if (val == UINT32_MAX) {
+				slow[ns++] = i;
+				continue;
+			}
+			fl = &ct->flows[val >> 1];
+			if (unlikely(fl->serial != ser || !fl->used ||
+				     (int64_t)(now - fl->expire_tsc) >= 0)) {
+				slow[ns++] = i; /* forgotten or expired: the table says */
+				continue;
+			}
+			if (proto == IPPROTO_TCP) {
+				struct nfv_ct_pkt cp = { .trackable = 1 };
+				int r;
+
+				tcp_read(m, NFV_L2_LEN + sizeof(*ip), &cp);
+				r = nfv_ct_hit(ct, cc, (const void *)(uintptr_t)val, proto, &cp, now);
+				if (r == 0) {
+					slow[ns++] = i; /* a new connection: the rules decide */
+					continue;
+				}
+				if (r < 0) {
+					nexts[i] = nfv_mark_drop(m, drop_ct_invalid_rst.id,
+								 ACL_NEXT_DROP);
+					continue;
+				}
+			} else {
+				unsigned int d = val & 1;
+
+				if (fl->state == NFV_CT_UDP && d == 1)
+					fl->state = NFV_CT_UDP_STREAM;
+				fl->packets[d]++;
+				fl->expire_tsc = now + __atomic_load_n(&nfv_ct_timeout_tsc[fl->state],
+									__ATOMIC_RELAXED);
+				cc->hits++;
+			}
+			nflow++;
+			continue;
+		}
 		kb = (uint64_t)proto | 1u << 8 | (uint64_t)ports << 32;
 		e = &dc->v4[(rte_hash_crc_8byte(kb, rte_hash_crc_8byte(ka, gen)) &
 			     (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
@@ -686,7 +743,36 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		}
 	}
 	sum->cache_hits += nhit;
+	sum->flow_hits += nflow;
 	return ns;
+}
+
+/* Puts a flow rte_hash found for an IPv4 TCP/UDP packet (key k on iface;
+ * val: the hash's value) in the flow cache, in way 0 (the others move down
+ * a way and the last one goes), or where its key already is. */
+static __rte_always_inline void
+ct_cache_put(struct nfv_ct_table *ct, const struct nfv_acl4_key *k, uint16_t iface,
+	     uint32_t val)
+{
+	uint64_t ka, cb;
+	uint32_t ports;
+	struct nfv_ct_cache_entry *e;
+	unsigned int w;
+
+	memcpy(&ka, &k->src, 8);
+	memcpy(&ports, &k->sport, 4);
+	cb = nfv_ct_cache_b(k->proto, iface, ports);
+	e = &ct->cache[(rte_hash_crc_8byte(cb, rte_hash_crc_8byte(ka, 0)) &
+			(NFV_CT_CACHE_SETS - 1)) * NFV_CT_CACHE_WAYS];
+	for (w = 0; w < NFV_CT_CACHE_WAYS - 1; w++)
+		if (e[w].a == ka && e[w].b == cb)
+			break;
+	for (; w > 0; w--)
+		e[w] = e[w - 1];
+	e[0].a = ka;
+	e[0].b = cb;
+	e[0].val = val;
+	e[0].serial = ct->flows[val >> 1].serial;
 }
 
 static __rte_always_inline uint16_t
@@ -717,8 +803,10 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint16_t last_iface = UINT16_MAX, last_next = 0, idx[RTE_GRAPH_BURST_SIZE], cnt = n;
 	const struct nfv_acl_compiled *last_comp = NULL;
 
-	if (fam == 0 && cache_on && !ct_on) {
-		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum);
+	if (fam == 0 && ct_on) {
+		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true);
+	} else if (fam == 0 && cache_on) {
+		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
@@ -774,9 +862,14 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 				r = s.cp[i].related ? nfv_ct_related(ct, cc, s.ctdata[k + j], now) :
 					nfv_ct_hit(ct, cc, s.ctdata[k + j], s.ck[k + j].proto,
 						   &s.cp[i], now);
-			if (r > 0)
+			if (r > 0) {
 				sum.flow_hits++;
-			else if (r < 0)
+				if (fam == 0 && !s.cp[i].related && !s.cp[i].icmp_echo &&
+				    s.k4[i].l4 != 0 && (s.k4[i].proto == IPPROTO_UDP ||
+							s.k4[i].proto == IPPROTO_TCP))
+					ct_cache_put(ct, &s.k4[i], s.ifaces[i],
+						     (uint32_t)(uintptr_t)s.ctdata[k + j]);
+			} else if (r < 0)
 				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_invalid_rst.id,
 							   ACL_NEXT_DROP);
 			else
