@@ -614,11 +614,17 @@ static __rte_always_inline uint16_t
 acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	  const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
 	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum,
-	  struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on)
+	  struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on,
+	  bool *uniform)
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
-	uint32_t nhit = 0, gen = 0, nflow = 0;
+	uint32_t nhit = 0, gen = 0, nflow = 0, ndeny = 0, nnomatch = 0, odd = 0;
+	/* A run of hits on one permit rule is counted once at its end
+	 * (run_res: that rule's result; RUN_NONE matches no lookup's). */
+	const uint32_t RUN_NONE = UINT32_MAX - 1;
+	uint32_t run_res = RUN_NONE, run_slot = 0;
+	uint64_t run = 0, cgen = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -639,7 +645,13 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			last_iface = iface;
 			last_next = nfv_arc_next_edge(f, iface);
 			c = acl != NULL ? nfv_acl_active(acl) : NULL;
-			gen = c != NULL ? (uint32_t)c->gen : 0;
+			cgen = c != NULL ? c->gen : 0;
+			gen = (uint32_t)cgen;
+			if (run != 0)
+				hits[run_slot] += run; /* the slot was of the old version */
+			run = 0;
+			run_res = RUN_NONE;
+			odd++;
 		}
 		nexts[i] = last_next;
 		if (unlikely(c == NULL))
@@ -712,10 +724,15 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		e = &dc->v4[(rte_hash_crc_8byte(kb, rte_hash_crc_8byte(ka, gen)) &
 			     (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
 		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
-			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ c->gen)) == 0) {
+			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ cgen)) == 0) {
 				res = e->res;
 				break;
 			}
+		}
+		if (likely(res == run_res)) {
+			run++;
+			nhit++;
+			continue;
 		}
 		if (res == UINT32_MAX) {
 			slow[ns++] = i;
@@ -723,7 +740,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		}
 		if (res == 0) {
 			hits[c->default_slot]++;
-			sum->no_match++;
+			nnomatch++;
 			nexts[i] = nfv_mark_drop(m, drop_acl_no_match.id, ACL_NEXT_DROP);
 			nhit++;
 			continue;
@@ -733,17 +750,28 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			slow[ns++] = i; /* records a flow: the general path */
 			continue;
 		}
-		hits[r->slot]++;
 		nhit++;
 		if (r->action == NFV_ACL_DENY) {
-			sum->denied++;
+			hits[r->slot]++;
+			ndeny++;
 			nexts[i] = nfv_mark_drop(m, drop_acl_denied.id, ACL_NEXT_DROP);
-		} else {
-			sum->permitted++;
+			continue;
 		}
+		if (run != 0)
+			hits[run_slot] += run;
+		run_res = res;
+		run_slot = r->slot;
+		run = 1;
 	}
+	if (run != 0)
+		hits[run_slot] += run;
 	sum->cache_hits += nhit;
+	sum->denied += ndeny;
+	sum->no_match += nnomatch;
+	sum->permitted += nhit - ndeny - nnomatch;
 	sum->flow_hits += nflow;
+	/* Every packet to the one edge of one interface: no scan needed. */
+	*uniform = ns == 0 && odd <= 1 && ndeny == 0 && nnomatch == 0 && !(ct_on && nflow != n);
 	return ns;
 }
 
@@ -803,10 +831,14 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint16_t last_iface = UINT16_MAX, last_next = 0, idx[RTE_GRAPH_BURST_SIZE], cnt = n;
 	const struct nfv_acl_compiled *last_comp = NULL;
 
+	bool uniform = false;
+
 	if (fam == 0 && ct_on) {
-		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true);
+		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true,
+				&uniform);
 	} else if (fam == 0 && cache_on) {
-		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false);
+		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
+				&uniform);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
@@ -980,7 +1012,9 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	ac->flow_hits += sum.flow_hits;
 	ac->cache_hits += sum.cache_hits;
 	ac->cache_misses += sum.cache_misses;
-	if (likely(n == n_in)) {
+	if (likely(n == n_in) && uniform) {
+		rte_node_next_stream_move(graph, node, s.nexts[0]);
+	} else if (likely(n == n_in)) {
 		nfv_enqueue_nexts(graph, node, objs, s.nexts, n);
 	} else {
 		/* Some went to other workers: the stream cannot move whole. */
