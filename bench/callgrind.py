@@ -23,7 +23,9 @@ interleaved, one port), ipv4-stats-off, ipv4-chain and ipv6-chain (`debug
 fastpath off`: the node chain), ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
 `acl set cache off`), ipv4-ct (one reflect rule on `in`: the
-established-flow path, every packet a connection-table hit), ipv4-nat
+established-flow path, every packet a connection-table hit), ipv4-ct-32k
+(the same with 32,768 flows: more than the flow cache holds, every
+packet an rte_hash lookup), ipv4-nat
 (source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
 `out1` out, filter "tcp port 9", which none of the traffic matches).
@@ -75,6 +77,7 @@ CASES = {
     "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-ct-32k": ("ipv4-64-32kflows.pcap", ["--family", "4", "--flows", "32768"], 1, "4"),
 }
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
@@ -120,7 +123,7 @@ def config(case, pcap):
         # The files go to nfvd's working directory, the run's own.
         lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
                   'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
-    if case == "ipv4-ct":
+    if case in ("ipv4-ct", "ipv4-ct-32k"):
         # bench.py's established-flow case: one reflect rule on in; after
         # the first packet of each of the 512 flows, every packet is a
         # connection-table hit.

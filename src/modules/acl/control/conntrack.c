@@ -98,6 +98,7 @@ flow_forget(struct nfv_ct_table *t, uint32_t idx)
 	key_reverse(&r, &f->key);
 	rte_hash_del_key(t->hash, &f->key);
 	rte_hash_del_key(t->hash, &r); /* -ENOENT when it is the same key */
+	f->serial = 0; /* the flow cache's entries for it are stale now */
 	__atomic_store_n(&f->used, 0, __ATOMIC_RELEASE);
 	nfv_slots_put(&t->slots, idx);
 }
@@ -106,8 +107,10 @@ static void
 table_clear(struct nfv_ct_table *t)
 {
 	rte_hash_reset(t->hash);
-	for (uint32_t i = 0; i < ct_capacity; i++)
+	for (uint32_t i = 0; i < ct_capacity; i++) {
+		t->flows[i].serial = 0;
 		__atomic_store_n(&t->flows[i].used, 0, __ATOMIC_RELAXED);
+	}
 	nfv_slots_reset(&t->slots);
 }
 
@@ -354,6 +357,23 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	return 0;
 }
 
+/* rte_hash's hash of a key: an IPv4 key is 16 bytes that matter (the rest
+ * is zero), hashed as two words instead of the whole 40 bytes. */
+static uint32_t
+ct_key_hash(const void *key, uint32_t len, uint32_t init)
+{
+	const struct nfv_ct_key *k = key;
+	uint64_t w0;
+	uint32_t s, d;
+
+	if (k->family != AF_INET)
+		return rte_hash_crc(key, len, init);
+	memcpy(&w0, k, 8);
+	memcpy(&s, k->src, 4);
+	memcpy(&d, k->dst, 4);
+	return rte_hash_crc_8byte((uint64_t)s | (uint64_t)d << 32, rte_hash_crc_8byte(w0, init));
+}
+
 /* ---- control side ---- */
 
 static int
@@ -374,7 +394,7 @@ ct_setup(void)
 			.name = name,
 			.entries = 2 * ct_capacity,
 			.key_len = sizeof(struct nfv_ct_key),
-			.hash_func = rte_hash_crc,
+			.hash_func = ct_key_hash,
 			.socket_id = socket,
 		};
 

@@ -619,7 +619,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
-	uint32_t nhit = 0, gen = 0, nflow = 0, ndeny = 0, nnomatch = 0, odd = 0;
+	uint32_t nhit = 0, gen = 0, nflow = 0, nudp = 0, ndeny = 0, nnomatch = 0, odd = 0;
 	/* A run of hits on one permit rule is counted once at its end
 	 * (run_res: that rule's result; RUN_NONE matches no lookup's). */
 	const uint32_t RUN_NONE = UINT32_MAX - 1;
@@ -687,8 +687,8 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 				continue;
 			}
 			fl = &ct->flows[val >> 1];
-			if (unlikely(fl->serial != ser || !fl->used ||
-				     (int64_t)(now - fl->expire_tsc) >= 0)) {
+			/* A forgotten flow's serial is 0 (never an entry's). */
+			if (unlikely(fl->serial != ser || (int64_t)(now - fl->expire_tsc) >= 0)) {
 				slow[ns++] = i; /* forgotten or expired: the table says */
 				continue;
 			}
@@ -715,7 +715,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 				fl->packets[d]++;
 				fl->expire_tsc = now + __atomic_load_n(&nfv_ct_timeout_tsc[fl->state],
 									__ATOMIC_RELAXED);
-				cc->hits++;
+				nudp++;
 			}
 			nflow++;
 			continue;
@@ -770,6 +770,8 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	sum->no_match += nnomatch;
 	sum->permitted += nhit - ndeny - nnomatch;
 	sum->flow_hits += nflow;
+	if (ct_on)
+		cc->hits += nudp; /* TCP hits counted by nfv_ct_hit */
 	/* Every packet to the one edge of one interface: no scan needed. */
 	*uniform = ns == 0 && odd <= 1 && ndeny == 0 && nnomatch == 0 && !(ct_on && nflow != n);
 	return ns;
@@ -818,6 +820,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	struct nfv_acl_counters sum = { 0 };
 	uint64_t now = rte_rdtsc();
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
+	uint64_t created0 = cc->created;
 	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;
 	uint16_t nt = 0, nl = 0, nm = 0, n_in = n;
 
@@ -993,7 +996,10 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 			int r;
 
 			ct_key_build(&ck, key, &s.cp[i], s.ifaces[i], fam);
-			r = nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now);
+			/* The burst's lookups missed this key (or it has no
+			 * table lookup to make); only a flow created since, by
+			 * an earlier packet of the burst, can be found now. */
+			r = cc->created != created0 ? nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now) : 0;
 			if (r < 0) {
 				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_invalid_rst.id,
 							   ACL_NEXT_DROP);
