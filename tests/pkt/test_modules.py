@@ -26,6 +26,7 @@ def check_vlan_arc_features(nfvd):
                                               {"feature": "vlan_output4", "ifaces": ["v7"]}]
     assert arcs["ip4_ingress"]["features"] == [{"feature": "acl_in4", "ifaces": []},
                                                {"feature": "policer_in4", "ifaces": []},
+                                               {"feature": "lb_in", "ifaces": []},
                                                {"feature": "nat44_in", "ifaces": []}]
 
 def two_ports(nfvd, frames):
@@ -101,10 +102,11 @@ def test_node_names_and_drop_owners(tmp_path):
 
 
 def test_show_arcs(tmp_path):
-    """The IP arcs: the ACL, the policer, then NAT44 (IPv4) on ingress; on
+    """The IP arcs: the ACL, the policer, then the load balancer and NAT44
+    (IPv4) on ingress; on
     egress the same, then the VLAN module's output feature (the tag goes on
-    last), enabled on no interface while there is no ACL, policer, NAT rule
-    or VLAN; on l2_input the lcp
+    last), enabled on no interface while there is no ACL, policer, NAT rule,
+    load-balancer service or VLAN; on l2_input the lcp
     module's features (no twin yet) and the observers (mirror, capture, flow
     statistics), on l2_output the observers, enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
@@ -124,6 +126,7 @@ def test_show_arcs(tmp_path):
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": [{"feature": "acl_in4", "ifaces": []},
                                      {"feature": "policer_in4", "ifaces": []},
+                                     {"feature": "lb_in", "ifaces": []},
                                      {"feature": "nat44_in", "ifaces": []}]},
         "ip4_egress": {"arc": "ip4_egress", "from": "ip4_rewrite", "to": "port_tx",
                        "features": [{"feature": "acl_out4", "ifaces": []},

@@ -183,13 +183,14 @@ suite_ping() { # suite_ping NS DST WHAT
 }
 
 # Two seconds of iperf3 TCP from namespace CLIENT to a server in SERVER
-# listening on ADDR:PORT; passes with the rate when the test completes.
-suite_iperf3() { # suite_iperf3 CLIENT SERVER ADDR PORT WHAT
+# listening on ADDR:PORT (the client connects to TO, ADDR by default: a
+# load balancer's VIP); passes with the rate when the test completes.
+suite_iperf3() { # suite_iperf3 CLIENT SERVER ADDR PORT WHAT [TO]
 	local mbps rtx
 	ip netns exec "$2" timeout 20 iperf3 -s -1 -B "$3" -p "$4" >"$WORK/iperf-s.log" 2>&1 &
 	BG+=($!)
 	sleep 0.5
-	if ip netns exec "$1" timeout 20 iperf3 -c "$3" -p "$4" -t 2 -J >"$WORK/iperf.json" 2>&1; then
+	if ip netns exec "$1" timeout 20 iperf3 -c "${6:-$3}" -p "$4" -t 2 -J >"$WORK/iperf.json" 2>&1; then
 		mbps=$(json "int(d['end']['sum_received']['bits_per_second'] / 1e6)" <"$WORK/iperf.json")
 		rtx=$(json "d['end']['sum_sent'].get('retransmits', 0)" <"$WORK/iperf.json")
 		pass "iperf3 TCP $5: $mbps Mbit/s ($rtx retransmits)"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * NAT44's packet rewrite (src/modules/nat44/datapath/nat44_node.h): on
+ * NAT44's packet rewrite (src/modules/ip/l4_rewrite.h, as nat44 uses it): on
  * random TCP, UDP and ICMP echo packets with correct checksums, rewriting
  * the source or destination address and port (identifier) with RFC 1624
  * deltas leaves every checksum valid and equal to a full recomputation;

@@ -41,6 +41,7 @@
 #include "core/common.h"
 #include "core/counters.h"
 #include "core/slots.h"
+#include "modules/ip/flow_cache.h"
 
 #define NFV_NAT_RULES_MAX 64
 
@@ -81,6 +82,8 @@ struct nfv_nat_key {
 	uint16_t iface;
 };
 
+_Static_assert(sizeof(struct nfv_nat_key) == 16, "flow_cache.h takes 16-byte keys");
+
 enum nfv_nat_kind { NFV_NAT_SNAT, NFV_NAT_DNAT };
 enum nfv_nat_state {
 	NFV_NAT_TCP_TRANSITORY, /* opening (one direction seen) or closing */
@@ -100,21 +103,16 @@ struct nfv_nat_session {
 	uint8_t kind;   /* enum nfv_nat_kind */
 	uint8_t state;  /* enum nfv_nat_state */
 	uint8_t used;
-	uint8_t flags;  /* NFV_NAT_SEEN_*, NFV_NAT_FIN_* */
+	uint8_t flags;  /* NFV_L4_* (modules/ip/l4_rewrite.h; direction 0 is i2o) */
 	uint64_t expire_tsc;
 	uint64_t packets[2];
 	uint64_t bytes[2];
 };
-#define NFV_NAT_SEEN_I2O 0x01
-#define NFV_NAT_SEEN_O2I 0x02
-#define NFV_NAT_FIN_I2O 0x04
-#define NFV_NAT_FIN_O2I 0x08
-#define NFV_NAT_RST 0x10
 
 /* Slots of a worker's session cache: two-way sets, each slot the value of
  * a key recently found (session index << 1 | direction, or empty). */
 #define NFV_NAT_CACHE_BITS 12
-#define NFV_NAT_CACHE_EMPTY UINT32_MAX
+#define NFV_NAT_CACHE_EMPTY NFV_FLOW_CACHE_EMPTY
 
 struct nfv_nat_table {
 	struct rte_hash *hash;  /* key -> session index << 1 | direction */
@@ -141,16 +139,11 @@ struct nfv_nat_counters {
 };
 extern struct nfv_counter_block nfv_nat_counters_block;
 
-/* The cache set (two slots) of a key: two multiplications of its halves. */
+/* The cache set (two slots) of a key. */
 static __rte_always_inline uint32_t
 nfv_nat_cache_slot(const struct nfv_nat_key *k)
 {
-	uint64_t a, b;
-
-	memcpy(&a, k, 8);
-	memcpy(&b, (const uint8_t *)k + 8, 8);
-	return (uint32_t)(((a * 0x9e3779b97f4a7c15ull) ^ b) * 0xc2b2ae3d27d4eb4full >>
-			  (64 - NFV_NAT_CACHE_BITS)) & ~1u;
+	return nfv_flow_cache_set(k, NFV_NAT_CACHE_BITS);
 }
 
 /* Worker side (control/nat44.c). A flush (nat44 flush) and a few expired
@@ -165,14 +158,8 @@ static __rte_always_inline bool
 nfv_nat_cache_hit(struct nfv_nat_table *t, uint32_t v, const struct nfv_nat_key *k, uint64_t now)
 {
 	const struct nfv_nat_session *s = &t->s[v >> 1];
-	const struct nfv_nat_key *sk = &s->key[v & 1];
-	uint64_t a0, a1, b0, b1;
 
-	memcpy(&a0, k, 8);
-	memcpy(&a1, (const uint8_t *)k + 8, 8);
-	memcpy(&b0, sk, 8);
-	memcpy(&b1, (const uint8_t *)sk + 8, 8);
-	return ((a0 ^ b0) | (a1 ^ b1)) == 0 && s->used && (int64_t)(now - s->expire_tsc) < 0;
+	return nfv_key16_eq(k, &s->key[v & 1]) && s->used && (int64_t)(now - s->expire_tsc) < 0;
 }
 
 /*

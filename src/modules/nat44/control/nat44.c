@@ -25,7 +25,6 @@
 #include <rte_hash_crc.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_tcp.h>
 
 #include "api/parse.h"
 #include "core/arc.h"
@@ -35,6 +34,7 @@
 #include "core/stats.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/l4_rewrite.h"
 #include "modules/nat44/nat44.h"
 
 struct nfv_nat_config *nfv_nat_cfg;
@@ -125,12 +125,7 @@ nfv_nat_lookup_slow(struct nfv_nat_table *t, struct nfv_nat_counters *c,
 		c->expired++;
 		return NULL;
 	}
-	{
-		uint32_t *set = &t->cache[nfv_nat_cache_slot(k)];
-
-		set[1] = set[0];
-		set[0] = (uint32_t)v;
-	}
+	nfv_flow_cache_put(&t->cache[nfv_nat_cache_slot(k)], (uint32_t)v);
 	*dir = (unsigned int)(v & 1);
 	return s;
 }
@@ -138,19 +133,9 @@ nfv_nat_lookup_slow(struct nfv_nat_table *t, struct nfv_nat_counters *c,
 void
 nfv_nat_tcp_track(struct nfv_nat_session *s, unsigned int dir, uint8_t tcp_flags)
 {
-	s->flags |= dir == NFV_NAT_I2O ? NFV_NAT_SEEN_I2O : NFV_NAT_SEEN_O2I;
-	if (tcp_flags & RTE_TCP_RST_FLAG)
-		s->flags |= NFV_NAT_RST;
-	if (tcp_flags & RTE_TCP_FIN_FLAG)
-		s->flags |= dir == NFV_NAT_I2O ? NFV_NAT_FIN_I2O : NFV_NAT_FIN_O2I;
-	/* A SYN after the close starts the connection again. */
-	if ((tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG &&
-	    (s->flags & (NFV_NAT_RST | NFV_NAT_FIN_I2O | NFV_NAT_FIN_O2I)))
-		s->flags = dir == NFV_NAT_I2O ? NFV_NAT_SEEN_I2O : NFV_NAT_SEEN_O2I;
-	s->state = (s->flags & (NFV_NAT_SEEN_I2O | NFV_NAT_SEEN_O2I)) ==
-			   (NFV_NAT_SEEN_I2O | NFV_NAT_SEEN_O2I) &&
-		   !(s->flags & (NFV_NAT_RST | NFV_NAT_FIN_I2O | NFV_NAT_FIN_O2I)) ?
-		   NFV_NAT_TCP_ESTABLISHED : NFV_NAT_TCP_TRANSITORY;
+	/* NFV_NAT_I2O is direction 0 of the shared tracking, NFV_NAT_O2I 1. */
+	s->state = nfv_l4_tcp_track(&s->flags, dir, tcp_flags) ? NFV_NAT_TCP_ESTABLISHED :
+		   NFV_NAT_TCP_TRANSITORY;
 }
 
 /* The o2i key of a session whose i2o key is k, with outside endpoint

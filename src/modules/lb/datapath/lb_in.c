@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lb_in: the load balancer's node, on the ip4 ingress arc of every
+ * interface while a service exists (after acl_in4 and policer_in4, before
+ * nat44_in), before the route lookup, so a translated packet is routed to
+ * its new destination.
+ *
+ * A TCP or UDP packet to a service's VIP and port: its session's backend
+ * becomes its destination address and port. Without a session, or with a
+ * TCP SYN (a new connection, scheduled afresh), or when the session's
+ * backend was deleted, the Maglev table of the service picks a backend
+ * from a hash of the 5-tuple and a session is made. A packet from a
+ * backend endpoint (a bitmap says maybe; the session table says surely)
+ * of a session: its source becomes the VIP and port. Anything else passes
+ * untouched (ICMP to a VIP that is also an interface address is answered
+ * by nfvd, as without lb). Fragments are not translated.
+ *
+ * Edges: drop, then the arc's.
+ * Reads: mbuf->port. Writes: IPv4 source or destination, the L4 port, the
+ * checksums (RFC 1624 updates).
+ * Drops: lb/no_backend, lb/table_full.
+ */
+#include <rte_cycles.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+
+#include "core/arc.h"
+#include "core/counters.h"
+#include "core/node.h"
+#include "modules/ip/l4_rewrite.h"
+#include "modules/lb/lb.h"
+
+enum lb_in_next {
+	LB_IN_NEXT_DROP,
+	LB_IN_NEXT_MAX,
+};
+
+NFV_DROP_REASON(drop_lb_no_backend, "lb", "no_backend",
+	"a new connection to a service none of whose backends has a weight above 0");
+NFV_DROP_REASON(drop_lb_full, "lb", "table_full",
+	"a new connection to a service but the worker's session table is full");
+
+static struct nfv_arc_feature lb_in_feature = {
+	.arc_name = "ip4_ingress", .node = "nfv_lb_in", .runs_after = "nfv_policer_in4",
+	.runs_before = "nfv_nat44_in",
+};
+NFV_ARC_FEATURE_REGISTER(lb_in_feature);
+
+static __rte_always_inline void
+lb_key(struct nfv_lb_key *k, const struct nat_pkt *p)
+{
+	k->src = p->src;
+	k->dst = p->dst;
+	k->sport = p->sport;
+	k->dport = p->dport;
+	k->proto = p->proto;
+	k->pad[0] = k->pad[1] = k->pad[2] = 0;
+}
+
+/* Whether session s still belongs to a live service and backend of cfg. */
+static __rte_always_inline bool
+lb_live(const struct nfv_lb_config *cfg, const struct nfv_lb_session *s)
+{
+	const struct nfv_lb_service *svc = &cfg->svc[s->svc];
+
+	return s->svc < cfg->n_services && svc->uid == s->svc_uid && s->be < svc->n_backends &&
+	       svc->be[s->be].uid == s->be_uid;
+}
+
+static __rte_always_inline void
+lb_touch(struct nfv_lb_session *s, unsigned int dir, const struct nat_pkt *p,
+	 const struct rte_mbuf *m, uint64_t now)
+{
+	s->packets[dir]++;
+	s->bytes[dir] += rte_pktmbuf_pkt_len(m) - NFV_L2_LEN;
+	if (s->state != NFV_LB_UDP)
+		s->state = nfv_l4_tcp_track(&s->flags, dir, p->tcp_flags) ?
+			   NFV_LB_TCP_ESTABLISHED : NFV_LB_TCP_TRANSITORY;
+	s->expire_tsc = now + __atomic_load_n(&nfv_lb_timeout_tsc[s->state], __ATOMIC_RELAXED);
+}
+
+static uint16_t
+lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct nfv_lb_counters *c = nfv_worker_counters(w, &nfv_lb_counters_block);
+	const struct nfv_lb_config *cfg = __atomic_load_n(&nfv_lb_cfg, __ATOMIC_ACQUIRE);
+	struct nfv_lb_table *t = &nfv_lb_tables[w->index];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint64_t now = rte_get_tsc_cycles();
+
+	nfv_lb_burst_start(t, c, now);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		const struct nfv_lb_service *svc;
+		struct nfv_lb_session *s;
+		struct nfv_lb_key k;
+		struct nat_pkt p;
+		unsigned int dir;
+
+		nexts[i] = nfv_arc_next_edge(&lb_in_feature, m->port);
+		nat_parse(m, &p);
+		if (!p.ok || p.proto == IPPROTO_ICMP)
+			continue;
+		svc = nfv_lb_svc_find(cfg, p.dst, p.dport, p.proto);
+		if (svc == NULL) {
+			uint32_t bit = nfv_lb_be_bit(p.src, p.sport, p.proto);
+
+			if (!(cfg->be_bits[bit >> 6] & (1ull << (bit & 63))))
+				continue;
+			lb_key(&k, &p);
+			s = nfv_lb_lookup(t, c, &k, &dir, now);
+			if (s == NULL || dir != NFV_LB_REV)
+				continue;
+			if (!lb_live(cfg, s)) {
+				nfv_lb_forget(t, s);
+				continue;
+			}
+			nat_rewrite(&p, false, s->vip, s->vport);
+			lb_touch(s, NFV_LB_REV, &p, m, now);
+			c->rev++;
+			continue;
+		}
+		lb_key(&k, &p);
+		s = nfv_lb_lookup(t, c, &k, &dir, now);
+		if (s != NULL && (dir != NFV_LB_FWD || !lb_live(cfg, s) ||
+				  (p.tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+					  RTE_TCP_SYN_FLAG)) {
+			/* Not ours to keep: a backend talking to a VIP, a
+			 * deleted backend, or a new connection. */
+			if (dir != NFV_LB_FWD)
+				continue;
+			nfv_lb_forget(t, s);
+			c->rescheduled++;
+			s = NULL;
+		}
+		if (s == NULL) {
+			uint8_t b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
+
+			if (unlikely(b == NFV_MAGLEV_NONE)) {
+				nexts[i] = nfv_mark_drop(m, drop_lb_no_backend.id, LB_IN_NEXT_DROP);
+				c->no_backend++;
+				continue;
+			}
+			s = nfv_lb_create(t, c, &k, svc, (uint16_t)(svc - cfg->svc), b, now);
+			if (s == NULL) {
+				nexts[i] = nfv_mark_drop(m, drop_lb_full.id, LB_IN_NEXT_DROP);
+				continue;
+			}
+		}
+		nat_rewrite(&p, true, s->backend, s->bport);
+		lb_touch(s, NFV_LB_FWD, &p, m, now);
+		c->fwd++;
+	}
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register lb_in_node = {
+	.name = "nfv_lb_in",
+	.process = lb_in_process,
+	.init = nfv_node_ctx_init,
+	.nb_edges = LB_IN_NEXT_MAX,
+	.next_nodes = {
+		[LB_IN_NEXT_DROP] = "nfv_drop",
+	},
+};
+
+RTE_NODE_REGISTER(lb_in_node);

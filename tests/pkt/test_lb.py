@@ -1,0 +1,286 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+The L4 load balancer (lb, NAT mode): a VIP's connections spread over its
+backends by weighted Maglev hashing, destinations and sources rewritten,
+sessions, draining, rescheduling, drops and views.
+
+    clients 198.51.100.0/24 -- R1 -- v10 (cli) t [nfvd] v20 (srv) -- backends 10.0.0.11-.14
+                                     203.0.113.1/24     10.0.0.254/24
+    VIP 192.0.2.100:80/tcp and :53/udp (not an address of nfvd's: routed to it by R1)
+
+Both VLANs are on one pcap port, so one capture holds the exchange in
+order, and "--burst 1" makes nfvd take it a packet at a time. Expected
+frames are built by scapy with fresh checksums, so a byte-exact match also
+checks the incremental checksum updates.
+"""
+import collections
+import time
+
+import pytest
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.l2 import Dot1Q, Ether
+from scapy.packet import Raw
+
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+from test_nat44 import fresh
+
+T = pcap_mac(0)
+R1 = "02:00:00:00:01:01"
+BMAC = "02:00:00:00:02:%02x"
+VIP = "192.0.2.100"
+C, C2 = "198.51.100.10", "198.51.100.20"
+BACKENDS = ["10.0.0.11", "10.0.0.12", "10.0.0.13", "10.0.0.14"]
+
+CONFIG = [
+    "vlan add cli dev t id 10",
+    "vlan add srv dev t id 20",
+    "addr add 203.0.113.1/24 dev cli",
+    "addr add 10.0.0.254/24 dev srv",
+    "neigh add 203.0.113.2 lladdr %s dev cli" % R1,
+    "route add 198.51.100.0/24 via 203.0.113.2",
+] + ["neigh add %s lladdr %s dev srv" % (b, BMAC % (i + 11)) for i, b in enumerate(BACKENDS)]
+
+
+def from_cli(l3):
+    return Ether(dst=T, src=R1) / Dot1Q(vlan=10) / l3
+
+
+def from_srv(l3, backend):
+    return Ether(dst=T, src=BMAC % (BACKENDS.index(backend) + 11)) / Dot1Q(vlan=20) / l3
+
+
+def routed(l3):
+    l3 = IP(bytes(l3))
+    l3.ttl -= 1
+    return fresh(l3)
+
+
+def to_cli(l3):
+    return bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=10) / routed(l3))
+
+
+def to_srv(l3, backend):
+    return bytes(Ether(dst=BMAC % (BACKENDS.index(backend) + 11), src=T) / Dot1Q(vlan=20) /
+                 routed(l3))
+
+
+def tcp(src, dst, sport, dport, flags, payload=b""):
+    return IP(src=src, dst=dst, ttl=64) / TCP(sport=sport, dport=dport, flags=flags,
+                                              seq=1000, ack=2000) / payload
+
+
+def udp(src, dst, sport, dport, payload=b"q"):
+    return IP(src=src, dst=dst, ttl=64) / UDP(sport=sport, dport=dport) / payload
+
+
+def start(tmp_path, frames, extra_cfg=(), args=()):
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1", *args]
+    nfvd.add_port("t", rx=frames)
+    nfvd.cmd(*CONFIG, *extra_cfg)
+    nfvd.start()
+    return nfvd
+
+
+def from_new(l3, index):
+    """A frame from R1 on a port added while nfvd runs (pcap index, untagged)."""
+    return Ether(dst=pcap_mac(index), src=R1) / l3
+
+
+def backend_of(frame):
+    """The backend a frame leaving on srv goes to (its destination), or None."""
+    e = Ether(frame)
+    return e[IP].dst if e[Dot1Q].vlan == 20 else None
+
+
+def test_tcp_connection_byte_exact(tmp_path):
+    """A client's connection to the VIP goes to one backend, whose replies
+    leave from the VIP; the session is established and counted; a packet
+    to another port of the VIP is routed untouched (here: to R1, the VIP's
+    route)."""
+    svc = ["lb service add %s:80 proto tcp" % VIP,
+           "lb backend add %s:80 proto tcp 10.0.0.11:8080" % VIP,
+           "lb backend add %s:80 proto tcp 10.0.0.12:8080" % VIP,
+           "route add %s/32 via 203.0.113.2" % VIP]
+    # First pass: which backend the 5-tuple is scheduled to.
+    nfvd = start(tmp_path / "a", [from_cli(tcp(C, VIP, 40000, 80, "S"))], svc)
+    nfvd.wait_processed({"t": 1})
+    sess = nfvd.ctl("lb show sessions")["session_list"]
+    nfvd.stop()
+    assert len(sess) == 1
+    b, bport = sess[0]["backend"], sess[0]["backend_port"]
+    assert (b, bport) in [("10.0.0.11", 8080), ("10.0.0.12", 8080)], sess
+    seq = [
+        (from_cli(tcp(C, VIP, 40000, 80, "S")), to_srv(tcp(C, b, 40000, 8080, "S"), b)),
+        (from_srv(tcp(b, C, 8080, 40000, "SA"), b), to_cli(tcp(VIP, C, 80, 40000, "SA"))),
+        (from_cli(tcp(C, VIP, 40000, 80, "A")), to_srv(tcp(C, b, 40000, 8080, "A"), b)),
+        (from_cli(tcp(C, VIP, 40000, 80, "PA", b"GET /")),
+         to_srv(tcp(C, b, 40000, 8080, "PA", b"GET /"), b)),
+        (from_srv(tcp(b, C, 8080, 40000, "PA", b"200 OK"), b),
+         to_cli(tcp(VIP, C, 80, 40000, "PA", b"200 OK"))),
+        # Another port of the VIP: not a service, routed as it is.
+        (from_cli(tcp(C, VIP, 40001, 81, "S")), to_cli(tcp(C, VIP, 40001, 81, "S"))),
+    ]
+    nfvd = start(tmp_path / "b", [f for f, _ in seq], svc)
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show sessions")
+    assert (sh["fwd"], sh["rev"], sh["scheduled"], sh["rescheduled"]) == (3, 2, 1, 0), sh
+    assert sh["sessions"] == 1 and sh["by_state"]["tcp_established"] == 1, sh
+    s = sh["session_list"][0]
+    assert (s["client"], s["client_port"], s["vip"], s["vip_port"], s["backend"],
+            s["backend_port"], s["packets_fwd"], s["packets_rev"]) == (
+        C, 40000, VIP, 80, b, 8080, 3, 2), s
+    svcv = sh["services"][0]
+    assert (svcv["vip"], svcv["port"], svcv["proto"], svcv["mode"], svcv["sessions"]) == (
+        VIP, 80, "tcp", "nat", 1), svcv
+    assert sorted((x["addr"], x["port"], x["weight"]) for x in svcv["backends"]) == [
+        ("10.0.0.11", 8080, 1), ("10.0.0.12", 8080, 1)]
+    assert sum(x["maglev_entries"] for x in svcv["backends"]) == 65537
+    assert st["lb"]["fwd"] == 3 and st["lb"]["rev"] == 2
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
+def test_weights_and_stickiness(tmp_path):
+    """2,000 UDP flows over weights 1:1:2: the Maglev table's entries are in
+    exactly that proportion, the flows within a few percent of it, and each
+    flow's second datagram goes where its first went."""
+    flows = [(C if i % 2 else C2, 10000 + i) for i in range(2000)]
+    frames = [from_cli(udp(c, VIP, p, 53)) for c, p in flows] * 2
+    nfvd = start(tmp_path, frames, [
+        "lb service add %s:53 proto udp" % VIP,
+        "lb backend add %s:53 proto udp 10.0.0.11" % VIP,
+        "lb backend add %s:53 proto udp 10.0.0.12 weight 1" % VIP,
+        "lb backend add %s:53 proto udp 10.0.0.13 weight 2" % VIP])
+    st = nfvd.wait_processed({"t": len(frames)})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show")
+    ent = {x["addr"]: x["maglev_entries"] for x in sh["services"][0]["backends"]}
+    assert abs(ent["10.0.0.13"] - 2 * ent["10.0.0.11"]) <= 2, ent
+    assert abs(ent["10.0.0.11"] - ent["10.0.0.12"]) <= 1, ent
+    assert sh["scheduled"] == 2000 and sh["fwd"] == 4000 and sh["sessions"] == 2000, sh
+    out = nfvd.stop()["t"]
+    assert len(out) == 4000
+    first, second = [backend_of(f) for f in out[:2000]], [backend_of(f) for f in out[2000:]]
+    assert first == second
+    share = collections.Counter(first)
+    assert abs(share["10.0.0.11"] / 2000 - 0.25) < 0.04, share
+    assert abs(share["10.0.0.12"] / 2000 - 0.25) < 0.04, share
+    assert abs(share["10.0.0.13"] / 2000 - 0.50) < 0.04, share
+    # Each datagram is the original with only the destination (and TTL,
+    # checksums) changed.
+    for (c, p), f in zip(flows, out[:2000]):
+        b = backend_of(f)
+        assert f == to_srv(udp(c, b, p, 53), b)
+
+
+def test_backend_removal_moves_few_flows_and_syn_reschedules(tmp_path):
+    """1,000 connections over four backends; one is deleted; every client
+    sends its SYN again (a new connection is always scheduled afresh): the
+    deleted backend's flows move, and nearly all the others stay (Maglev's
+    minimal disruption)."""
+    flows = [(C, 20000 + i) for i in range(1000)]
+    syns = [from_cli(tcp(c, VIP, p, 80, "S")) for c, p in flows]
+    cfg = ["lb service add %s:80 proto tcp" % VIP] + [
+        "lb backend add %s:80 proto tcp %s" % (VIP, b) for b in BACKENDS]
+    nfvd = start(tmp_path, syns, cfg)
+    nfvd.wait_processed({"t": 1000})
+    nfvd.ctl("lb backend del %s:80 proto tcp 10.0.0.14" % VIP)
+    nfvd.add_port_now("again", rx=[from_new(tcp(c, VIP, p, 80, "S"), 1) for c, p in flows])
+    st = nfvd.wait_processed({"again": 1000})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show")
+    assert sh["scheduled"] == 2000 and sh["rescheduled"] == 1000, sh
+    assert sorted(x["addr"] for x in sh["services"][0]["backends"]) == BACKENDS[:3]
+    out = nfvd.stop()["t"]
+    assert len(out) == 2000, len(out)
+    before, after = [backend_of(f) for f in out[:1000]], [backend_of(f) for f in out[1000:]]
+    assert "10.0.0.14" not in after
+    moved = sum(1 for a, b in zip(before, after) if a != "10.0.0.14" and a != b)
+    kept = sum(1 for a in before if a != "10.0.0.14")
+    assert 650 < kept < 850 and moved <= kept * 0.05, (moved, kept)
+
+
+def test_drain_keeps_sessions_and_no_backend_drops(tmp_path):
+    """Weight 0 drains a backend: its session goes on, no new flow reaches
+    it; with every backend drained a new connection is dropped as
+    lb/no_backend."""
+    nfvd = start(tmp_path, [], ["lb service add %s:53 proto udp" % VIP,
+                                "lb backend add %s:53 proto udp 10.0.0.11" % VIP])
+    nfvd.add_port_now("a", rx=[from_new(udp(C, VIP, 7000, 53), 1)])
+    nfvd.wait_processed({"a": 1})
+    nfvd.ctl("lb backend add %s:53 proto udp 10.0.0.12 weight 1" % VIP)
+    nfvd.ctl("lb backend add %s:53 proto udp 10.0.0.11 weight 0" % VIP)
+    new = [from_new(udp(C, VIP, 7001 + i, 53), 2) for i in range(50)]
+    nfvd.add_port_now("b", rx=[from_new(udp(C, VIP, 7000, 53, b"again"), 2)] + new)
+    nfvd.wait_processed({"b": 51})
+    nfvd.ctl("lb backend add %s:53 proto udp 10.0.0.12 weight 0" % VIP)
+    nfvd.add_port_now("c", rx=[from_new(udp(C, VIP, 9000, 53), 3),
+                               from_new(udp(C, VIP, 7000, 53, b"still"), 3)])
+    st = nfvd.wait_processed({"c": 2})
+    assert drops(st) == {"lb/no_backend": 1}, drops(st)
+    sh = nfvd.ctl("lb show")
+    assert sh["no_backend"] == 1 and sh["scheduled"] == 51, sh
+    w = {x["addr"]: (x["weight"], x["maglev_entries"]) for x in sh["services"][0]["backends"]}
+    assert w == {"10.0.0.11": (0, 0), "10.0.0.12": (0, 0)}, w
+    out = nfvd.stop()["t"]
+    assert len(out) == 53, len(out)
+    assert out[0] == to_srv(udp(C, "10.0.0.11", 7000, 53), "10.0.0.11")
+    assert out[1] == to_srv(udp(C, "10.0.0.11", 7000, 53, b"again"), "10.0.0.11")
+    assert {backend_of(f) for f in out[2:52]} == {"10.0.0.12"}
+    assert out[52] == to_srv(udp(C, "10.0.0.11", 7000, 53, b"still"), "10.0.0.11")
+
+
+def test_table_full_expiry_and_service_delete(tmp_path):
+    flows = [from_cli(udp(C, VIP, 30000 + i, 53)) for i in range(70)]
+    nfvd = start(tmp_path, flows, ["lb service add %s:53 proto udp" % VIP,
+                                   "lb backend add %s:53 proto udp 10.0.0.11" % VIP,
+                                   "lb set timeout udp 1"], args=["--lb-sessions", "64"])
+    st = nfvd.wait_processed({"t": 70})
+    assert drops(st) == {"lb/table_full": 6}, drops(st)
+    sh = nfvd.ctl("lb show")
+    assert sh["sessions"] == 64 and sh["table_full"] == 6 and sh["max_sessions"] == 64, sh
+    assert sh["timeouts"]["udp"] == 1
+    time.sleep(1.5)
+    assert nfvd.ctl("lb show")["sessions"] == 0
+    # After the service is gone, the VIP is only routed (no route: dropped).
+    nfvd.ctl("lb service del %s:53 proto udp" % VIP)
+    assert nfvd.ctl("lb show")["services"] == []
+    nfvd.add_port_now("late", rx=[from_new(udp(C, VIP, 30000, 53), 1)])
+    st = nfvd.wait_processed({"late": 1})
+    d = drops(st)
+    assert d.get("lb/table_full") == 6 and sum(d.values()) == 7, d
+    out = nfvd.stop()
+    assert len(out["t"]) == 64 and out["late"] == []
+
+
+@pytest.mark.parametrize("cmd,err", [
+    ("lb service add 203.0.113.100 proto tcp", "bad service"),
+    ("lb service add 192.0.2.100:0 proto tcp", "bad port"),
+    ("lb service add 192.0.2.100:80 proto sctp", "bad protocol"),
+    ("lb service add 192.0.2.100:80 proto tcp mode dsr", "not supported"),
+    ("lb service add 192.0.2.100:80 proto tcp mode foo", "bad mode"),
+    ("lb service add 192.0.2.100:80 proto tcp", "exists"),
+    ("lb service del 192.0.2.100:81 proto tcp", "no service"),
+    ("lb backend add 192.0.2.100:81 proto tcp 10.0.0.11", "no service"),
+    ("lb backend add 192.0.2.100:80 proto tcp 10.0.0.11", "exists"),
+    ("lb backend add 192.0.2.100:80 proto tcp 10.0.0.300", "bad backend"),
+    ("lb backend add 192.0.2.100:80 proto tcp 10.0.0.12 weight 10001", "bad weight"),
+    ("lb backend add 192.0.2.100:80 proto tcp 10.0.0.12 height 1", "expected 'weight'"),
+    ("lb backend del 192.0.2.100:80 proto tcp 10.0.0.99", "no backend"),
+    ("lb set timeout tcp-foo 5", "unknown timeout"),
+    ("lb show everything", "unexpected 'everything'"),
+])
+def test_bad_commands(tmp_path, cmd, err):
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("t")
+    nfvd.cmd(*CONFIG, "lb service add %s:80 proto tcp" % VIP,
+             "lb backend add %s:80 proto tcp 10.0.0.11" % VIP)
+    nfvd.start()
+    before = nfvd.ctl("lb show")
+    with pytest.raises(CtlError) as e:
+        nfvd.ctl(cmd)
+    assert err in e.value.stdout + e.value.stderr, e.value
+    assert nfvd.ctl("lb show") == before
+    nfvd.stop()

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The load balancer between Linux hosts: a client and two backends, each
+# behind its own veth, the backends' default route through nfvd.
+#
+#   nfvlb-c  (client,  eth0 10.204.1.2/24) -- veth nfvlb-v1 == nfvd p1 10.204.1.1
+#   nfvlb-b1 (backend, eth0 10.204.2.2/24) -- veth nfvlb-v2 == nfvd p2 10.204.2.1
+#   nfvlb-b2 (backend, eth0 10.204.3.2/24) -- veth nfvlb-v3 == nfvd p3 10.204.3.1
+#
+# VIP 10.204.9.100 (routed to nfvd by the client's default route): TCP
+# port 80 over both backends' port 8080, UDP port 53 over both backends'
+# port 5353, TCP port 5201 to b1 only (iperf3: its control and data
+# connections must meet one server). The backends' servers answer with
+# their name and the client address they saw: connections spread over
+# both, each reached with the client's own address, each answered from
+# the VIP (socat connects to the VIP, so a reply from anywhere else would
+# not reach it). Deleting b2 sends every new connection to b1.
+#
+# Run from the repository root as root:  NFVD_BUILD=build bash tests/smoke/suites/lb.sh
+set -uo pipefail
+. tests/smoke/lib.sh
+suite_init lb nfvlb
+C=nfvlb-c
+B1=nfvlb-b1
+B2=nfvlb-b2
+VIP=10.204.9.100
+
+suite_need socat iperf3 ping ethtool
+if suite_host "$C" nfvlb-v1 10.204.1.2/24 10.204.1.1 &&
+	suite_host "$B1" nfvlb-v2 10.204.2.2/24 10.204.2.1 &&
+	suite_host "$B2" nfvlb-v3 10.204.3.2/24 10.204.3.1; then
+	pass "topology: $C - nfvd - $B1, $B2"
+else
+	fail "topology setup failed"
+	suite_finish
+fi
+
+cat >"$WORK/startup.conf" <<EOF
+port add p1 dev net_af_packet0,iface=nfvlb-v1
+port add p2 dev net_af_packet1,iface=nfvlb-v2
+port add p3 dev net_af_packet2,iface=nfvlb-v3
+addr add 10.204.1.1/24 dev p1
+addr add 10.204.2.1/24 dev p2
+addr add 10.204.3.1/24 dev p3
+lb service add $VIP:80 proto tcp
+lb backend add $VIP:80 proto tcp 10.204.2.2:8080
+lb backend add $VIP:80 proto tcp 10.204.3.2:8080
+lb service add $VIP:53 proto udp
+lb backend add $VIP:53 proto udp 10.204.2.2:5353
+lb backend add $VIP:53 proto udp 10.204.3.2:5353
+lb service add $VIP:5201 proto tcp
+lb backend add $VIP:5201 proto tcp 10.204.2.2
+EOF
+suite_start_nfvd
+pass "nfvd up: $VIP:80/tcp, :53/udp over b1 and b2, :5201/tcp on b1"
+
+for b in 1 2; do
+	ns=nfvlb-b$b
+	ip netns exec "$ns" timeout 40 socat TCP-LISTEN:8080,reuseaddr,fork \
+		SYSTEM:"echo b$b \$SOCAT_PEERADDR" &
+	BG+=($!)
+	ip netns exec "$ns" timeout 40 socat UDP-RECVFROM:5353,fork SYSTEM:"echo b$b \$SOCAT_PEERADDR" &
+	BG+=($!)
+done
+sleep 0.5
+suite_ping "$C" 10.204.2.2 "$C -> $B1 (plain routing beside the load balancer)"
+
+# Twenty connections from distinct source ports.
+: >"$WORK/replies"
+for i in $(seq 20); do
+	ip netns exec "$C" timeout 5 socat -u TCP:$VIP:80,sourceport=$((42000 + i)) STDOUT \
+		>>"$WORK/replies" 2>&1
+done
+n=$(grep -c "^b[12] 10.204.1.2$" "$WORK/replies")
+n1=$(grep -c "^b1 " "$WORK/replies")
+n2=$(grep -c "^b2 " "$WORK/replies")
+if [ "$n" = 20 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ]; then
+	pass "TCP: 20 connections to $VIP:80 answered ($n1 by b1, $n2 by b2), each backend saw the client's address"
+else
+	fail "TCP to $VIP:80: $n of 20 answered as expected (b1 $n1, b2 $n2): $(sort "$WORK/replies" | uniq -c | head -5)"
+fi
+
+: >"$WORK/udp"
+for i in $(seq 10); do
+	echo q | ip netns exec "$C" timeout 5 socat -t 1 - UDP:$VIP:53,sourceport=$((43000 + i)) \
+		>>"$WORK/udp" 2>&1
+done
+n=$(grep -c "^b[12] 10.204.1.2$" "$WORK/udp")
+[ "$n" = 10 ] && pass "UDP: 10 datagrams to $VIP:53 answered from the VIP ($(grep -c '^b1' "$WORK/udp") by b1)" ||
+	fail "UDP to $VIP:53: $n of 10 answered: $(head -3 "$WORK/udp")"
+
+st=$(ctl --json lb show)
+v=$(json '"%d %d %d" % (d["scheduled"], d["no_backend"], d["table_full"])' <<<"$st")
+[ "$v" = "30 0 0" ] && pass "lb show: 30 sessions scheduled, no drop" || fail "lb show counters: '$v'"
+
+suite_iperf3 "$C" "$B1" 10.204.2.2 5201 "$C -> $VIP:5201 (b1) through the load balancer" $VIP
+
+ctl lb backend del $VIP:80 proto tcp 10.204.3.2:8080 >/dev/null
+: >"$WORK/after"
+for i in $(seq 10); do
+	ip netns exec "$C" timeout 5 socat -u TCP:$VIP:80,sourceport=$((44000 + i)) STDOUT \
+		>>"$WORK/after" 2>&1
+done
+n=$(grep -c "^b1 10.204.1.2$" "$WORK/after")
+[ "$n" = 10 ] && pass "after 'lb backend del' of b2: 10 of 10 new connections on b1" ||
+	fail "after deleting b2: $n of 10 on b1: $(sort "$WORK/after" | uniq -c | head -3)"
+
+d=$(ctl --json show drops | json '" ".join("%s/%s" % (x["node"], x["reason"]) for x in d["drops"] if x["node"] == "lb")')
+[ -z "$d" ] && pass "no load-balancer drop" || fail "lb drops: $d"
+info "drops: $(ctl --json show drops | json '" ".join("%s/%s=%d" % (x["node"], x["reason"], x["packets"]) for x in d["drops"])')"
+suite_stop_nfvd
+suite_finish
