@@ -55,7 +55,7 @@ NFVD_V4_ADDR, NFVD_V4_NH = "198.19.0.1/24", "198.19.0.2"
 NFVD_V6_ADDR, NFVD_V6_NH = "2001:200:0:ffff::1/64", "2001:200:0:ffff::2"
 BGP_NEXTHOPS = [f"198.19.0.{i}" for i in range(2, 10)]
 
-PREFIX_BASE = "nfvbench"    # DPDK --file-prefix of every process we start
+PREFIX_BASE = os.environ.get("BENCH_PREFIX", "nfvbench")  # DPDK --file-prefix of our processes
 
 
 def log(msg):
