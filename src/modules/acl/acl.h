@@ -271,6 +271,12 @@ struct nfv_ct_table {
 	struct nfv_ct_flow *flows;
 	struct nfv_ct_cache_entry *cache; /* NFV_CT_CACHE_SETS * WAYS, set s at WAYS * s */
 	uint64_t serial;          /* flows created (never reset, never wraps) */
+	/* The flow cache steps aside while it mostly misses (more active
+	 * flows than it holds): hits and misses of the current window of
+	 * packets, and the bursts left to go without it. */
+	uint32_t cache_win_hits;
+	uint32_t cache_win_misses;
+	uint32_t cache_skip;
 	struct nfv_slots slots;   /* free flows, count, sweep, flush generation */
 } __rte_cache_aligned;
 

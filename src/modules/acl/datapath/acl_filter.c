@@ -777,6 +777,10 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	return ns;
 }
 
+/* The flow cache's miss watch: packets per window, bursts it steps aside. */
+#define CT_CACHE_WINDOW 1024
+#define CT_CACHE_SKIP 1024
+
 /* Puts a flow rte_hash found for an IPv4 TCP/UDP packet (key k on iface;
  * val: the hash's value) in the flow cache, in way 0 (the others move down
  * a way and the last one goes), or where its key already is. */
@@ -836,9 +840,24 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 
 	bool uniform = false;
 
-	if (fam == 0 && ct_on) {
+	if (fam == 0 && ct_on && likely(ct->cache_skip == 0)) {
 		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true,
 				&uniform);
+		/* Over each window of packets: when misses outnumber hits
+		 * three to one, probing and filling the cache costs more than
+		 * it saves; go without it for a while, then look again. */
+		ct->cache_win_hits += (uint32_t)sum.flow_hits;
+		ct->cache_win_misses += cnt;
+		if (ct->cache_win_hits + ct->cache_win_misses >= CT_CACHE_WINDOW) {
+			if (ct->cache_win_misses > 3 * ct->cache_win_hits)
+				ct->cache_skip = CT_CACHE_SKIP;
+			ct->cache_win_hits = 0;
+			ct->cache_win_misses = 0;
+		}
+	} else if (fam == 0 && ct_on) {
+		ct->cache_skip--;
+		for (uint16_t i = 0; i < n; i++)
+			idx[i] = i;
 	} else if (fam == 0 && cache_on) {
 		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
 				&uniform);
@@ -899,7 +918,8 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 						   &s.cp[i], now);
 			if (r > 0) {
 				sum.flow_hits++;
-				if (fam == 0 && !s.cp[i].related && !s.cp[i].icmp_echo &&
+				if (fam == 0 && ct->cache_skip == 0 && !s.cp[i].related &&
+				    !s.cp[i].icmp_echo &&
 				    s.k4[i].l4 != 0 && (s.k4[i].proto == IPPROTO_UDP ||
 							s.k4[i].proto == IPPROTO_TCP))
 					ct_cache_put(ct, &s.k4[i], s.ifaces[i],
