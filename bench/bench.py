@@ -702,6 +702,22 @@ def build_cases(env):
                          extra=["nat44 snat add src 198.19.0.0/16 dev out"],
                          note="; source NAT on port out")],
             compare_to="nfvd")
+        # The load balancer: the 512 flows all to 198.18.1.100:53 (one VIP,
+        # four backends in 198.18.1.0/24): a session hit per packet and the
+        # ingress arc, against the same traffic routed as it is.
+        vip_pcap = p("ipv4-64-vip.pcap")
+        cases["ipv4-lb"] = Case(
+            "ipv4-lb", "IPv4 64 B through the load balancer against plain routing",
+            "512 flows IPv4/UDP, 64 B frames, all to 198.18.1.100 port 53; nfvd-lb: that "
+            "address and port a VIP over four backends 198.18.1.11-14 (NAT mode, 512 "
+            "sessions, every packet a session hit after the first)", [
+                app_nfvd(env, "nfvd-nolb", vip_pcap, label="nfvd"),
+                app_nfvd(env, "nfvd-lb", vip_pcap, label="nfvd-lb",
+                         extra=["lb service add 198.18.1.100:53 proto udp"] + [
+                             f"lb backend add 198.18.1.100:53 proto udp 198.18.1.{b}"
+                             for b in range(11, 15)],
+                         note="; load balancer VIP 198.18.1.100:53")],
+            compare_to="nfvd")
         # New connections: every frame a TCP SYN of a 5-tuple of its own,
         # read once; the same file through plain nfvd in the same round.
         cases["conntrack-new"] = Case(
@@ -744,9 +760,9 @@ def build_cases(env):
 ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
              "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
              "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "conntrack-new",
-             "ipv4-64-visibility"]
+             "ipv4-64-visibility", "ipv4-nat", "ipv4-lb"]
 NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp",
-             "ipv4-acl", "conntrack-new"}
+             "ipv4-acl", "conntrack-new", "ipv4-nat", "ipv4-lb"}
 CT_NEW_FLOWS = 1000000
 NEWSYN_PCAP = "ipv4-64-newsyn.pcap"
 

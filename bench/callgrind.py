@@ -28,7 +28,10 @@ established-flow path, every packet a connection-table hit), ipv4-ct-16k
 packet an rte_hash lookup), ipv4-nat
 (source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
-`out1` out, filter "tcp port 9", which none of the traffic matches).
+`out1` out, filter "tcp port 9", which none of the traffic matches),
+ipv4-vip and ipv4-lb (512 UDP flows to one address and port, routed; and
+that address and port a load-balancer VIP over four backends, a session
+hit per packet).
 
 Packets: calls of port_rx's process function (one graph walk each) times
 the burst (32): every walk takes one RX burst from the replayed port (the
@@ -78,7 +81,15 @@ CASES = {
     "ipv4-capture-nomatch": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-ct-16k": ("ipv4-64-16kflows.pcap", ["--family", "4", "--flows", "16384"], 1, "4"),
+    # 512 flows to one address and UDP port: plain routing, and the same
+    # address and port as a load-balancer VIP over four backends.
+    "ipv4-vip": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
+                                      "--dst-port", "53"], 1, "4"),
+    "ipv4-lb": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
+                                     "--dst-port", "53"], 1, "4"),
 }
+LB_LINES = ["lb service add 198.18.1.100:53 proto udp"] + [
+    f"lb backend add 198.18.1.100:53 proto udp 198.18.1.{b}" for b in range(11, 15)]
 L3FWD_FUNCS = ["l3fwd_lpm_process_packets", "rte_lpm6_lookup_bulk_func"]
 NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_process",
          "nfv_ip_fast_group_of",
@@ -88,8 +99,8 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
-         "capture_in_process", "capture_out_process", "rte_hash_lookup_bulk_data",
-         "nfv_ct_hit"]
+         "capture_in_process", "capture_out_process", "lb_in_process",
+         "rte_hash_lookup_bulk_data", "nfv_ct_hit"]
 
 
 def config(case, pcap):
@@ -124,6 +135,8 @@ def config(case, pcap):
         # The files go to nfvd's working directory, the run's own.
         lines += ['capture start dev in in file cap-in.pcapng filter "tcp port 9"',
                   'capture start dev out1 out file cap-out.pcapng filter "tcp port 9"']
+    if case == "ipv4-lb":
+        lines += LB_LINES
     if case == "ipv4-ct-16k":
         # net_pcap holds the whole file in mbufs: a bigger pool.
         lines[0] = lines[0].replace("rxd 1024 txd 1024", "rxd 2048 txd 2048")

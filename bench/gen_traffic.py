@@ -81,6 +81,8 @@ def cmd_pcap(args):
         host = 1 + i % 254                     # 198.18.1.1 .. 198.18.1.254
         sport = 1024 + rnd.randrange(60000)
         dport = 1024 + rnd.randrange(60000)
+        if args.dst_port:
+            dport = args.dst_port
         family = args.family if args.family != 46 else (4, 6)[i % 2]
         net = nets[i % len(nets)] if args.family != 46 else nets[i // 2 % len(nets)]
         if family == 4:
@@ -197,6 +199,8 @@ def main():
                    help="X,Y,...: frames to 198.18.X.0/24, 198.18.Y.0/24, ... in turn")
     p.add_argument("--dst-host", default="",
                    help="IPv4: every frame to this address (traffic for the DUT itself)")
+    p.add_argument("--dst-port", type=int, default=0,
+                   help="every frame to this UDP port (0: a random one per flow)")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_pcap)
 

@@ -8,6 +8,7 @@
 # Cases (default all): ipv4-64-2ports ipv4-64-b32 ipv4-64-4ports ipv6-64 ipv4-512
 #                      ipv4-64-b64 stats-cost ipv4-1m route-load route-churn
 #                      ipv4-64-learned punt-arp lcp ipv4-acl conntrack-new
+#                      ipv4-64-visibility ipv4-nat ipv4-lb
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_PREFIX (DPDK --file-prefix base, default nfvbench),
 # BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
@@ -183,6 +184,9 @@ gen_traffic() {
         --dst-mac $mac --dst-nets 1,2
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-4ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2,3,4
+    # 512 flows to one address and UDP port: a load-balancer VIP (ipv4-lb).
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-vip.pcap" --family 4 --size 64 \
+        --dst-mac $mac --dst-host 198.18.1.100 --dst-port 53
     # For nfvd's own address on its input port (lcp: punted to the twin).
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-local.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-host 198.18.0.1

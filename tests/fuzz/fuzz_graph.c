@@ -80,10 +80,20 @@ static const char *setup_cmds[] = {
 };
 
 /* NAT44: what "in" routes out of "out" from 10.0.0.0/24 is translated,
- * and TCP to in's address, port 8080, goes to 10.0.0.2:80. */
+ * and TCP to in's address, port 8080, goes to 10.0.0.2:80. The load
+ * balancer: TCP and UDP to 198.18.0.100 port 80 go to two backends, TCP
+ * port 443 to two direct-return backends (one never resolved). */
 static const char *feature_cmds[] = {
 	"nat44 snat add src 10.0.0.0/24 dev out",
 	"nat44 dnat add dev in proto tcp dport 8080 to 10.0.0.2:80",
+	"lb service add 198.18.0.100:80 proto tcp",
+	"lb backend add 198.18.0.100:80 proto tcp 10.1.0.2:8080",
+	"lb backend add 198.18.0.100:80 proto tcp 10.0.0.2 weight 3",
+	"lb service add 198.18.0.100:80 proto udp",
+	"lb backend add 198.18.0.100:80 proto udp 10.1.0.3",
+	"lb service add 198.18.0.100:443 proto tcp mode dsr",
+	"lb backend add 198.18.0.100:443 proto tcp 10.1.0.2",
+	"lb backend add 198.18.0.100:443 proto tcp 10.1.0.99",
 };
 
 static void

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
-The L4 load balancer (lb, NAT mode): a VIP's connections spread over its
-backends by weighted Maglev hashing, destinations and sources rewritten,
-sessions, draining, rescheduling, drops and views.
+The L4 load balancer (lb): a VIP's connections spread over its backends by
+weighted Maglev hashing; in NAT mode destinations and sources rewritten,
+in DSR mode the packet sent unchanged to the backend's MAC; sessions,
+draining, rescheduling, drops and views.
 
     clients 198.51.100.0/24 -- R1 -- v10 (cli) t [nfvd] v20 (srv) -- backends 10.0.0.11-.14
                                      203.0.113.1/24     10.0.0.254/24
@@ -18,7 +19,7 @@ import time
 
 import pytest
 from scapy.layers.inet import IP, TCP, UDP
-from scapy.layers.l2 import Dot1Q, Ether
+from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
@@ -255,11 +256,67 @@ def test_table_full_expiry_and_service_delete(tmp_path):
     assert len(out["t"]) == 64 and out["late"] == []
 
 
+def test_dsr_sends_the_packet_unchanged_to_the_backend(tmp_path):
+    """Direct server return: the client's packets keep the VIP as
+    destination and go to the backend's MAC (a router hop: TTL one less);
+    the backend answers from the VIP through nfvd as plain routed traffic,
+    untouched."""
+    b = "10.0.0.12"
+    seq = [
+        (from_cli(tcp(C, VIP, 40000, 80, "S")), to_srv(tcp(C, VIP, 40000, 80, "S"), b)),
+        (from_cli(tcp(C, VIP, 40000, 80, "A", b"GET /")),
+         to_srv(tcp(C, VIP, 40000, 80, "A", b"GET /"), b)),
+        (from_srv(tcp(VIP, C, 80, 40000, "PA", b"200 OK"), b),
+         to_cli(tcp(VIP, C, 80, 40000, "PA", b"200 OK"))),
+    ]
+    nfvd = start(tmp_path, [f for f, _ in seq], [
+        "lb service add %s:80 proto tcp mode dsr" % VIP,
+        "lb backend add %s:80 proto tcp %s" % (VIP, b)])
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show sessions")
+    assert sh["services"][0]["mode"] == "dsr"
+    assert (sh["fwd"], sh["rev"], sh["scheduled"]) == (2, 0, 1), sh
+    s = sh["session_list"][0]
+    assert (s["backend"], s["backend_port"], s["packets_fwd"]) == (b, 80, 2), s
+    with pytest.raises(CtlError) as e:
+        nfvd.ctl("lb backend add %s:80 proto tcp 10.0.0.11:8080" % VIP)
+    assert "takes the service's port" in e.value.stdout + e.value.stderr
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
+def test_dsr_unresolved_backend_is_asked_for_and_dropped_meanwhile(tmp_path):
+    """A direct-return backend on the link whose MAC nfvd does not know: nfvd
+    asks for it (ARP, from the backend's link) without waiting for traffic;
+    a packet for it meanwhile is dropped as lb/backend_unresolved, and one
+    for a backend with no route as lb/backend_no_route."""
+    nfvd = start(tmp_path, [], [
+        "lb service add %s:80 proto tcp mode dsr" % VIP,
+        "lb backend add %s:80 proto tcp 10.0.0.50" % VIP,
+        "lb service add %s:81 proto tcp mode dsr" % VIP,
+        "lb backend add %s:81 proto tcp 172.16.0.1" % VIP])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        rows = [n for n in nfvd.ctl("neigh show")["neighbors"] if n["address"] == "10.0.0.50"]
+        if rows:
+            break
+        time.sleep(0.1)
+    assert rows and rows[0]["dev"] == "srv", rows
+    nfvd.add_port_now("c2", rx=[from_new(tcp(C, VIP, 40000, 80, "S"), 1),
+                                from_new(tcp(C, VIP, 40000, 81, "S"), 1)])
+    st = nfvd.wait_processed({"c2": 2})
+    assert drops(st) == {"lb/backend_unresolved": 1, "lb/backend_no_route": 1}, drops(st)
+    out = nfvd.stop()["t"]
+    asks = [Ether(f) for f in out]
+    assert asks and all(a[Dot1Q].vlan == 20 and a[ARP].op == 1 and a[ARP].pdst == "10.0.0.50"
+                        and a[ARP].psrc == "10.0.0.254" for a in asks), [a.summary() for a in asks]
+
+
 @pytest.mark.parametrize("cmd,err", [
     ("lb service add 203.0.113.100 proto tcp", "bad service"),
     ("lb service add 192.0.2.100:0 proto tcp", "bad port"),
     ("lb service add 192.0.2.100:80 proto sctp", "bad protocol"),
-    ("lb service add 192.0.2.100:80 proto tcp mode dsr", "not supported"),
     ("lb service add 192.0.2.100:80 proto tcp mode foo", "bad mode"),
     ("lb service add 192.0.2.100:80 proto tcp", "exists"),
     ("lb service del 192.0.2.100:81 proto tcp", "no service"),

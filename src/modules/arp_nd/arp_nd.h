@@ -35,6 +35,13 @@ nfv_neigh_hold_meta(struct rte_mbuf *m)
 	return nfv_mbuf_priv(m, &nfv_neigh_hold_slice);
 }
 
+/* Asks for the neighbor ip on iface unless it is known (control thread):
+ * for a module that will send to it without a packet to hold first (the
+ * load balancer's direct-return backends). 0 (known, or asked), -ENODEV,
+ * -ENOSPC (table full), -EADDRNOTAVAIL (no address on iface to ask from). */
+struct nfv_ip;
+int nfv_neigh_resolve(const struct nfv_ip *ip, uint16_t iface);
+
 /* Punt queues. */
 extern struct nfv_punt_queue nfv_arp_queue;   /* ARP frames */
 extern struct nfv_punt_queue nfv_nd_queue;    /* ND messages, link-local echo requests */

@@ -13,6 +13,12 @@
  * (backend -> client, given the VIP as source). Both are translated on the
  * ip4 ingress arc, before the route lookup, on every interface.
  *
+ * Direct server return (mode dsr, IPVS's and DPVS's DR mode): the packet
+ * keeps the VIP as destination and goes to the backend's next hop (the
+ * route to the backend's address: on the link, its own MAC); the backend
+ * holds the VIP itself (on its loopback, not answering ARP for it) and
+ * answers the client directly, so replies do not need nfvd.
+ *
  * Sessions are per worker, written only by their worker: both directions of
  * a connection must reach the same worker (one worker, or the client and
  * backend sides polled by one worker), as for nat44. A session whose
@@ -45,7 +51,10 @@
 #define NFV_LB_SVC_BUCKETS 256  /* open addressing, (VIP, port, proto) -> service + 1 */
 #define NFV_LB_BE_BITS 16       /* a bitmap of backend endpoints' hashes (the rev test) */
 
-enum nfv_lb_mode { NFV_LB_NAT };
+enum nfv_lb_mode {
+	NFV_LB_NAT, /* destination rewritten; the backend's replies come back through nfvd */
+	NFV_LB_DSR, /* direct server return: the packet unchanged to the backend's MAC */
+};
 
 struct nfv_lb_backend {
 	rte_be32_t addr;
@@ -208,7 +217,8 @@ nfv_lb_lookup(struct nfv_lb_table *t, struct nfv_lb_counters *c, const struct nf
 }
 
 /* Control side. */
-int nfv_lb_service_add(const char *vip_port, uint8_t proto, bool add, char *err);
+int nfv_lb_service_add(const char *vip_port, uint8_t proto, bool add, enum nfv_lb_mode mode,
+		       char *err);
 int nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, bool add,
 		       int weight, char *err);
 int nfv_lb_set_timeout(const char *name, uint32_t seconds, char *err);

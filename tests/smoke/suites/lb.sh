@@ -15,7 +15,8 @@
 # their name and the client address they saw: connections spread over
 # both, each reached with the client's own address, each answered from
 # the VIP (socat connects to the VIP, so a reply from anywhere else would
-# not reach it). Deleting b2 sends every new connection to b1.
+# not reach it). Deleting b2 sends every new connection to b1. TCP port
+# 8000 is a direct-return service on b2, which holds the VIP itself.
 #
 # Run from the repository root as root:  NFVD_BUILD=build bash tests/smoke/suites/lb.sh
 set -uo pipefail
@@ -57,10 +58,20 @@ pass "nfvd up: $VIP:80/tcp, :53/udp over b1 and b2, :5201/tcp on b1"
 
 for b in 1 2; do
 	ns=nfvlb-b$b
-	ip netns exec "$ns" timeout 40 socat TCP-LISTEN:8080,reuseaddr,fork \
+	ip netns exec "$ns" timeout 120 socat TCP-LISTEN:8080,reuseaddr,fork \
 		SYSTEM:"echo b$b \$SOCAT_PEERADDR" &
 	BG+=($!)
-	ip netns exec "$ns" timeout 40 socat UDP-RECVFROM:5353,fork SYSTEM:"echo b$b \$SOCAT_PEERADDR" &
+	# One process answers every datagram with its name and the sender's
+	# address (socat's UDP fork loses datagrams that arrive while a child
+	# starts).
+	ip netns exec "$ns" timeout 120 "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 5353))
+while True:
+    data, peer = s.recvfrom(2048)
+    s.sendto(("%s %s\n" % (sys.argv[1], peer[0])).encode(), peer)
+' b$b &
 	BG+=($!)
 done
 sleep 0.5
@@ -83,12 +94,12 @@ fi
 
 : >"$WORK/udp"
 for i in $(seq 10); do
-	echo q | ip netns exec "$C" timeout 5 socat -t 1 - UDP:$VIP:53,sourceport=$((43000 + i)) \
+	echo q | ip netns exec "$C" timeout 8 socat -t 4 - UDP:$VIP:53,sourceport=$((43000 + i)) \
 		>>"$WORK/udp" 2>&1
 done
 n=$(grep -c "^b[12] 10.204.1.2$" "$WORK/udp")
 [ "$n" = 10 ] && pass "UDP: 10 datagrams to $VIP:53 answered from the VIP ($(grep -c '^b1' "$WORK/udp") by b1)" ||
-	fail "UDP to $VIP:53: $n of 10 answered: $(head -3 "$WORK/udp")"
+	fail "UDP to $VIP:53: $n of 10 answered: $(sort "$WORK/udp" | uniq -c | head -4 | tr "\n" " ")"
 
 st=$(ctl --json lb show)
 v=$(json '"%d %d %d" % (d["scheduled"], d["no_backend"], d["table_full"])' <<<"$st")
@@ -105,6 +116,26 @@ done
 n=$(grep -c "^b1 10.204.1.2$" "$WORK/after")
 [ "$n" = 10 ] && pass "after 'lb backend del' of b2: 10 of 10 new connections on b1" ||
 	fail "after deleting b2: $n of 10 on b1: $(sort "$WORK/after" | uniq -c | head -3)"
+
+# Direct server return: b2 holds the VIP on its loopback (answering no
+# ARP for it) and answers the client itself, from the VIP, through its
+# default route (nfvd, as plain routing).
+ip netns exec "$B2" ip addr add $VIP/32 dev lo
+ip netns exec "$B2" sysctl -qw net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.all.arp_announce=2
+ip netns exec "$B2" timeout 30 socat TCP-LISTEN:8000,reuseaddr,fork \
+	SYSTEM:"echo dsr b2 \$SOCAT_SOCKADDR \$SOCAT_PEERADDR" &
+BG+=($!)
+ctl lb service add $VIP:8000 proto tcp mode dsr >/dev/null &&
+	ctl lb backend add $VIP:8000 proto tcp 10.204.3.2 >/dev/null
+sleep 0.3
+: >"$WORK/dsr"
+for i in $(seq 5); do
+	ip netns exec "$C" timeout 5 socat -u TCP:$VIP:8000,sourceport=$((45000 + i)) STDOUT \
+		>>"$WORK/dsr" 2>&1
+done
+n=$(grep -c "^dsr b2 $VIP 10.204.1.2$" "$WORK/dsr")
+[ "$n" = 5 ] && pass "DSR: 5 connections to $VIP:8000 reached b2 with the VIP as destination, answered by b2 directly" ||
+	fail "DSR to $VIP:8000: $n of 5: $(head -3 "$WORK/dsr")"
 
 d=$(ctl --json show drops | json '" ".join("%s/%s" % (x["node"], x["reason"]) for x in d["drops"] if x["node"] == "lb")')
 [ -z "$d" ] && pass "no load-balancer drop" || fail "lb drops: $d"

@@ -394,6 +394,57 @@ neigh_update(struct neigh *e, const uint8_t *mac, bool confirm, bool override, u
 }
 
 /* A packet waits for its neighbor (the "hold" punt queue). */
+/* Sets an entry that has no usable MAC on the way to one: a failed or
+ * unpublished one starts over as incomplete, an incomplete one not asked
+ * yet is asked (the timer asks again, then fails it). -EADDRNOTAVAIL when
+ * the interface has no address to ask from. */
+static int
+resolve_start(struct neigh *e, uint64_t now)
+{
+	if (e->state == NEIGH_FAILED || (e->state != NEIGH_INCOMPLETE && !e->published)) {
+		if (e->published)
+			nfv_neigh_forget(&e->ip, e->iface);
+		e->published = false;
+		e->has_mac = false;
+		enter(e, NEIGH_INCOMPLETE, now);
+	}
+	if (e->state == NEIGH_INCOMPLETE && e->probes == 0) {
+		if (solicit(e, false) == -EADDRNOTAVAIL)
+			return -EADDRNOTAVAIL;
+		e->probes = 1;
+		e->next = now + ms(nfv_neigh_params.retrans_ms);
+	}
+	return 0;
+}
+
+int
+nfv_neigh_resolve(const struct nfv_ip *ip, uint16_t iface)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	struct neigh *e;
+	int rc;
+
+	if (iface >= NFV_IFACE_MAX || !nfv_ifaces[iface].used ||
+	    (ip->family != AF_INET && ip->family != AF_INET6))
+		return -ENODEV;
+	e = neigh_find(ip, iface);
+	if (e == NULL && (e = neigh_create(ip, iface, now)) == NULL)
+		return -ENOSPC;
+	if (!e->published && e->has_mac && e->state == NEIGH_STALE) {
+		enter(e, NEIGH_DELAY, now);
+		publish(e);
+		return e->published ? 0 : -ENOSPC;
+	}
+	if (e->published && e->state != NEIGH_FAILED && e->state != NEIGH_INCOMPLETE)
+		return 0;
+	rc = resolve_start(e, now);
+	if (rc < 0) {
+		nfv_neigh_cnt.no_source++;
+		neigh_delete(e, &drop_neigh_no_source);
+	}
+	return rc;
+}
+
 static void
 hold_handler(struct rte_mbuf *m, unsigned int worker)
 {
@@ -444,22 +495,11 @@ hold_handler(struct rte_mbuf *m, unsigned int worker)
 			   &inject_ip6_lookup);
 		return;
 	}
-	if (e->state == NEIGH_FAILED || (e->state != NEIGH_INCOMPLETE && !e->published)) {
-		if (e->published)
-			nfv_neigh_forget(&e->ip, e->iface);
-		e->published = false;
-		e->has_mac = false;
-		enter(e, NEIGH_INCOMPLETE, now);
-	}
-	if (e->state == NEIGH_INCOMPLETE && e->probes == 0) {
-		if (solicit(e, false) == -EADDRNOTAVAIL) {
-			nfv_neigh_cnt.no_source++;
-			drop_pkt(m, &drop_neigh_no_source, worker);
-			neigh_delete(e, &drop_neigh_no_source);
-			return;
-		}
-		e->probes = 1;
-		e->next = now + ms(nfv_neigh_params.retrans_ms);
+	if (resolve_start(e, now) == -EADDRNOTAVAIL) {
+		nfv_neigh_cnt.no_source++;
+		drop_pkt(m, &drop_neigh_no_source, worker);
+		neigh_delete(e, &drop_neigh_no_source);
+		return;
 	}
 	if (e->n_held >= nfv_neigh_params.hold) {
 		/* Full: the oldest goes, as the kernel's unresolved queue does. */

@@ -43,6 +43,7 @@ svc_args(int argc, char **argv, const char *usage, uint8_t *proto, struct nfv_re
 static int
 cmd_service(int argc, char **argv, struct nfv_reply *r)
 {
+	enum nfv_lb_mode mode = NFV_LB_NAT;
 	bool add;
 	uint8_t proto;
 
@@ -59,12 +60,11 @@ cmd_service(int argc, char **argv, struct nfv_reply *r)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'mode'); usage: %s",
 				 argv[6], SVC_ADD);
 		if (strcmp(argv[7], "dsr") == 0)
-			NFV_FAIL(r, -ENOTSUP, "mode dsr is not supported yet: only mode nat "
-				 "(the default)");
-		if (strcmp(argv[7], "nat") != 0)
+			mode = NFV_LB_DSR;
+		else if (strcmp(argv[7], "nat") != 0)
 			NFV_FAIL(r, -EINVAL, "bad mode '%s' (nat or dsr)", argv[7]);
 	}
-	return nfv_lb_service_add(argv[3], proto, add, r->err);
+	return nfv_lb_service_add(argv[3], proto, add, mode, r->err);
 }
 
 static int

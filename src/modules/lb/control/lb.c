@@ -30,12 +30,14 @@
 
 #include "api/parse.h"
 #include "core/arc.h"
+#include "core/event.h"
 #include "core/iface_event.h"
 #include "core/log.h"
 #include "core/module.h"
 #include "core/stats.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
+#include "modules/arp_nd/arp_nd.h"
 #include "modules/lb/lb.h"
 
 struct nfv_lb_config *nfv_lb_cfg;
@@ -249,7 +251,7 @@ index_build(struct nfv_lb_config *n)
 		while (n->svc_bucket[h & (NFV_LB_SVC_BUCKETS - 1)] != 0)
 			h++;
 		n->svc_bucket[h & (NFV_LB_SVC_BUCKETS - 1)] = (uint8_t)(i + 1);
-		for (uint32_t b = 0; b < s->n_backends; b++) {
+		for (uint32_t b = 0; b < s->n_backends && s->mode == NFV_LB_NAT; b++) {
 			uint32_t bit;
 
 			if (s->be[b].uid == 0)
@@ -303,6 +305,43 @@ maglev_rebuild(struct nfv_lb_service *s, uint8_t **old_table, char *err)
 	*old_table = s->maglev;
 	s->maglev = t;
 	return 0;
+}
+
+/*
+ * Direct-return backends on a link of nfvd's must have their MAC before the
+ * first packet: lb_in sends to the backend's next hop without holding the
+ * packet (ip4_rewrite's resolution would ask for the VIP, the packet's
+ * destination). Each second, and when a backend is added, those whose
+ * route is the connected network's (no host route yet: unresolved) are
+ * asked for; lb_in drops (lb/backend_unresolved) until they answer.
+ */
+static struct nfv_timer *dsr_timer;
+
+static void
+dsr_resolve(void *arg)
+{
+	struct rte_fib *fib = nfv_fib4_active();
+
+	RTE_SET_USED(arg);
+	for (uint32_t i = 0; i < svcs.n_services; i++) {
+		const struct nfv_lb_service *s = &svcs.svc[i];
+
+		if (s->uid == 0 || s->mode != NFV_LB_DSR)
+			continue;
+		for (uint32_t b = 0; b < s->n_backends; b++) {
+			struct nfv_ip ip = { .family = AF_INET, .v4 = s->be[b].addr };
+			uint32_t a = rte_be_to_cpu_32(s->be[b].addr);
+			const struct nfv_nexthop *nh;
+			uint64_t v = 0;
+
+			if (s->be[b].uid == 0)
+				continue;
+			rte_fib_lookup_bulk(fib, &a, &v, 1);
+			nh = nfv_fib_nh_id(v) != 0 ? nfv_nh_get(nfv_fib_nh_id(v)) : NULL;
+			if (nh != NULL && nh->type == NFV_NH_CONNECTED)
+				nfv_neigh_resolve(&ip, nh->port_id);
+		}
+	}
 }
 
 static const char *
@@ -360,7 +399,8 @@ svc_get(const char *vip_port, uint8_t proto, char *err)
 }
 
 int
-nfv_lb_service_add(const char *vip_port, uint8_t proto, bool add, char *err)
+nfv_lb_service_add(const char *vip_port, uint8_t proto, bool add, enum nfv_lb_mode mode,
+		   char *err)
 {
 	struct nfv_lb_service *s;
 	rte_be32_t vip;
@@ -402,7 +442,7 @@ nfv_lb_service_add(const char *vip_port, uint8_t proto, bool add, char *err)
 	s->vip = vip;
 	s->port = port;
 	s->proto = proto;
-	s->mode = NFV_LB_NAT;
+	s->mode = (uint8_t)mode;
 	{
 		uint8_t *none;
 
@@ -434,6 +474,11 @@ nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, boo
 		return -EINVAL;
 	if (port == 0)
 		port = s->port; /* no port: the service's */
+	if (s->mode == NFV_LB_DSR && port != s->port) {
+		snprintf(err, NFV_ERR_LEN, "mode dsr: a backend gets the packet unchanged, so it "
+			 "takes the service's port (%u)", rte_be_to_cpu_16(s->port));
+		return -EINVAL;
+	}
 	for (b = 0; b < s->n_backends; b++) {
 		if (s->be[b].uid != 0 && s->be[b].addr == addr && s->be[b].port == port)
 			break;
@@ -475,6 +520,8 @@ nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, boo
 	if (rc < 0)
 		return rc;
 	svcs_publish(old_table);
+	if (s->mode == NFV_LB_DSR)
+		dsr_resolve(NULL);
 	return 0;
 }
 
@@ -576,7 +623,8 @@ nfv_lb_show(bool sessions)
 		}
 		json_array_append_new(services, json_pack("{s:s, s:i, s:s, s:s, s:i, s:o}",
 			"vip", v4_str(s->vip, a), "port", rte_be_to_cpu_16(s->port),
-			"proto", proto_name(s->proto), "mode", "nat", "sessions", n_sess,
+			"proto", proto_name(s->proto), "mode", s->mode == NFV_LB_DSR ? "dsr" : "nat",
+			"sessions", n_sess,
 			"backends", bes));
 	}
 	nfv_counters_sum(&nfv_lb_counters_block, &c);
@@ -685,12 +733,18 @@ static int
 lb_init(void)
 {
 	nfv_lb_cfg = rte_zmalloc("nfv_lb_cfg", sizeof(*nfv_lb_cfg), 0);
-	return nfv_lb_cfg == NULL ? -ENOMEM : 0;
+	if (nfv_lb_cfg == NULL)
+		return -ENOMEM;
+	dsr_timer = nfv_timer_add("lb-dsr", 1.0, false, dsr_resolve, NULL);
+	return dsr_timer == NULL ? -ENOMEM : 0;
 }
 
 static void
 lb_fini(void)
 {
+	if (dsr_timer != NULL)
+		nfv_timer_del(dsr_timer);
+	dsr_timer = NULL;
 	for (unsigned int w = 0; nfv_lb_tables != NULL && w < nfv_n_workers; w++) {
 		rte_hash_free(nfv_lb_tables[w].hash);
 		rte_free(nfv_lb_tables[w].s);
@@ -708,7 +762,7 @@ lb_fini(void)
 
 static struct nfv_module lb_module = {
 	.name = "lb",
-	.depends_on = "ip",
+	.depends_on = "ip arp_nd",
 	.init = lb_init,
 	.fini = lb_fini,
 	.options = lb_options,

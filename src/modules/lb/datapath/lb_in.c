@@ -15,10 +15,14 @@
  * untouched (ICMP to a VIP that is also an interface address is answered
  * by nfvd, as without lb). Fragments are not translated.
  *
- * Edges: drop, then the arc's.
+ * Mode dsr: the packet is not changed; it goes straight to ip4_rewrite
+ * with the next hop of the route to its backend (lb_dsr).
+ *
+ * Edges: drop, ip4_rewrite (dsr), then the arc's.
  * Reads: mbuf->port. Writes: IPv4 source or destination, the L4 port, the
- * checksums (RFC 1624 updates).
- * Drops: lb/no_backend, lb/table_full.
+ * checksums (RFC 1624 updates); meta.nh (dsr).
+ * Drops: lb/no_backend, lb/table_full, lb/backend_no_route,
+ * lb/backend_unresolved.
  */
 #include <rte_cycles.h>
 #include <rte_graph.h>
@@ -27,11 +31,13 @@
 #include "core/arc.h"
 #include "core/counters.h"
 #include "core/node.h"
+#include "modules/ip/ip.h"
 #include "modules/ip/l4_rewrite.h"
 #include "modules/lb/lb.h"
 
 enum lb_in_next {
 	LB_IN_NEXT_DROP,
+	LB_IN_NEXT_REWRITE, /* dsr: to the backend's next hop, the lookup done here */
 	LB_IN_NEXT_MAX,
 };
 
@@ -39,6 +45,11 @@ NFV_DROP_REASON(drop_lb_no_backend, "lb", "no_backend",
 	"a new connection to a service none of whose backends has a weight above 0");
 NFV_DROP_REASON(drop_lb_full, "lb", "table_full",
 	"a new connection to a service but the worker's session table is full");
+NFV_DROP_REASON(drop_lb_no_route, "lb", "backend_no_route",
+	"mode dsr: no route to the backend's address (or not one that forwards)");
+NFV_DROP_REASON(drop_lb_unresolved, "lb", "backend_unresolved",
+	"mode dsr: the backend is on a link of nfvd's and its MAC is not known yet "
+	"(asked for each second)");
 
 static struct nfv_arc_feature lb_in_feature = {
 	.arc_name = "ip4_ingress", .node = "nfv_lb_in", .runs_after = "nfv_policer_in4",
@@ -77,6 +88,30 @@ lb_touch(struct nfv_lb_session *s, unsigned int dir, const struct nat_pkt *p,
 		s->state = nfv_l4_tcp_track(&s->flags, dir, p->tcp_flags) ?
 			   NFV_LB_TCP_ESTABLISHED : NFV_LB_TCP_TRANSITORY;
 	s->expire_tsc = now + __atomic_load_n(&nfv_lb_timeout_tsc[s->state], __ATOMIC_RELAXED);
+}
+
+/*
+ * Direct server return: the packet, unchanged, to the next hop of the
+ * route to the backend (ip4_rewrite decrements the TTL and writes the
+ * MAC). A next hop on the link without a host route is unresolved: the
+ * control side asks for it; until then the packet is dropped, as the
+ * rewrite node would ask for the VIP instead.
+ */
+static __rte_always_inline uint16_t
+lb_dsr(struct rte_mbuf *m, struct rte_fib *fib, rte_be32_t backend)
+{
+	uint32_t a = rte_be_to_cpu_32(backend);
+	const struct nfv_nexthop *nh;
+	uint64_t v = 0;
+
+	rte_fib_lookup_bulk(fib, &a, &v, 1);
+	nh = nfv_fib_nh_id(v) != 0 ? nfv_nh_get(nfv_fib_nh_id(v)) : NULL;
+	if (unlikely(nh == NULL || !nfv_nh_forwards(nh)))
+		return nfv_mark_drop(m, drop_lb_no_route.id, LB_IN_NEXT_DROP);
+	if (unlikely(nh->type == NFV_NH_CONNECTED))
+		return nfv_mark_drop(m, drop_lb_unresolved.id, LB_IN_NEXT_DROP);
+	nfv_meta(m)->nh = nh;
+	return LB_IN_NEXT_REWRITE;
 }
 
 static uint16_t
@@ -148,9 +183,12 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				continue;
 			}
 		}
-		nat_rewrite(&p, true, s->backend, s->bport);
 		lb_touch(s, NFV_LB_FWD, &p, m, now);
 		c->fwd++;
+		if (svc->mode == NFV_LB_DSR)
+			nexts[i] = lb_dsr(m, nfv_fib4_active(), s->backend);
+		else
+			nat_rewrite(&p, true, s->backend, s->bport);
 	}
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
 	return n;
@@ -163,6 +201,7 @@ static struct rte_node_register lb_in_node = {
 	.nb_edges = LB_IN_NEXT_MAX,
 	.next_nodes = {
 		[LB_IN_NEXT_DROP] = "nfv_drop",
+		[LB_IN_NEXT_REWRITE] = "nfv_ip4_rewrite",
 	},
 };
 
