@@ -23,7 +23,9 @@ interleaved, one port), ipv4-stats-off, ipv4-chain and ipv6-chain (`debug
 fastpath off`: the node chain), ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
 `acl set cache off`), ipv4-ct (one reflect rule on `in`: the
-established-flow path, every packet a connection-table hit), ipv4-nat
+established-flow path, every packet a connection-table hit), ipv4-ct-16k
+(the same with 16,384 flows, twice what the flow cache holds: every
+packet an rte_hash lookup), ipv4-nat
 (source NAT44 of the 512 flows on `out1`), ipv4-flow (flow statistics on),
 ipv4-capture-nomatch (bench.py's ipv4-64-visibility captures: `in` in and
 `out1` out, filter "tcp port 9", which none of the traffic matches),
@@ -88,6 +90,7 @@ CASES = {
     "ipv4-ct": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-upf-decap": ("upf-decap-64.pcap", None, 1, "4"),
     "ipv4-upf-encap": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv4-ct-16k": ("ipv4-64-16kflows.pcap", ["--family", "4", "--flows", "16384"], 1, "4"),
     # 512 flows to one address and UDP port: plain routing, and the same
     # address and port as a load-balancer VIP over four backends.
     "ipv4-vip": ("ipv4-64-vip.pcap", ["--family", "4", "--dst-host", "198.18.1.100",
@@ -117,7 +120,8 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "capture_in_process", "nfv_capture_tx_cb", "upf_gtpu_process",
          "upf_downlink_process", "lb_in_process",
          "bridge_input_process", "rte_hash_lookup", "rte_pktmbuf_copy",
-         "vxlan_input_process", "vxlan_output_process", "ip4_local_process"]
+         "vxlan_input_process", "vxlan_output_process", "ip4_local_process",
+         "rte_hash_lookup_bulk_data", "nfv_ct_hit"]
 
 
 def config(case, pcap):
@@ -173,7 +177,10 @@ def config(case, pcap):
         lines += ["addr add 198.18.0.1/24 dev in", "vxlan add vx0 vni 100 local 198.18.0.1",
                   "bridge add br0", "bridge port add br0 dev vx0",
                   "bridge port add br0 dev out1"]
-    if case == "ipv4-ct":
+    if case == "ipv4-ct-16k":
+        # net_pcap holds the whole file in mbufs: a bigger pool.
+        lines[0] = lines[0].replace("rxd 1024 txd 1024", "rxd 2048 txd 2048")
+    if case in ("ipv4-ct", "ipv4-ct-16k"):
         # bench.py's established-flow case: one reflect rule on in; after
         # the first packet of each of the 512 flows, every packet is a
         # connection-table hit.

@@ -10,7 +10,8 @@
 #                      ipv4-64-learned punt-arp lcp ipv4-acl conntrack-new
 #                      ipv4-64-visibility ipv4-nat ipv4-lb
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
-# (force --no-huge), BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
+# (force --no-huge), BENCH_PREFIX (DPDK --file-prefix base, default nfvbench),
+# BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
 # default build/src/nfvd and build/src/nfvctl), NFVD_ARGS (extra nfvd options).
 # --baseline REV builds nfvd at git revision REV in the scratch dir and runs it
@@ -233,8 +234,8 @@ gen_traffic
 say "memory"
 hugepages
 tsc_hz=$("$work/bin/tsc_hz" -l 0 --no-pci --no-telemetry --no-huge -m 64 \
-    --file-prefix nfvbench-tsc --log-level=3 | tail -1)
-rm -rf /var/run/dpdk/nfvbench-tsc
+    --file-prefix "${BENCH_PREFIX:-nfvbench}-tsc" --log-level=3 | tail -1)
+rm -rf "/var/run/dpdk/${BENCH_PREFIX:-nfvbench}-tsc"
 echo "TSC: $tsc_hz Hz (rte_get_tsc_hz)"
 
 say "running"

@@ -181,6 +181,40 @@ def test_timeouts_max_and_late_replies(tmp_path):
     assert out["late"] == []
 
 
+def test_flow_cache_hits_and_expired_entries(tmp_path):
+    """The flow cache in front of the table (IPv4 TCP/UDP): the first reply
+    of a flow is found by the table and cached, later ones by the cache;
+    every hit is counted as the table would count it (conntrack hits, acl
+    flow_hits, the flow's packets). A cached flow that expired is not let
+    through by its cache entry: the table forgets it and the rules decide
+    (lan_out: deny), while another flow keeps the table from being empty
+    (so the cache is consulted)."""
+    q = out_pkt(IP(src=H, dst=S, ttl=64) / UDP(sport=7000, dport=53) / b"q")
+    a = in_pkt(IP(src=S, dst=H, ttl=64) / UDP(sport=53, dport=7000) / b"a")
+    syn = out_pkt(tcp(H, S, 40100, 80, "S"))
+    synack = in_pkt(tcp(S, H, 80, 40100, "SA"))
+    seq = [q, a, a, a, syn, synack, synack]
+    nfvd, st = run_trunk(tmp_path, seq, extra_cfg=["conntrack set timeout udp-stream 1"])
+    assert drops(st) == {}, drops(st)
+    # Replies: three UDP, two TCP; the outbound SYN and query created flows.
+    assert st["conntrack"]["hits"] == 5 and st["acl"]["flow_hits"] == 5, st["conntrack"]
+    assert st["conntrack"]["created"] == 2
+    ents = {e["sport"]: e for e in show(nfvd)["entries"]}
+    assert ents[7000]["state"] == "udp_stream"
+    assert ents[40100]["state"] == "syn_recv"
+    time.sleep(1.5)                          # the UDP flow expires; the TCP one lives
+    nfvd.add_port_now("late", rx=[
+        Ether(dst=pcap_mac(1), src=R1) /
+        IP(src=S, dst=H, ttl=64) / UDP(sport=53, dport=7000) / b"late"])
+    st = nfvd.wait_processed({"late": 1})
+    assert drops(st) == {"acl/no_match": 1}, drops(st)
+    assert st["conntrack"]["expired"] == 1 and st["conntrack"]["hits"] == 5
+    assert [e["sport"] for e in show(nfvd)["entries"]] == [40100]
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in seq]
+    assert out["late"] == []
+
+
 SYM_KEY = bytes([0x6d, 0x5a] * 20)
 
 

@@ -234,13 +234,54 @@ struct nfv_ct_flow {
 	uint32_t ack[2];
 	uint32_t maxwin[2];
 	uint8_t wscale[2];
+	uint64_t serial;  /* the table's count of flows created when this one was */
 };
+
+/*
+ * The flow cache: a per-worker exact-match front for the table's IPv4
+ * TCP/UDP keys, NFV_CT_CACHE_WAYS-way set-associative, so that a packet of
+ * an established flow is found with two crc32 instructions and a compare
+ * instead of an rte_hash lookup of the 40-byte key. An entry holds the key
+ * as two words (a: the addresses; b: protocol, interface and ports, as
+ * nfv_ct_cache_b builds it), the rte_hash value (flow index << 1 |
+ * direction) and the flow's serial. It is filled when rte_hash finds a
+ * flow, and never cleaned: an entry is good only while its flow is in use
+ * with the same serial (a forgotten or flushed flow's slot, reused, gets a
+ * new serial), so a miss or a stale entry just takes the rte_hash path.
+ */
+#define NFV_CT_CACHE_SETS 2048
+#define NFV_CT_CACHE_WAYS 4 /* 8,192 entries */
+
+struct nfv_ct_cache_entry {
+	uint64_t a;
+	uint64_t b;
+	uint64_t serial; /* 0: empty */
+	uint32_t val;
+	uint32_t pad;
+};
+
+static __rte_always_inline uint64_t
+nfv_ct_cache_b(uint8_t proto, uint16_t iface, uint32_t ports)
+{
+	return (uint64_t)proto | (uint64_t)iface << 16 | (uint64_t)ports << 32;
+}
 
 struct nfv_ct_table {
 	struct rte_hash *hash;    /* key -> (flow index << 1 | direction) */
 	struct nfv_ct_flow *flows;
+	struct nfv_ct_cache_entry *cache; /* NFV_CT_CACHE_SETS * WAYS, set s at WAYS * s */
+	uint64_t serial;          /* flows created (never reset, never wraps) */
+	/* The flow cache steps aside while it mostly misses (more active
+	 * flows than it holds): hits and misses of the current window of
+	 * packets, and the bursts left to go without it. */
+	uint32_t cache_win_hits;
+	uint32_t cache_win_misses;
+	uint32_t cache_skip;
 	struct nfv_slots slots;   /* free flows, count, sweep, flush generation */
 } __rte_cache_aligned;
+
+/* Per-state timeouts in TSC cycles (control side writes, workers read). */
+extern uint64_t nfv_ct_timeout_tsc[NFV_CT_STATES];
 
 extern struct nfv_ct_table *nfv_ct_tables; /* one per worker */
 extern uint32_t nfv_ct_gen;                /* "conntrack flush" bumps it */

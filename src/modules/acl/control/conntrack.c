@@ -64,13 +64,13 @@ static const char *const timeout_names[NFV_CT_STATES] = {
 static uint32_t timeout_s[NFV_CT_STATES] = {
 	120, 60, 432000, 120, 120, 10, 30, 120, 30, 600,
 };
-static uint64_t timeout_tsc[NFV_CT_STATES]; /* workers read */
+uint64_t nfv_ct_timeout_tsc[NFV_CT_STATES]; /* workers read */
 
 static void
 timeouts_publish(void)
 {
 	for (unsigned int i = 0; i < NFV_CT_STATES; i++)
-		__atomic_store_n(&timeout_tsc[i], (uint64_t)timeout_s[i] * rte_get_tsc_hz(),
+		__atomic_store_n(&nfv_ct_timeout_tsc[i], (uint64_t)timeout_s[i] * rte_get_tsc_hz(),
 				 __ATOMIC_RELAXED);
 }
 
@@ -98,6 +98,7 @@ flow_forget(struct nfv_ct_table *t, uint32_t idx)
 	key_reverse(&r, &f->key);
 	rte_hash_del_key(t->hash, &f->key);
 	rte_hash_del_key(t->hash, &r); /* -ENOENT when it is the same key */
+	f->serial = 0; /* the flow cache's entries for it are stale now */
 	__atomic_store_n(&f->used, 0, __ATOMIC_RELEASE);
 	nfv_slots_put(&t->slots, idx);
 }
@@ -106,8 +107,10 @@ static void
 table_clear(struct nfv_ct_table *t)
 {
 	rte_hash_reset(t->hash);
-	for (uint32_t i = 0; i < ct_capacity; i++)
+	for (uint32_t i = 0; i < ct_capacity; i++) {
+		t->flows[i].serial = 0;
 		__atomic_store_n(&t->flows[i].used, 0, __ATOMIC_RELAXED);
+	}
 	nfv_slots_reset(&t->slots);
 }
 
@@ -147,7 +150,7 @@ nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t n
 static void
 flow_touch(struct nfv_ct_flow *f, uint64_t now)
 {
-	f->expire_tsc = now + __atomic_load_n(&timeout_tsc[f->state], __ATOMIC_RELAXED);
+	f->expire_tsc = now + __atomic_load_n(&nfv_ct_timeout_tsc[f->state], __ATOMIC_RELAXED);
 }
 
 /* RFC 793 through the flags: the state after a packet in direction d. */
@@ -347,10 +350,28 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	f->packets[0] = 1;
 	f->packets[1] = 0;
 	f->gen = t->slots.gen;
+	f->serial = ++t->serial; /* from 1: 0 marks an empty cache entry */
 	flow_touch(f, now);
 	__atomic_store_n(&f->used, 1, __ATOMIC_RELEASE);
 	c->created++;
 	return 0;
+}
+
+/* rte_hash's hash of a key: an IPv4 key is 16 bytes that matter (the rest
+ * is zero), hashed as two words instead of the whole 40 bytes. */
+static uint32_t
+ct_key_hash(const void *key, uint32_t len, uint32_t init)
+{
+	const struct nfv_ct_key *k = key;
+	uint64_t w0;
+	uint32_t s, d;
+
+	if (k->family != AF_INET)
+		return rte_hash_crc(key, len, init);
+	memcpy(&w0, k, 8);
+	memcpy(&s, k->src, 4);
+	memcpy(&d, k->dst, 4);
+	return rte_hash_crc_8byte((uint64_t)s | (uint64_t)d << 32, rte_hash_crc_8byte(w0, init));
 }
 
 /* ---- control side ---- */
@@ -373,7 +394,7 @@ ct_setup(void)
 			.name = name,
 			.entries = 2 * ct_capacity,
 			.key_len = sizeof(struct nfv_ct_key),
-			.hash_func = rte_hash_crc,
+			.hash_func = ct_key_hash,
 			.socket_id = socket,
 		};
 
@@ -381,7 +402,10 @@ ct_setup(void)
 		t->hash = rte_hash_create(&prm);
 		t->flows = rte_zmalloc_socket("nfv_ct_flows", ct_capacity * sizeof(*t->flows),
 					      RTE_CACHE_LINE_SIZE, socket);
-		if (t->hash == NULL || t->flows == NULL ||
+		t->cache = rte_zmalloc_socket("nfv_ct_cache", NFV_CT_CACHE_SETS *
+					      NFV_CT_CACHE_WAYS * sizeof(*t->cache),
+					      RTE_CACHE_LINE_SIZE, socket);
+		if (t->hash == NULL || t->flows == NULL || t->cache == NULL ||
 		    nfv_slots_init(&t->slots, ct_capacity, socket) < 0) {
 			NFV_LOG(ERR, "conntrack: no memory for %u flows per worker "
 				"(--conntrack-size)", ct_capacity);
@@ -561,6 +585,7 @@ ct_fini(void)
 	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
 		rte_hash_free(nfv_ct_tables[w].hash);
 		rte_free(nfv_ct_tables[w].flows);
+		rte_free(nfv_ct_tables[w].cache);
 		nfv_slots_fini(&nfv_ct_tables[w].slots);
 	}
 	rte_free(nfv_ct_tables);

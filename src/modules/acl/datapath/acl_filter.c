@@ -613,11 +613,18 @@ struct acl_scratch {
 static __rte_always_inline uint16_t
 acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	  const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
-	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum)
+	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum,
+	  struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on,
+	  bool *uniform)
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
-	uint32_t nhit = 0, gen = 0;
+	uint32_t nhit = 0, gen = 0, nflow = 0, nudp = 0, ndeny = 0, nnomatch = 0, odd = 0;
+	/* A run of hits on one permit rule is counted once at its end
+	 * (run_res: that rule's result; RUN_NONE matches no lookup's). */
+	const uint32_t RUN_NONE = UINT32_MAX - 1;
+	uint32_t run_res = RUN_NONE, run_slot = 0;
+	uint64_t run = 0, cgen = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -638,7 +645,13 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			last_iface = iface;
 			last_next = nfv_arc_next_edge(f, iface);
 			c = acl != NULL ? nfv_acl_active(acl) : NULL;
-			gen = c != NULL ? (uint32_t)c->gen : 0;
+			cgen = c != NULL ? c->gen : 0;
+			gen = (uint32_t)cgen;
+			if (run != 0)
+				hits[run_slot] += run; /* the slot was of the old version */
+			run = 0;
+			run_res = RUN_NONE;
+			odd++;
 		}
 		nexts[i] = last_next;
 		if (unlikely(c == NULL))
@@ -651,14 +664,75 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		}
 		memcpy(&ka, &ip->src_addr, 8);
 		memcpy(&ports, ip + 1, 4);
+		if (ct_on) {
+			/* Tracked flows first: a packet of a flow the cache
+			 * knows passes; any other goes to the general path,
+			 * which looks the table up before the rules. */
+			uint64_t cb = nfv_ct_cache_b(proto, iface, ports), ser = 0;
+			const struct nfv_ct_cache_entry *ce =
+				&ct->cache[(rte_hash_crc_8byte(cb, rte_hash_crc_8byte(ka, 0)) &
+					    (NFV_CT_CACHE_SETS - 1)) * NFV_CT_CACHE_WAYS];
+			uint32_t val = UINT32_MAX;
+			struct nfv_ct_flow *fl;
+
+			for (unsigned int w = 0; w < NFV_CT_CACHE_WAYS; w++, ce++) {
+				if (((ce->a ^ ka) | (ce->b ^ cb)) == 0) {
+					val = ce->val;
+					ser = ce->serial;
+					break;
+				}
+			}
+			if (val == UINT32_MAX) {
+				slow[ns++] = i;
+				continue;
+			}
+			fl = &ct->flows[val >> 1];
+			/* A forgotten flow's serial is 0 (never an entry's). */
+			if (unlikely(fl->serial != ser || (int64_t)(now - fl->expire_tsc) >= 0)) {
+				slow[ns++] = i; /* forgotten or expired: the table says */
+				continue;
+			}
+			if (proto == IPPROTO_TCP) {
+				struct nfv_ct_pkt cp = { .trackable = 1 };
+				int r;
+
+				tcp_read(m, NFV_L2_LEN + sizeof(*ip), &cp);
+				r = nfv_ct_hit(ct, cc, (const void *)(uintptr_t)val, proto, &cp, now);
+				if (r == 0) {
+					slow[ns++] = i; /* a new connection: the rules decide */
+					continue;
+				}
+				if (r < 0) {
+					nexts[i] = nfv_mark_drop(m, drop_ct_invalid_rst.id,
+								 ACL_NEXT_DROP);
+					continue;
+				}
+			} else {
+				unsigned int d = val & 1;
+
+				if (fl->state == NFV_CT_UDP && d == 1)
+					fl->state = NFV_CT_UDP_STREAM;
+				fl->packets[d]++;
+				fl->expire_tsc = now + __atomic_load_n(&nfv_ct_timeout_tsc[fl->state],
+									__ATOMIC_RELAXED);
+				nudp++;
+			}
+			nflow++;
+			continue;
+		}
 		kb = (uint64_t)proto | 1u << 8 | (uint64_t)ports << 32;
 		e = &dc->v4[(rte_hash_crc_8byte(kb, rte_hash_crc_8byte(ka, gen)) &
 			     (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
 		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
-			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ c->gen)) == 0) {
+			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ cgen)) == 0) {
 				res = e->res;
 				break;
 			}
+		}
+		if (likely(res == run_res)) {
+			run++;
+			nhit++;
+			continue;
 		}
 		if (res == UINT32_MAX) {
 			slow[ns++] = i;
@@ -666,7 +740,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		}
 		if (res == 0) {
 			hits[c->default_slot]++;
-			sum->no_match++;
+			nnomatch++;
 			nexts[i] = nfv_mark_drop(m, drop_acl_no_match.id, ACL_NEXT_DROP);
 			nhit++;
 			continue;
@@ -676,17 +750,63 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			slow[ns++] = i; /* records a flow: the general path */
 			continue;
 		}
-		hits[r->slot]++;
 		nhit++;
 		if (r->action == NFV_ACL_DENY) {
-			sum->denied++;
+			hits[r->slot]++;
+			ndeny++;
 			nexts[i] = nfv_mark_drop(m, drop_acl_denied.id, ACL_NEXT_DROP);
-		} else {
-			sum->permitted++;
+			continue;
 		}
+		if (run != 0)
+			hits[run_slot] += run;
+		run_res = res;
+		run_slot = r->slot;
+		run = 1;
 	}
+	if (run != 0)
+		hits[run_slot] += run;
 	sum->cache_hits += nhit;
+	sum->denied += ndeny;
+	sum->no_match += nnomatch;
+	sum->permitted += nhit - ndeny - nnomatch;
+	sum->flow_hits += nflow;
+	if (ct_on)
+		cc->hits += nudp; /* TCP hits counted by nfv_ct_hit */
+	/* Every packet to the one edge of one interface: no scan needed. */
+	*uniform = ns == 0 && odd <= 1 && ndeny == 0 && nnomatch == 0 && !(ct_on && nflow != n);
 	return ns;
+}
+
+/* The flow cache's miss watch: packets per window, bursts it steps aside. */
+#define CT_CACHE_WINDOW 1024
+#define CT_CACHE_SKIP 1024
+
+/* Puts a flow rte_hash found for an IPv4 TCP/UDP packet (key k on iface;
+ * val: the hash's value) in the flow cache, in way 0 (the others move down
+ * a way and the last one goes), or where its key already is. */
+static __rte_always_inline void
+ct_cache_put(struct nfv_ct_table *ct, const struct nfv_acl4_key *k, uint16_t iface,
+	     uint32_t val)
+{
+	uint64_t ka, cb;
+	uint32_t ports;
+	struct nfv_ct_cache_entry *e;
+	unsigned int w;
+
+	memcpy(&ka, &k->src, 8);
+	memcpy(&ports, &k->sport, 4);
+	cb = nfv_ct_cache_b(k->proto, iface, ports);
+	e = &ct->cache[(rte_hash_crc_8byte(cb, rte_hash_crc_8byte(ka, 0)) &
+			(NFV_CT_CACHE_SETS - 1)) * NFV_CT_CACHE_WAYS];
+	for (w = 0; w < NFV_CT_CACHE_WAYS - 1; w++)
+		if (e[w].a == ka && e[w].b == cb)
+			break;
+	for (; w > 0; w--)
+		e[w] = e[w - 1];
+	e[0].a = ka;
+	e[0].b = cb;
+	e[0].val = val;
+	e[0].serial = ct->flows[val >> 1].serial;
 }
 
 static __rte_always_inline uint16_t
@@ -704,6 +824,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	struct nfv_acl_counters sum = { 0 };
 	uint64_t now = rte_rdtsc();
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
+	uint64_t created0 = cc->created;
 	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;
 	uint16_t nt = 0, nl = 0, nm = 0, n_in = n;
 
@@ -717,8 +838,29 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint16_t last_iface = UINT16_MAX, last_next = 0, idx[RTE_GRAPH_BURST_SIZE], cnt = n;
 	const struct nfv_acl_compiled *last_comp = NULL;
 
-	if (fam == 0 && cache_on && !ct_on) {
-		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum);
+	bool uniform = false;
+
+	if (fam == 0 && ct_on && likely(ct->cache_skip == 0)) {
+		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true,
+				&uniform);
+		/* Over each window of packets: when misses outnumber hits
+		 * three to one, probing and filling the cache costs more than
+		 * it saves; go without it for a while, then look again. */
+		ct->cache_win_hits += (uint32_t)sum.flow_hits;
+		ct->cache_win_misses += cnt;
+		if (ct->cache_win_hits + ct->cache_win_misses >= CT_CACHE_WINDOW) {
+			if (ct->cache_win_misses > 3 * ct->cache_win_hits)
+				ct->cache_skip = CT_CACHE_SKIP;
+			ct->cache_win_hits = 0;
+			ct->cache_win_misses = 0;
+		}
+	} else if (fam == 0 && ct_on) {
+		ct->cache_skip--;
+		for (uint16_t i = 0; i < n; i++)
+			idx[i] = i;
+	} else if (fam == 0 && cache_on) {
+		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
+				&uniform);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
@@ -774,9 +916,15 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 				r = s.cp[i].related ? nfv_ct_related(ct, cc, s.ctdata[k + j], now) :
 					nfv_ct_hit(ct, cc, s.ctdata[k + j], s.ck[k + j].proto,
 						   &s.cp[i], now);
-			if (r > 0)
+			if (r > 0) {
 				sum.flow_hits++;
-			else if (r < 0)
+				if (fam == 0 && ct->cache_skip == 0 && !s.cp[i].related &&
+				    !s.cp[i].icmp_echo &&
+				    s.k4[i].l4 != 0 && (s.k4[i].proto == IPPROTO_UDP ||
+							s.k4[i].proto == IPPROTO_TCP))
+					ct_cache_put(ct, &s.k4[i], s.ifaces[i],
+						     (uint32_t)(uintptr_t)s.ctdata[k + j]);
+			} else if (r < 0)
 				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_invalid_rst.id,
 							   ACL_NEXT_DROP);
 			else
@@ -868,7 +1016,10 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 			int r;
 
 			ct_key_build(&ck, key, &s.cp[i], s.ifaces[i], fam);
-			r = nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now);
+			/* The burst's lookups missed this key (or it has no
+			 * table lookup to make); only a flow created since, by
+			 * an earlier packet of the burst, can be found now. */
+			r = cc->created != created0 ? nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now) : 0;
 			if (r < 0) {
 				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_invalid_rst.id,
 							   ACL_NEXT_DROP);
@@ -887,7 +1038,9 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	ac->flow_hits += sum.flow_hits;
 	ac->cache_hits += sum.cache_hits;
 	ac->cache_misses += sum.cache_misses;
-	if (likely(n == n_in)) {
+	if (likely(n == n_in) && uniform) {
+		rte_node_next_stream_move(graph, node, s.nexts[0]);
+	} else if (likely(n == n_in)) {
 		nfv_enqueue_nexts(graph, node, objs, s.nexts, n);
 	} else {
 		/* Some went to other workers: the stream cannot move whole. */

@@ -248,6 +248,11 @@ policer_json(const struct nfv_policer *p)
 		json_object_set_new(o, "pir", json_integer((json_int_t)p->pir * 8));
 		json_object_set_new(o, "pbs", json_integer((json_int_t)p->pbs));
 	}
+	/* When the counters below were read, on the clock the meters use (the
+	 * TSC), in ns: rates from two readings do not depend on how long the
+	 * replies took to reach the reader. */
+	json_object_set_new(o, "time_ns", json_integer((json_int_t)((double)rte_get_tsc_cycles() /
+		(double)rte_get_tsc_hz() * 1e9)));
 	for (unsigned int c = 0; c < 3; c++) {
 		uint64_t pk = 0, by = 0;
 		char k[32];
