@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_debug.h>
@@ -145,4 +146,21 @@ nfv_modules_walk(nfv_module_cb cb, void *arg)
 	}
 	for (unsigned int i = 0; i < n_registered; i++)
 		cb(registered[i], arg);
+}
+
+int
+nfv_module_option_u32(const char *name, const char *value, uint32_t min, uint32_t max,
+		      uint32_t *out, char *err, size_t len)
+{
+	char *end = NULL;
+	unsigned long long v = value != NULL ? strtoull(value, &end, 10) : 0;
+
+	if (value == NULL || *value == '\0' || *value == '-' || *end != '\0' || v < min ||
+	    v > max) {
+		snprintf(err, len, "--%s: expected %u-%u, not '%s'", name, min, max,
+			 value != NULL ? value : "");
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
 }

@@ -567,16 +567,7 @@ static const struct nfv_module_option ct_options[] = {
 static int
 ct_parse_option(const char *name, const char *value, char *err, size_t len)
 {
-	char *end;
-	unsigned long v = strtoul(value != NULL ? value : "", &end, 10);
-
-	if (value == NULL || *end != '\0' || v < 64 || v > (1u << 24)) {
-		snprintf(err, len, "--conntrack-size: expected 64-16777216, not '%s'",
-			 value != NULL ? value : "");
-		return -EINVAL;
-	}
-	ct_capacity = (uint32_t)v;
-	return 0;
+	return nfv_module_option_u32(name, value, 64, 1u << 24, &ct_capacity, err, len);
 }
 
 static void

@@ -708,17 +708,7 @@ static const struct nfv_module_option bridge_options[] = {
 static int
 bridge_parse_option(const char *name, const char *value, char *err, size_t len)
 {
-	char *end;
-	unsigned long v;
-
-	RTE_SET_USED(name);
-	v = strtoul(value, &end, 10);
-	if (*value == '\0' || *end != '\0' || v < 64 || v > (1ul << 24)) {
-		snprintf(err, len, "bad --fdb-size '%s' (expected 64-16777216)", value);
-		return -EINVAL;
-	}
-	fdb_size = (uint32_t)v;
-	return 0;
+	return nfv_module_option_u32(name, value, 64, 1u << 24, &fdb_size, err, len);
 }
 
 static void

@@ -743,17 +743,7 @@ static const struct nfv_module_option nat_options[] = {
 static int
 nat_parse_option(const char *name, const char *value, char *err, size_t len)
 {
-	char *end;
-	unsigned long v = strtoul(value != NULL ? value : "", &end, 10);
-
-	RTE_SET_USED(name);
-	if (value == NULL || *end != '\0' || v < 64 || v > (1u << 24)) {
-		snprintf(err, len, "--nat44-sessions: expected 64-16777216, not '%s'",
-			 value != NULL ? value : "");
-		return -EINVAL;
-	}
-	nat_capacity = (uint32_t)v;
-	return 0;
+	return nfv_module_option_u32(name, value, 64, 1u << 24, &nat_capacity, err, len);
 }
 
 static int
