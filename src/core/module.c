@@ -157,7 +157,8 @@ nfv_module_option_u32(const char *name, const char *value, uint32_t min, uint32_
 
 	if (value == NULL || *value == '\0' || *value == '-' || *end != '\0' || v < min ||
 	    v > max) {
-		snprintf(err, len, "--%s: expected %u-%u, not '%s'", name, min, max,
+		RTE_SET_USED(name);
+		snprintf(err, len, "expected %u-%u, not '%s'", min, max,
 			 value != NULL ? value : "");
 		return -EINVAL;
 	}

@@ -52,8 +52,8 @@ struct nfv_module {
 void nfv_module_register(struct nfv_module *m);
 
 /* For a parse_option: an option's value as a whole number in [min, max]
- * into *out; -EINVAL with "--NAME: expected MIN-MAX, not 'VALUE'" in err
- * otherwise (value NULL or empty included). */
+ * into *out; -EINVAL with "expected MIN-MAX, not 'VALUE'" in err
+ * otherwise (value NULL or empty included; nfvd names the option). */
 int nfv_module_option_u32(const char *name, const char *value, uint32_t min, uint32_t max,
 			  uint32_t *out, char *err, size_t len);
 
