@@ -52,10 +52,12 @@ NFV_DROP_REASON(drop_vx_down, "vxlan_input", "interface_down",
 NFV_DROP_REASON(drop_vx_not_bridged, "vxlan_input", "not_bridged",
 	"the VXLAN interface is not a bridge port");
 
+/* Packed: it follows the UDP header at an offset that is only 2-byte
+ * aligned (14 + 20 + 8 from a frame start that is itself 2 mod 4). */
 struct vxlan_hdr {
 	rte_be32_t flags;   /* I flag: 0x08000000 */
 	rte_be32_t vni;     /* VNI << 8 */
-};
+} __rte_packed;
 
 #define VXLAN_FLAG_I RTE_BE32(0x08000000)
 
