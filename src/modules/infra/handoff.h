@@ -26,6 +26,7 @@
 
 #include <rte_common.h>
 #include <rte_graph.h>
+#include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -58,6 +59,9 @@ void nfv_handoff_register(struct nfv_handoff *h);
 extern uint8_t nfv_handoff_active;
 extern struct rte_ring *nfv_handoff_rings[NFV_MAX_WORKERS][NFV_MAX_WORKERS]; /* [from][to] */
 
+/* Writes the Prometheus family nfvd_<module>_handoff_packets_total{dir}. */
+void nfv_handoff_metrics(FILE *f, const char *module, uint64_t out, uint64_t in, uint64_t full);
+
 /* Control: a module starts (on) or stops (off) needing the handoff; the
  * rings are used while any does. Calls must pair. */
 void nfv_handoff_use(bool on);
@@ -68,15 +72,27 @@ nfv_handoff_counter(struct nfv_worker *w, const struct nfv_handoff *h, uint32_t 
 	return (uint64_t *)RTE_PTR_ADD(nfv_worker_counters(w, h->block), off);
 }
 
+/* The worker owning the state of the flows of an outside endpoint, addr
+ * and port (network order) as a packet carries them: for a NAT or
+ * load-balancer session, the client, which both directions carry (one as
+ * source, the other as destination). */
+static __rte_always_inline uint16_t
+nfv_handoff_endpoint_owner(rte_be32_t addr, rte_be16_t port)
+{
+	return (uint16_t)(rte_hash_crc_4byte(addr, port) % nfv_n_workers);
+}
+
 /*
- * The packets of objs[0..n) whose owner[i] is not NFV_HANDOFF_KEEP go to
- * that worker; the others stay, compacted at the front of objs (and their
- * nexts[] with them) in order. A packet a full ring refuses stays too,
- * marked with drop reason `reason` for edge drop_edge. Returns how many
- * stay. Counts out and full in the module's counters.
+ * The packets of the node's stream (objs = node->objs, n of them) whose
+ * owner[i] is not NFV_HANDOFF_KEEP go to that worker; the others stay,
+ * compacted at the front of objs (and their nexts[] with them) in order,
+ * and the stream's count becomes theirs (so that moving the stream moves
+ * only them). A packet a full ring refuses stays too, marked with drop
+ * reason `reason` for edge drop_edge. Returns how many stay. Counts out
+ * and full in the module's counters.
  */
-uint16_t nfv_handoff_split(struct nfv_worker *w, const struct nfv_handoff *h, void **objs,
-			   uint16_t *nexts, const uint16_t *owner, uint16_t n, uint16_t drop_edge,
-			   uint16_t reason);
+uint16_t nfv_handoff_split(struct nfv_worker *w, struct rte_node *node,
+			   const struct nfv_handoff *h, void **objs, uint16_t *nexts,
+			   const uint16_t *owner, uint16_t n, uint16_t drop_edge, uint16_t reason);
 
 #endif

@@ -37,7 +37,6 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_hash.h>
-#include <rte_hash_crc.h>
 
 #include "core/common.h"
 #include "core/counters.h"
@@ -150,8 +149,8 @@ extern struct nfv_counter_block nfv_nat_counters_block;
  * tuple). An SNAT session lives where its first packet came in and takes
  * its outside port from that worker's share (nfv_nat_port_span ports a
  * worker, from 1024), so the port of a reply names its owner. A DNAT
- * session lives on the worker a hash of the client's address and port
- * names, which both directions carry. A packet that finds no session on
+ * session lives on the worker its client's address and port name
+ * (nfv_handoff_endpoint_owner), which both directions carry. A packet that finds no session on
  * its worker goes to the owner (the nodes' handoffs, infra/handoff.h).
  */
 extern uint32_t nfv_nat_port_span;
@@ -168,13 +167,6 @@ nfv_nat_port_owner(rte_be16_t port)
 		return NFV_HANDOFF_KEEP;
 	w = (p - 1024) / span;
 	return w < nfv_n_workers ? (uint16_t)w : NFV_HANDOFF_KEEP;
-}
-
-/* The worker owning the DNAT sessions of client addr:port. */
-static __rte_always_inline uint16_t
-nfv_nat_client_owner(rte_be32_t addr, rte_be16_t port)
-{
-	return (uint16_t)(rte_hash_crc_4byte(addr, port) % nfv_n_workers);
 }
 
 /* The cache set (two slots) of a key. */

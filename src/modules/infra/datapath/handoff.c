@@ -7,6 +7,8 @@
  *
  * Edges: one per registered handoff, in registration order.
  */
+#include <inttypes.h>
+
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_lcore.h>
@@ -45,10 +47,24 @@ nfv_handoff_use(bool on)
 	__atomic_store_n(&nfv_handoff_active, users > 0 && nfv_n_workers > 1, __ATOMIC_RELEASE);
 }
 
+void
+nfv_handoff_metrics(FILE *f, const char *module, uint64_t out, uint64_t in, uint64_t full)
+{
+	char family[64], help[96];
+
+	snprintf(family, sizeof(family), "nfvd_%s_handoff_packets_total", module);
+	snprintf(help, sizeof(help), "packets handed to the worker owning their %s session",
+		 module);
+	nfv_metrics_help(f, family, "counter", help);
+	fprintf(f, "%s{dir=\"out\"} %" PRIu64 "\n", family, out);
+	fprintf(f, "%s{dir=\"in\"} %" PRIu64 "\n", family, in);
+	fprintf(f, "%s{dir=\"full\"} %" PRIu64 "\n", family, full);
+}
+
 uint16_t
-nfv_handoff_split(struct nfv_worker *w, const struct nfv_handoff *h, void **objs,
-		  uint16_t *nexts, const uint16_t *owner, uint16_t n, uint16_t drop_edge,
-		  uint16_t reason)
+nfv_handoff_split(struct nfv_worker *w, struct rte_node *node, const struct nfv_handoff *h,
+		  void **objs, uint16_t *nexts, const uint16_t *owner, uint16_t n,
+		  uint16_t drop_edge, uint16_t reason)
 {
 	bool refused[RTE_GRAPH_BURST_SIZE] = { false };
 	uint64_t owners = 0;
@@ -86,6 +102,9 @@ nfv_handoff_split(struct nfv_worker *w, const struct nfv_handoff *h, void **objs
 			nexts[keep++] = nfv_mark_drop(objs[i], reason, drop_edge);
 		}
 	}
+	/* rte_node_next_stream_move() moves node->idx packets. */
+	RTE_ASSERT(objs == node->objs);
+	node->idx = keep;
 	return keep;
 }
 

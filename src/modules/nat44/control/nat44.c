@@ -724,11 +724,7 @@ nat_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_nat44_sessions_created_total", "counter",
 			 "NAT44 sessions created");
 	fprintf(f, "nfvd_nat44_sessions_created_total %" PRIu64 "\n", c.created);
-	nfv_metrics_help(f, "nfvd_nat44_handoff_packets_total", "counter",
-			 "packets handed to the worker owning their NAT44 session");
-	fprintf(f, "nfvd_nat44_handoff_packets_total{dir=\"out\"} %" PRIu64 "\n", c.handoff_out);
-	fprintf(f, "nfvd_nat44_handoff_packets_total{dir=\"in\"} %" PRIu64 "\n", c.handoff_in);
-	fprintf(f, "nfvd_nat44_handoff_packets_total{dir=\"full\"} %" PRIu64 "\n", c.handoff_full);
+	nfv_handoff_metrics(f, "nat44", c.handoff_out, c.handoff_in, c.handoff_full);
 }
 
 static const struct nfv_collector nat_collector = {

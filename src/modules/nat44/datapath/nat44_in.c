@@ -138,7 +138,7 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 
 			r = p.proto == IPPROTO_ICMP ? NULL : dnat_match(cfg, iface, &p);
 			if (ho) {
-				uint16_t o = r != NULL ? nfv_nat_client_owner(p.src, p.sport) :
+				uint16_t o = r != NULL ? nfv_handoff_endpoint_owner(p.src, p.sport) :
 					     snat_outside(cfg, iface, p.dst) ?
 					     nfv_nat_port_owner(p.dport) : NFV_HANDOFF_KEEP;
 
@@ -167,8 +167,8 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		c->out2in++;
 	}
 	if (unlikely(n_ho != 0)) {
-		uint16_t keep = nfv_handoff_split(w, &nfv_nat_in_handoff, objs, nexts, owner, n,
-						  NAT44_IN_NEXT_DROP, drop_nat_in_handoff_full.id);
+		uint16_t keep = nfv_handoff_split(w, node, &nfv_nat_in_handoff, objs, nexts, owner,
+						  n, NAT44_IN_NEXT_DROP, drop_nat_in_handoff_full.id);
 
 		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
 		return n;

@@ -150,7 +150,7 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		s = nfv_nat_lookup(t, c, &k, &dir, now);
 		if (s == NULL || dir != NFV_NAT_I2O) {
 			if (ho && dnat_reply(cfg, iface, &p)) {
-				uint16_t o = nfv_nat_client_owner(p.dst, p.dport);
+				uint16_t o = nfv_handoff_endpoint_owner(p.dst, p.dport);
 
 				if (o != w->index) {
 					owner[i] = o;
@@ -178,8 +178,8 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		c->in2out++;
 	}
 	if (unlikely(n_ho != 0)) {
-		uint16_t keep = nfv_handoff_split(w, &nfv_nat_out_handoff, objs, nexts, owner, n,
-						  NAT44_OUT_NEXT_DROP, drop_nat_out_handoff_full.id);
+		uint16_t keep = nfv_handoff_split(w, node, &nfv_nat_out_handoff, objs, nexts, owner,
+						  n, NAT44_OUT_NEXT_DROP, drop_nat_out_handoff_full.id);
 
 		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
 		return n;
