@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_graph.h>
@@ -31,6 +32,7 @@
 #include <rte_ring.h>
 
 #include "core/counters.h"
+#include "core/node.h"
 #include "core/worker.h"
 
 #define NFV_HANDOFF_RING 1024
@@ -94,5 +96,55 @@ nfv_handoff_endpoint_owner(rte_be32_t addr, rte_be16_t port)
 uint16_t nfv_handoff_split(struct nfv_worker *w, struct rte_node *node,
 			   const struct nfv_handoff *h, void **objs, uint16_t *nexts,
 			   const uint16_t *owner, uint16_t n, uint16_t drop_edge, uint16_t reason);
+
+/*
+ * What a handing node keeps over one burst: whether the handoff is on,
+ * and the packets it marked for another worker. Usage:
+ *
+ *	struct nfv_handoff_burst ho;
+ *
+ *	nfv_handoff_burst_init(&ho);
+ *	for each packet i (nexts[i] set first):
+ *		if (ho.on && nfv_handoff_mark(&ho, w, i, owner_of_i))
+ *			continue;
+ *	nfv_handoff_enqueue(graph, node, w, &handoff, &ho, objs, nexts, n, drop, reason);
+ */
+struct nfv_handoff_burst {
+	bool on;
+	uint16_t n;
+	uint16_t owner[RTE_GRAPH_BURST_SIZE];
+};
+
+static __rte_always_inline void
+nfv_handoff_burst_init(struct nfv_handoff_burst *b)
+{
+	b->on = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
+	b->n = 0;
+}
+
+/* Packet i goes to worker o unless o is this worker (or NFV_HANDOFF_KEEP):
+ * true when it goes (the caller leaves it alone). */
+static __rte_always_inline bool
+nfv_handoff_mark(struct nfv_handoff_burst *b, const struct nfv_worker *w, uint16_t i, uint16_t o)
+{
+	if (o == NFV_HANDOFF_KEEP || o == w->index)
+		return false;
+	if (b->n++ == 0)
+		memset(b->owner, 0xff, sizeof(b->owner)); /* NFV_HANDOFF_KEEP */
+	b->owner[i] = o;
+	return true;
+}
+
+/* The end of the burst: the marked packets to their workers, the others
+ * (objs[i] to nexts[i]) on their way. */
+static __rte_always_inline void
+nfv_handoff_enqueue(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+		    const struct nfv_handoff *h, const struct nfv_handoff_burst *b, void **objs,
+		    uint16_t *nexts, uint16_t n, uint16_t drop_edge, uint16_t reason)
+{
+	if (unlikely(b->n != 0))
+		n = nfv_handoff_split(w, node, h, objs, nexts, b->owner, n, drop_edge, reason);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+}
 
 #endif

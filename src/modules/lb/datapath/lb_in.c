@@ -140,10 +140,11 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	struct nfv_lb_counters *c = nfv_worker_counters(w, &nfv_lb_counters_block);
 	const struct nfv_lb_config *cfg = __atomic_load_n(&nfv_lb_cfg, __ATOMIC_ACQUIRE);
 	struct nfv_lb_table *t = &nfv_lb_tables[w->index];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE], owner[RTE_GRAPH_BURST_SIZE], n_ho = 0;
-	const bool ho = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct nfv_handoff_burst ho;
 	uint64_t now = rte_get_tsc_cycles();
 
+	nfv_handoff_burst_init(&ho);
 	nfv_lb_burst_start(t, c, now);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
@@ -154,7 +155,6 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		unsigned int dir;
 
 		nexts[i] = nfv_arc_next_edge(&lb_in_feature, m->port);
-		owner[i] = NFV_HANDOFF_KEEP;
 		nat_parse(m, &p);
 		if (!p.ok || p.proto == IPPROTO_ICMP)
 			continue;
@@ -166,13 +166,8 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				continue;
 			lb_key(&k, &p);
 			s = nfv_lb_lookup(t, c, &k, &dir, now);
-			if (s == NULL && ho) {
-				uint16_t o = nfv_handoff_endpoint_owner(p.dst, p.dport);
-
-				if (o != w->index) {
-					owner[i] = o;
-					n_ho++;
-				}
+			if (s == NULL && ho.on) {
+				nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.dst, p.dport));
 				continue;
 			}
 			if (s == NULL || dir != NFV_LB_REV)
@@ -202,15 +197,9 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		if (s == NULL) {
 			uint8_t b;
 
-			if (ho && svc->mode != NFV_LB_DSR) {
-				uint16_t o = nfv_handoff_endpoint_owner(p.src, p.sport);
-
-				if (o != w->index) {
-					owner[i] = o;
-					n_ho++;
-					continue;
-				}
-			}
+			if (ho.on && svc->mode != NFV_LB_DSR &&
+			    nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.src, p.sport)))
+				continue;
 			b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
 
 			if (unlikely(b == NFV_MAGLEV_NONE)) {
@@ -231,14 +220,8 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		else
 			nat_rewrite(&p, true, s->backend, s->bport);
 	}
-	if (unlikely(n_ho != 0)) {
-		uint16_t keep = nfv_handoff_split(w, node, &nfv_lb_handoff, objs, nexts, owner,
-						  n, LB_IN_NEXT_DROP, drop_lb_handoff_full.id);
-
-		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
-		return n;
-	}
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	nfv_handoff_enqueue(graph, node, w, &nfv_lb_handoff, &ho, objs, nexts, n, LB_IN_NEXT_DROP,
+			    drop_lb_handoff_full.id);
 	return n;
 }
 

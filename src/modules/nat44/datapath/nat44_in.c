@@ -104,10 +104,11 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct nfv_nat_counters *c = nfv_worker_counters(w, &nfv_nat_counters_block);
 	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
 	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE], owner[RTE_GRAPH_BURST_SIZE], n_ho = 0;
-	const bool ho = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct nfv_handoff_burst ho;
 	uint64_t now = rte_get_tsc_cycles();
 
+	nfv_handoff_burst_init(&ho);
 	nfv_nat_burst_start(t, c, now);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
@@ -120,7 +121,6 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		uint64_t *why;
 
 		nexts[i] = nfv_arc_next_edge(&nat44_in_feature, iface);
-		owner[i] = NFV_HANDOFF_KEEP;
 		nat_parse(m, &p);
 		if (!p.ok)
 			continue;
@@ -137,17 +137,11 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 			struct nfv_nat_key i2o;
 
 			r = p.proto == IPPROTO_ICMP ? NULL : dnat_match(cfg, iface, &p);
-			if (ho) {
-				uint16_t o = r != NULL ? nfv_handoff_endpoint_owner(p.src, p.sport) :
-					     snat_outside(cfg, iface, p.dst) ?
-					     nfv_nat_port_owner(p.dport) : NFV_HANDOFF_KEEP;
-
-				if (o != NFV_HANDOFF_KEEP && o != w->index) {
-					owner[i] = o;
-					n_ho++;
-					continue;
-				}
-			}
+			if (ho.on && nfv_handoff_mark(&ho, w, i, r != NULL ?
+					nfv_handoff_endpoint_owner(p.src, p.sport) :
+					snat_outside(cfg, iface, p.dst) ? nfv_nat_port_owner(p.dport) :
+					NFV_HANDOFF_KEEP))
+				continue;
 			if (r == NULL)
 				continue;
 			i2o.src = r->to_addr;
@@ -166,14 +160,8 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		nat_apply(s, &p, m, NFV_NAT_O2I, now);
 		c->out2in++;
 	}
-	if (unlikely(n_ho != 0)) {
-		uint16_t keep = nfv_handoff_split(w, node, &nfv_nat_in_handoff, objs, nexts, owner,
-						  n, NAT44_IN_NEXT_DROP, drop_nat_in_handoff_full.id);
-
-		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
-		return n;
-	}
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	nfv_handoff_enqueue(graph, node, w, &nfv_nat_in_handoff, &ho, objs, nexts, n,
+			    NAT44_IN_NEXT_DROP, drop_nat_in_handoff_full.id);
 	return n;
 }
 

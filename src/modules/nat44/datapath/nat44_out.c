@@ -117,10 +117,11 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	struct nfv_nat_counters *c = nfv_worker_counters(w, &nfv_nat_counters_block);
 	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
 	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE], owner[RTE_GRAPH_BURST_SIZE], n_ho = 0;
-	const bool ho = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	struct nfv_handoff_burst ho;
 	uint64_t now = rte_get_tsc_cycles();
 
+	nfv_handoff_burst_init(&ho);
 	nfv_nat_burst_start(t, c, now);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
@@ -134,7 +135,6 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		rte_be32_t out;
 
 		nexts[i] = nfv_arc_next_edge(&nat44_out_feature, iface);
-		owner[i] = NFV_HANDOFF_KEEP;
 		nat_parse(m, &p);
 		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
 				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {
@@ -149,15 +149,9 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		nat_key(&k, &p, iface);
 		s = nfv_nat_lookup(t, c, &k, &dir, now);
 		if (s == NULL || dir != NFV_NAT_I2O) {
-			if (ho && dnat_reply(cfg, iface, &p)) {
-				uint16_t o = nfv_handoff_endpoint_owner(p.dst, p.dport);
-
-				if (o != w->index) {
-					owner[i] = o;
-					n_ho++;
-					continue;
-				}
-			}
+			if (ho.on && dnat_reply(cfg, iface, &p) &&
+			    nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.dst, p.dport)))
+				continue;
 			r = snat_match(cfg, iface, p.src);
 			if (r == NULL)
 				continue;
@@ -177,14 +171,8 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		nat_apply(s, &p, m, NFV_NAT_I2O, now);
 		c->in2out++;
 	}
-	if (unlikely(n_ho != 0)) {
-		uint16_t keep = nfv_handoff_split(w, node, &nfv_nat_out_handoff, objs, nexts, owner,
-						  n, NAT44_OUT_NEXT_DROP, drop_nat_out_handoff_full.id);
-
-		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
-		return n;
-	}
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	nfv_handoff_enqueue(graph, node, w, &nfv_nat_out_handoff, &ho, objs, nexts, n,
+			    NAT44_OUT_NEXT_DROP, drop_nat_out_handoff_full.id);
 	return n;
 }
 
