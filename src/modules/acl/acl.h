@@ -180,18 +180,11 @@ const char *nfv_acl_proto_name(uint8_t p, char *buf, size_t len);
  * the symmetric hash of its addresses (and TCP/UDP ports; see symhash.h)
  * modulo the workers, the same for both directions. On an interface where
  * an attached ACL (in or out) has a reflect rule, the ACL node hands a
- * packet owned by another worker to it over a single-producer,
- * single-consumer ring per pair of workers; the owner's nfv_acl_handoff
- * source node puts it back into the same ACL node. The ring's pointers
- * carry the node (family | direction << 1) in their low bits (mbufs are
- * cache-line aligned).
+ * packet owned by another worker to it (the generic handoff,
+ * modules/infra/handoff.h), which puts it back into the same ACL node.
  */
-#define NFV_ACL_HANDOFF_RING 1024
 extern uint8_t nfv_acl_handoff_on[NFV_IFACE_MAX]; /* per interface; workers read */
 extern uint8_t nfv_acl_handoff_any;              /* set once any interface needs it */
-extern struct rte_ring *nfv_acl_handoff_rings[NFV_MAX_WORKERS][NFV_MAX_WORKERS]; /* [from][to] */
-void nfv_acl_handoff_stop(void);
-void nfv_acl_handoff_fini(void);
 
 /* ---- connection tracking ---- */
 

@@ -57,6 +57,19 @@ void nfv_handoff_register(struct nfv_handoff *h);
 		nfv_handoff_register(&(h)); \
 	}
 
+/* Defines and registers handoff var re-entering node_name, counted in the
+ * handoff_out, handoff_in and handoff_full fields of counter block blk,
+ * whose type is ctype. */
+#define NFV_HANDOFF_DEFINE(var, node_name, blk, ctype) \
+	struct nfv_handoff var = { \
+		.node = node_name, \
+		.block = &(blk), \
+		.out_off = offsetof(ctype, handoff_out), \
+		.in_off = offsetof(ctype, handoff_in), \
+		.full_off = offsetof(ctype, handoff_full), \
+	}; \
+	NFV_HANDOFF_REGISTER(var)
+
 /* Workers read: whether any module uses a handoff (and there are rings). */
 extern uint8_t nfv_handoff_active;
 extern struct rte_ring *nfv_handoff_rings[NFV_MAX_WORKERS][NFV_MAX_WORKERS]; /* [from][to] */
@@ -73,6 +86,18 @@ nfv_handoff_counter(struct nfv_worker *w, const struct nfv_handoff *h, uint32_t 
 {
 	return (uint64_t *)RTE_PTR_ADD(nfv_worker_counters(w, h->block), off);
 }
+
+/*
+ * For a node that hands packets over before it decides anything: the
+ * packets of its stream (objs = node->objs, n of them) whose owner[i] is
+ * not NFV_HANDOFF_KEEP go to that worker, those a full ring refuses to
+ * drop_edge with drop reason `reason`; the others stay, compacted at the
+ * front of objs in order, and the stream's count becomes theirs. Returns
+ * how many stay.
+ */
+uint16_t nfv_handoff_take(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+			  const struct nfv_handoff *h, void **objs, const uint16_t *owner,
+			  uint16_t n, uint16_t drop_edge, uint16_t reason);
 
 /* The worker owning the state of the flows of an outside endpoint, addr
  * and port (network order) as a packet carries them: for a NAT or

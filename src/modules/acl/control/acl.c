@@ -35,6 +35,8 @@
 #include "core/stats.h"
 #include "modules/acl/acl.h"
 #include "modules/acl/ifattach.h"
+#include "modules/acl/symhash.h"
+#include "modules/infra/handoff.h"
 #include "modules/infra/iface.h"
 
 #define ACL_MAX 1024
@@ -394,8 +396,10 @@ static void
 handoff_set(uint16_t iface, bool on)
 {
 	__atomic_store_n(&nfv_acl_handoff_on[iface], on, __ATOMIC_RELEASE);
-	if (on)
+	if (on && !nfv_acl_handoff_any) {
+		nfv_handoff_use(true);
 		__atomic_store_n(&nfv_acl_handoff_any, 1, __ATOMIC_RELEASE);
+	}
 }
 
 static void
@@ -769,12 +773,7 @@ acl_metrics(FILE *f)
 			 "ACL classifications by the decision cache's answer (hit, or miss: rte_acl).");
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"hit\"} %" PRIu64 "\n", c.cache_hits);
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"miss\"} %" PRIu64 "\n", c.cache_misses);
-	nfv_metrics_help(f, "nfvd_acl_handoff_packets_total", "counter",
-			 "Packets handed to the worker that owns their flow (out), received "
-			 "from another worker (in), dropped on a full ring (full).");
-	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"out\"} %" PRIu64 "\n", c.handoff_out);
-	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"in\"} %" PRIu64 "\n", c.handoff_in);
-	fprintf(f, "nfvd_acl_handoff_packets_total{dir=\"full\"} %" PRIu64 "\n", c.handoff_full);
+	nfv_handoff_metrics(f, "acl", c.handoff_out, c.handoff_in, c.handoff_full);
 	nfv_metrics_help(f, "nfvd_acl_rule_hits_total", "counter",
 			 "Packets that matched each ACL rule (prio \"default\": no rule).");
 	for (unsigned int i = 0; i < ACL_MAX; i++) {
@@ -833,6 +832,7 @@ acl_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 acl_init(void)
 {
+	nfv_symhash_init();
 	return rte_telemetry_register_cmd("/nfvd/acl", acl_telemetry,
 		"Per-rule ACL hits (\"ACL/PRIO\"), the first 256. Parameters: an ACL name");
 }
@@ -850,14 +850,12 @@ acl_fini(void)
 		free(a);
 		acls[i] = NULL;
 	}
-	nfv_acl_handoff_fini();
 }
 
 static struct nfv_module acl_module = {
 	.name = "acl",
 	.depends_on = "infra ip",
 	.init = acl_init,
-	.stop = nfv_acl_handoff_stop,
 	.fini = acl_fini,
 };
 NFV_MODULE_REGISTER(acl_module);

@@ -44,6 +44,7 @@
 #include "core/node.h"
 #include "modules/acl/acl.h"
 #include "modules/acl/symhash.h"
+#include "modules/infra/handoff.h"
 
 enum acl_next {
 	ACL_NEXT_DROP,
@@ -425,56 +426,50 @@ flow_hash(const struct rte_mbuf *m, uint32_t off, const unsigned int fam, bool i
 	return nfv_symhash6(src, dst, p[0], p[1], ports);
 }
 
+uint8_t nfv_acl_handoff_on[NFV_IFACE_MAX];
+uint8_t nfv_acl_handoff_any;
+
+/* Where a handed packet goes back in at its owner: the node it left,
+ * [family | direction << 1]. */
+NFV_HANDOFF_DEFINE(acl_handoff_in4, "nfv_acl_in4", nfv_acl_counters_block,
+		   struct nfv_acl_counters);
+NFV_HANDOFF_DEFINE(acl_handoff_in6, "nfv_acl_in6", nfv_acl_counters_block,
+		   struct nfv_acl_counters);
+NFV_HANDOFF_DEFINE(acl_handoff_out4, "nfv_acl_out4", nfv_acl_counters_block,
+		   struct nfv_acl_counters);
+NFV_HANDOFF_DEFINE(acl_handoff_out6, "nfv_acl_out6", nfv_acl_counters_block,
+		   struct nfv_acl_counters);
+static const struct nfv_handoff *const acl_handoffs[4] = {
+	&acl_handoff_in4, &acl_handoff_in6, &acl_handoff_out4, &acl_handoff_out6,
+};
+
 /* Hands the packets of flows other workers own to them; keeps the others
- * (compacted at the front of pkts) and returns how many. */
+ * (compacted at the front of pkts, the node's stream) and returns how
+ * many. */
 static __rte_noinline uint16_t
 acl_handoff(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
-	    struct rte_mbuf **pkts, uint16_t n, const unsigned int fam, const enum nfv_acl_dir dir,
-	    struct nfv_acl_counters *ac)
+	    struct rte_mbuf **pkts, uint16_t n, const unsigned int fam, const enum nfv_acl_dir dir)
 {
-	uint16_t owner[RTE_GRAPH_BURST_SIZE], nk = 0, no = 0;
-	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE];
-	uint64_t owners = 0;
+	uint16_t owner[RTE_GRAPH_BURST_SIZE], no = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint16_t iface = dir == NFV_ACL_IN ? m->port : nfv_meta(m)->tx_port;
 		uint32_t o;
 
-		if (iface >= NFV_IFACE_MAX || !nfv_acl_handoff_on[iface]) {
-			pkts[nk++] = m;
+		owner[i] = NFV_HANDOFF_KEEP;
+		if (iface >= NFV_IFACE_MAX || !nfv_acl_handoff_on[iface])
 			continue;
-		}
 		o = flow_hash(m, NFV_L2_LEN, fam, false) % nfv_n_workers;
-		if (o == w->index) {
-			pkts[nk++] = m;
-			continue;
-		}
-		owner[no] = (uint16_t)o;
-		out[no++] = m;
-		owners |= 1ull << o;
-	}
-	while (owners != 0) {
-		unsigned int o = (unsigned int)__builtin_ctzll(owners);
-		void *tagged[RTE_GRAPH_BURST_SIZE];
-		uint16_t nb = 0, sent;
-
-		owners &= owners - 1;
-		for (uint16_t k = 0; k < no; k++)
-			if (owner[k] == o)
-				tagged[nb++] = (void *)((uintptr_t)out[k] | (fam | (unsigned int)dir << 1));
-		sent = (uint16_t)rte_ring_sp_enqueue_burst(nfv_acl_handoff_rings[w->index][o],
-							   tagged, nb, NULL);
-		ac->handoff_out += sent;
-		for (uint16_t k = sent; k < nb; k++) {
-			struct rte_mbuf *m = (struct rte_mbuf *)((uintptr_t)tagged[k] & ~(uintptr_t)3);
-
-			nfv_mark_drop(m, drop_acl_handoff_full.id, ACL_NEXT_DROP);
-			rte_node_enqueue_x1(graph, node, ACL_NEXT_DROP, m);
-			ac->handoff_full++;
+		if (o != w->index) {
+			owner[i] = (uint16_t)o;
+			no++;
 		}
 	}
-	return nk;
+	if (no == 0)
+		return n;
+	return nfv_handoff_take(graph, node, w, acl_handoffs[fam | (unsigned int)dir << 1],
+				(void **)pkts, owner, n, ACL_NEXT_DROP, drop_acl_handoff_full.id);
 }
 
 /* ---- decision cache ---- */
@@ -829,7 +824,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint16_t nt = 0, nl = 0, nm = 0, n_in = n;
 
 	if (unlikely(__atomic_load_n(&nfv_acl_handoff_any, __ATOMIC_RELAXED))) {
-		n = acl_handoff(graph, node, w, pkts, n, fam, dir, ac);
+		n = acl_handoff(graph, node, w, pkts, n, fam, dir);
 		if (n == 0)
 			return n_in;
 	}

@@ -61,14 +61,13 @@ nfv_handoff_metrics(FILE *f, const char *module, uint64_t out, uint64_t in, uint
 	fprintf(f, "%s{dir=\"full\"} %" PRIu64 "\n", family, full);
 }
 
-uint16_t
-nfv_handoff_split(struct nfv_worker *w, struct rte_node *node, const struct nfv_handoff *h,
-		  void **objs, uint16_t *nexts, const uint16_t *owner, uint16_t n,
-		  uint16_t drop_edge, uint16_t reason)
+/* Sends the packets of objs[0..n) whose owner is another worker; marks in
+ * refused[] those a full ring refused. */
+static void
+handoff_send(struct nfv_worker *w, const struct nfv_handoff *h, void **objs,
+	     const uint16_t *owner, uint16_t n, bool *refused)
 {
-	bool refused[RTE_GRAPH_BURST_SIZE] = { false };
 	uint64_t owners = 0;
-	uint16_t keep = 0;
 
 	for (uint16_t i = 0; i < n; i++)
 		if (owner[i] != NFV_HANDOFF_KEEP)
@@ -92,6 +91,17 @@ nfv_handoff_split(struct nfv_worker *w, struct rte_node *node, const struct nfv_
 		for (uint16_t k = sent; k < nb; k++)
 			refused[idx[k]] = true;
 	}
+}
+
+uint16_t
+nfv_handoff_split(struct nfv_worker *w, struct rte_node *node, const struct nfv_handoff *h,
+		  void **objs, uint16_t *nexts, const uint16_t *owner, uint16_t n,
+		  uint16_t drop_edge, uint16_t reason)
+{
+	bool refused[RTE_GRAPH_BURST_SIZE] = { false };
+	uint16_t keep = 0;
+
+	handoff_send(w, h, objs, owner, n, refused);
 	/* What stays, in order: the kept ones, and the refused ones to drop. */
 	for (uint16_t i = 0; i < n; i++) {
 		if (owner[i] == NFV_HANDOFF_KEEP) {
@@ -103,6 +113,28 @@ nfv_handoff_split(struct nfv_worker *w, struct rte_node *node, const struct nfv_
 		}
 	}
 	/* rte_node_next_stream_move() moves node->idx packets. */
+	RTE_ASSERT(objs == node->objs);
+	node->idx = keep;
+	return keep;
+}
+
+uint16_t
+nfv_handoff_take(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+		 const struct nfv_handoff *h, void **objs, const uint16_t *owner, uint16_t n,
+		 uint16_t drop_edge, uint16_t reason)
+{
+	bool refused[RTE_GRAPH_BURST_SIZE] = { false };
+	uint16_t keep = 0;
+
+	handoff_send(w, h, objs, owner, n, refused);
+	for (uint16_t i = 0; i < n; i++) {
+		if (owner[i] == NFV_HANDOFF_KEEP) {
+			objs[keep++] = objs[i];
+		} else if (refused[i]) {
+			nfv_mark_drop(objs[i], reason, drop_edge);
+			rte_node_enqueue_x1(graph, node, drop_edge, objs[i]);
+		}
+	}
 	RTE_ASSERT(objs == node->objs);
 	node->idx = keep;
 	return keep;

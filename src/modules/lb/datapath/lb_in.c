@@ -61,14 +61,8 @@ NFV_DROP_REASON(drop_lb_unresolved, "lb", "backend_unresolved",
 NFV_DROP_REASON(drop_lb_handoff_full, "lb", "handoff_full",
 	"the ring to the worker owning the packet's session was full");
 
-struct nfv_handoff nfv_lb_handoff = {
-	.node = "nfv_lb_in",
-	.block = &nfv_lb_counters_block,
-	.out_off = offsetof(struct nfv_lb_counters, handoff_out),
-	.in_off = offsetof(struct nfv_lb_counters, handoff_in),
-	.full_off = offsetof(struct nfv_lb_counters, handoff_full),
-};
-NFV_HANDOFF_REGISTER(nfv_lb_handoff);
+NFV_HANDOFF_DEFINE(nfv_lb_handoff, "nfv_lb_in", nfv_lb_counters_block,
+		   struct nfv_lb_counters);
 
 static struct nfv_arc_feature lb_in_feature = {
 	.arc_name = "ip4_ingress", .node = "nfv_lb_in", .runs_after = "nfv_policer_in4",

@@ -49,14 +49,8 @@ NFV_ARC_FEATURE_REGISTER(nat44_in_feature);
 NFV_DROP_REASON(drop_nat_in_handoff_full, "nat44_in", "handoff_full",
 	"the ring to the worker owning the packet's session was full");
 
-struct nfv_handoff nfv_nat_in_handoff = {
-	.node = "nfv_nat44_in",
-	.block = &nfv_nat_counters_block,
-	.out_off = offsetof(struct nfv_nat_counters, handoff_out),
-	.in_off = offsetof(struct nfv_nat_counters, handoff_in),
-	.full_off = offsetof(struct nfv_nat_counters, handoff_full),
-};
-NFV_HANDOFF_REGISTER(nfv_nat_in_handoff);
+NFV_HANDOFF_DEFINE(nfv_nat_in_handoff, "nfv_nat44_in", nfv_nat_counters_block,
+		   struct nfv_nat_counters);
 
 /* Whether dst is an outside address of an snat rule of iface. */
 static __rte_always_inline bool

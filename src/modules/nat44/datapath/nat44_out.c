@@ -62,14 +62,8 @@ NFV_ARC_FEATURE_REGISTER(nat44_out_feature);
 NFV_DROP_REASON(drop_nat_out_handoff_full, "nat44_out", "handoff_full",
 	"the ring to the worker owning the packet's session was full");
 
-struct nfv_handoff nfv_nat_out_handoff = {
-	.node = "nfv_nat44_out",
-	.block = &nfv_nat_counters_block,
-	.out_off = offsetof(struct nfv_nat_counters, handoff_out),
-	.in_off = offsetof(struct nfv_nat_counters, handoff_in),
-	.full_off = offsetof(struct nfv_nat_counters, handoff_full),
-};
-NFV_HANDOFF_REGISTER(nfv_nat_out_handoff);
+NFV_HANDOFF_DEFINE(nfv_nat_out_handoff, "nfv_nat44_out", nfv_nat_counters_block,
+		   struct nfv_nat_counters);
 
 /* Whether a packet from src:sport leaving by iface is a reply of a dnat
  * rule's server (the rule's inside address and port). */
