@@ -309,6 +309,37 @@ test_random_bytes(void **state)
 	}
 }
 
+/* A Forwarding Parameters with two Outer Header Creations, the second
+ * not GTP-U/UDP/IPv4: it replaces the first whole (no TEID or address
+ * of the first one left behind). */
+static void
+test_second_ohc(void **state)
+{
+	uint8_t buf[128];
+	const uint8_t gtpu[10] = { 0x01, 0x00, 0, 0, 0, 5, 192, 0, 2, 10 };
+	const uint8_t other[2] = { 0x04, 0x00 }; /* UDP/IPv4 */
+	struct pfcp_writer w;
+	size_t g, fp;
+
+	(void)state;
+	pfcp_w_init(&w, buf, sizeof(buf));
+	g = pfcp_w_group_begin(&w, PFCP_IE_CREATE_FAR);
+	pfcp_w_u32(&w, PFCP_IE_FAR_ID, 1);
+	pfcp_w_u8(&w, PFCP_IE_APPLY_ACTION, PFCP_ACTION_FORW);
+	fp = pfcp_w_group_begin(&w, PFCP_IE_FORWARDING_PARAMETERS);
+	pfcp_w_u8(&w, PFCP_IE_DESTINATION_INTERFACE, PFCP_IF_ACCESS);
+	pfcp_w_ie(&w, PFCP_IE_OUTER_HEADER_CREATION, gtpu, sizeof(gtpu));
+	pfcp_w_ie(&w, PFCP_IE_OUTER_HEADER_CREATION, other, sizeof(other));
+	pfcp_w_group_end(&w, fp);
+	pfcp_w_group_end(&w, g);
+	assert_false(w.overflow);
+	assert_int_equal(pfcp_decode(PFCP_SESSION_MOD_REQ, buf, w.len, &m), PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(m.n_create_far, 1);
+	assert_int_equal(m.create_far[0].ohc_desc, 0x0400);
+	assert_int_equal(m.create_far[0].ohc_teid, 0);
+	assert_int_equal(m.create_far[0].ohc_ipv4, 0);
+}
+
 /* ---- mutations ------------------------------------------------------------------------- */
 
 /* A message the writer encodes: an association setup (FQDN node id). */
@@ -570,6 +601,7 @@ main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_missing_and_incorrect),
 		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_second_ohc),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_writer_overflow),
 	};
