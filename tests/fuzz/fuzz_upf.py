@@ -76,7 +76,10 @@ def pfcp_templates():
         return bytes(PFCP(version=1, S=0, seq=rng.randrange(1 << 24)) / m)
 
     def sess(m, seid=None):
-        seid = rng.choice([0, 1, 0x100000000, rng.randrange(1 << 64)]) if seid is None else seid
+        # Unknown SEIDs, and ones that look like ours: a held session's index
+        # with another generation, an index never used.
+        seid = rng.choice([0, 1, 0x700000000, 0x300000001, 0x100000009,
+                           rng.randrange(1 << 64)]) if seid is None else seid
         return bytes(PFCP(version=1, S=1, seid=seid, seq=rng.randrange(1 << 24)) / m)
 
     fseid = IE_FSEID(v4=1, seid=rng.randrange(1 << 64), ipv4="10.99.0.1")
@@ -277,8 +280,8 @@ def main():
 
         now = rules(nfvd)
         assert {s: now.get(s) for s in held} == held, (held, now)
-        print("fuzz_upf: the two sessions are as they were (%d sessions in all: the others "
-              "came from fuzzed establishments of another node)" % len(now))
+        print("fuzz_upf: the two sessions are as they were (%d sessions in all: any other "
+              "came from a fuzzed establishment of another node)" % len(now))
         r = smf.node(PFCPHeartbeatRequest(IE_list=[IE_RecoveryTimeStamp(timestamp=1)]))
         assert r.message_type == 2
         inj = pcap_mac(3)
