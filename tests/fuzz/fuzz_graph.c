@@ -3,9 +3,10 @@
  * libFuzzer target: every input is a frame received on port "in" of a test
  * instance (net_null ports, addresses, neighbors, IPv4/IPv6 routes,
  * ECMP, a blackhole, a small MTU, NAT44, a bridge with a VLAN and a VXLAN
- * port) and walks the whole graph in this thread.
+ * port, a UPF with three sessions) and walks the whole graph in this thread.
  * Inputs longer than 600 bytes arrive as two chained segments. After each
- * input every mbuf must be back in its pool.
+ * input every mbuf must be back in its pool and the UPF must still hold
+ * its sessions' keys.
  *
  *   build-fuzz/tests/fuzz/fuzz_graph -max_total_time=600 tests/fuzz/corpus
  */
@@ -27,6 +28,8 @@
 #include "modules/ip/ip.h"
 #include "core/meta.h"
 #include "modules/infra/port.h"
+#include "modules/upf/control/upf_ctl.h"
+#include "modules/upf/upf.h"
 
 #define FUZZ_SEG_SPLIT 600
 
@@ -105,7 +108,69 @@ static const char *feature_cmds[] = {
 	"bridge port add b0 dev brp",
 	"bridge port add b0 dev vx0",
 	"addr add 10.9.0.1/24 dev b0",
+	"upf set n3 10.1.0.1 dev out",
 };
+
+/*
+ * UPF sessions, as the PFCP server would install them: N3 is out's
+ * address, but GTP-U to it is taken whatever port it comes in on, and the
+ * downlink node is on every other interface ("in" included). Session i
+ * (0-2): uplink TEID 0x100 + i, UE 10.45.0.2 + i. Session 0 forwards both
+ * ways (downlink TEID 0x200 to 10.1.0.2), session 1 drops its uplink and
+ * buffers its downlink, session 2 has an uplink FAR with outer header
+ * creation (N9, not built) and a downlink FAR without one.
+ */
+static void
+fuzz_upf_sessions(void)
+{
+	static struct pfcp_msg m;
+	static const uint8_t ul_action[] = { PFCP_ACTION_FORW, PFCP_ACTION_DROP, PFCP_ACTION_FORW };
+	static const uint8_t dl_action[] = { PFCP_ACTION_FORW, PFCP_ACTION_BUFF, PFCP_ACTION_FORW };
+
+	for (unsigned int i = 0; i < 3; i++) {
+		struct upf_created created;
+		uint64_t seid;
+		uint16_t off;
+
+		memset(&m, 0, sizeof(m));
+		m.has_node_id = true;
+		m.node_id.type = 2;
+		m.node_id.len = 4;
+		memcpy(m.node_id.v, "\x03smf", 4);
+		m.has_fseid = true;
+		m.cp_seid = 100 + i;
+		m.n_create_pdr = 2;
+		m.n_create_far = 2;
+		m.create_pdr[0] = (struct pfcp_pdr){
+			.id = 1, .has_precedence = true, .precedence = 10, .has_pdi = true,
+			.has_src_iface = true, .src_iface = PFCP_IF_ACCESS, .has_fteid = true,
+			.fteid = { .v4 = true, .teid = 0x100 + i, .ipv4 = RTE_BE32(0x0a010001) },
+			.has_ohr = true, .has_far_id = true, .far_id = 1,
+		};
+		m.create_pdr[1] = (struct pfcp_pdr){
+			.id = 2, .has_precedence = true, .precedence = 10, .has_pdi = true,
+			.has_src_iface = true, .src_iface = PFCP_IF_CORE, .has_ue_ip = true,
+			.ue_ip_dst = true, .ue_ip = rte_cpu_to_be_32(0x0a2d0002 + i),
+			.has_far_id = true, .far_id = 2,
+		};
+		m.create_far[0] = (struct pfcp_far){
+			.id = 1, .has_action = true, .action = ul_action[i], .has_fwd = true,
+			.has_dst_iface = true, .dst_iface = PFCP_IF_CORE, .has_ohc = i == 2,
+			.ohc_desc = PFCP_OHC_GTPU_UDP_IPV4, .ohc_teid = 0x300,
+			.ohc_ipv4 = RTE_BE32(0x0a010002),
+		};
+		m.create_far[1] = (struct pfcp_far){
+			.id = 2, .has_action = true, .action = dl_action[i], .has_fwd = true,
+			.has_dst_iface = true, .dst_iface = PFCP_IF_ACCESS, .has_ohc = i == 0,
+			.ohc_desc = PFCP_OHC_GTPU_UDP_IPV4, .ohc_teid = 0x200,
+			.ohc_ipv4 = RTE_BE32(0x0a010002),
+		};
+		if (upf_session_establish(&m, &seid, &created, &off) != PFCP_CAUSE_ACCEPTED) {
+			fprintf(stderr, "fuzz setup: UPF session %u refused (IE %u)\n", i, off);
+			abort();
+		}
+	}
+}
 
 static void
 fuzz_init(void)
@@ -167,6 +232,7 @@ fuzz_init(void)
 		}
 		nfv_reply_clear(&r);
 	}
+	fuzz_upf_sessions();
 	nfv_worker_being_built = &nfv_workers[0];
 	id = rte_graph_create("fuzz", &prm);
 	nfv_worker_being_built = NULL;
@@ -218,6 +284,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz: mbuf leak: %u + %u mbufs not returned\n",
 			rte_mempool_in_use_count(pool),
 			rte_mempool_in_use_count(nfv_port_by_name("out")->pool));
+		abort();
+	}
+	if (rte_hash_count(nfv_upf_table[NFV_UPF_UL]) != 3 ||
+	    rte_hash_count(nfv_upf_table[NFV_UPF_DL]) != 3) {
+		fprintf(stderr, "fuzz: the UPF lost session keys\n");
 		abort();
 	}
 	return 0;

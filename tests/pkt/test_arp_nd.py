@@ -238,7 +238,9 @@ def test_resolve_hold_release_v4(nfvd):
     overflow its hold queue of three: the two oldest are dropped, named."""
     via = [udp4("198.51.100.%d" % i, "via-%d" % i) for i in range(3)]
     conn = [udp4("10.1.0.2", "conn-%d" % i) for i in range(5)]
-    d = start(nfvd, rx0=via + conn, extra=["neigh set hold 3"])
+    # Retransmissions 10 s apart: however slow the test is to answer, one
+    # request per neighbor goes out.
+    d = start(nfvd, rx0=via + conn, extra=["neigh set hold 3 retrans 10000"])
     wait_for(lambda: neigh(d).get("10.1.0.1", {}).get("held") == 3 and
              neigh(d).get("10.1.0.2", {}).get("held") == 3, what="held packets")
     assert neigh(d)["10.1.0.1"]["state"] == "incomplete"
@@ -268,7 +270,7 @@ def test_resolve_hold_release_v4(nfvd):
 
 def test_resolve_hold_release_v6(nfvd):
     pkts = [udp6("2001:db8:100::%d" % i, "v6-%d" % i) for i in range(1, 4)]
-    d = start(nfvd, rx0=pkts)
+    d = start(nfvd, rx0=pkts, extra=["neigh set retrans 10000"])  # one solicitation
     wait_for(lambda: neigh(d).get("2001:db8:b::1", {}).get("held") == 3, what="held")
     inject(d, "p1", na(R1, "2001:db8:b::1", P1, ll(P1), s=1, o=1))
     wait_idle(d)
@@ -290,7 +292,7 @@ def test_fused_path_falls_back_and_echo_resolves(nfvd):
     entry for resolves the host too (ping from an unknown host)."""
     pkts = [udp4("198.51.100.9", "fast-%d" % i) for i in range(3)]
     ping = Ether(dst=P0, src=H0) / IP(src="10.0.0.1", dst="10.0.0.254") / ICMP(id=1, seq=1)
-    d = start(nfvd, rx0=pkts + [ping])
+    d = start(nfvd, rx0=pkts + [ping], extra=["neigh set retrans 10000"])
     wait_for(lambda: neigh(d).get("10.1.0.1", {}).get("held") == 3, what="held")
     wait_for(lambda: neigh(d).get("10.0.0.1", {}).get("held") == 1, what="echo reply held")
     inject(d, "p1", arp_reply(R1, "10.1.0.1", P1, "10.1.0.254"))
@@ -372,26 +374,35 @@ def test_gratuitous_arp_unsolicited_na_and_static(nfvd):
 def test_states_and_timers(nfvd):
     """reachable -> stale after the reachable time (0.5-1.5 x 300 ms here);
     used while stale -> delay -> probe (3 unicast requests) -> failed; a
-    stale entry nobody uses is collected after gc."""
-    d = start(nfvd, extra=["neigh set reachable 300 delay 200 retrans 100 gc 100000"])
+    stale entry nobody uses is collected after gc.
+
+    Every state the test waits for lasts long enough to be seen on a loaded
+    machine: while the test answers a solicitation, retransmissions are 3 s
+    apart (incomplete lasts 9 s); the short-lived reachable state is known
+    from nfvd's own counter (resolved); delay lasts 1 s and probe 3 s."""
+    ev = lambda: d.stats()["neigh"]["events"]
+    d = start(nfvd, extra=["neigh set reachable 300 delay 1000 retrans 3000 gc 100000"])
     inject(d, "p0", udp4("198.51.100.1", "first"))
     wait_state(d, "10.1.0.1", "incomplete")
     inject(d, "p1", arp_reply(R1, "10.1.0.1", P1, "10.1.0.254"))
-    wait_state(d, "10.1.0.1", "reachable")
-    wait_state(d, "10.1.0.1", "stale", 2)
+    wait_for(lambda: ev()["resolved"] == 1, what="resolved")
+    wait_state(d, "10.1.0.1", "stale", 5)
+    d.ctl("neigh set retrans 1000")
     inject(d, "p0", udp4("198.51.100.1", "second"))
-    wait_state(d, "10.1.0.1", "delay", 2)
-    wait_state(d, "10.1.0.1", "probe", 2)
-    wait_state(d, "10.1.0.1", "failed", 2)
+    wait_state(d, "10.1.0.1", "delay", 3)
+    wait_state(d, "10.1.0.1", "probe", 3)
+    wait_state(d, "10.1.0.1", "failed", 5)
     # A new packet solicits again (broadcast) and is held.
+    d.ctl("neigh set retrans 3000")
     inject(d, "p0", udp4("198.51.100.1", "third"))
     wait_state(d, "10.1.0.1", "incomplete")
     inject(d, "p1", arp_reply(R1, "10.1.0.1", P1, "10.1.0.254"))
-    wait_state(d, "10.1.0.1", "reachable")
+    wait_for(lambda: ev()["resolved"] == 2, what="resolved again")
     d.ctl("neigh set gc 200")
     wait_for(lambda: "10.1.0.1" not in neigh(d), 3, "gc of the stale entry")
     st = wait_idle(d)
     assert st["neigh"]["events"]["gc"] == 1 and st["neigh"]["events"]["used_stale"] == 1
+    assert st["neigh"]["events"]["failed"] == 1
     out = d.stop()
     arp, _n, other = kinds(out["p1"])
     ops = [(Ether(f).dst, Ether(f)[ARP].op) for f in arp]

@@ -280,7 +280,11 @@ def test_two_workers_hand_flows_to_their_owner(tmp_path):
              "route add 198.18.0.0/16 via 10.1.0.1",
              "acl add lan_in", "acl rule add lan_in prio 10 action reflect",
              "acl add lan_out",
-             "acl attach lan_in dev a in", "acl attach lan_out dev a out")
+             "acl attach lan_in dev a in", "acl attach lan_out dev a out",
+             # The replies come in a second phase: however slow a loaded
+             # machine makes the test, its UDP and ICMP flows (30 s by
+             # default) must not expire before them.
+             "conntrack set timeout udp 600", "conntrack set timeout icmp 600")
     nfvd.start()
     st = nfvd.wait_processed({"a": len(flows)})
     assert drops(st) == {}, drops(st)

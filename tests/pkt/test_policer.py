@@ -152,16 +152,27 @@ def test_policer_shared_by_two_workers(tmp_path):
              "worker set 1 rxq a:0", "worker set 2 rxq b:0",
              "debug rx-delay-us 60000")
     nfvd.start()
-    time.sleep(0.5)
-    t0, s0 = time.monotonic(), nfvd.port_stats()
-    time.sleep(2.0)
-    t1, s1 = time.monotonic(), nfvd.port_stats()
-    offered0 = sum(s1[p]["rx_packets"] - s0[p]["rx_packets"] for p in ("a", "b")) * 1000 / (t1 - t0)
+    # The offered rate by nfvd's clock (not by when the replies came back):
+    # through a policer that lets everything pass as green, on both ports.
+    nfvd.ctl("policer add meter cir 100G cbs 1000000000")
+    for p in ("a", "b"):
+        nfvd.ctl("policer attach meter dev %s in" % p)
+    _, offered0 = rate_window(nfvd, "meter", 0.5, 2.0)
+    for p in ("a", "b"):
+        nfvd.ctl("policer detach meter dev %s in" % p)
+    nfvd.ctl("policer del meter")
     cir_bytes = int(offered0 / 2)
     nfvd.ctl("policer add pol cir %d cbs %d" % (cir_bytes * 8, cir_bytes))
     nfvd.ctl("policer attach pol dev a in")
     nfvd.ctl("policer attach pol dev b in")
-    green, offered = rate_window(nfvd, "pol", 2.0, 4.0)
+    # Two workers on a shared machine: the replay's pace moves with the
+    # load. Up to three windows (each after a warm-up that empties the
+    # bucket) until one is offered 1.7-2.3 times the committed rate, the
+    # case under test; the checks are on that window.
+    for _ in range(3):
+        green, offered = rate_window(nfvd, "pol", 2.0, 4.0)
+        if 1.7 * cir_bytes <= offered <= 2.3 * cir_bytes:
+            break
     shares = nfvd.api("policer show pol")["policers"][0]["worker_shares"]
     assert 1.7 * cir_bytes <= offered <= 2.3 * cir_bytes, (offered, offered0)
     assert abs(green - cir_bytes) <= 0.05 * cir_bytes, (green, offered, shares)

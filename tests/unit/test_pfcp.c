@@ -5,7 +5,10 @@
  * with; what the writer encodes decodes back to the same rules; every
  * truncation of a message is refused (header) or decoded without reading
  * past its end and never accepted (body); random bytes never crash the
- * decoder; a writer out of room says so.
+ * decoder; mutations of valid messages (truncated, bytes and bits changed,
+ * lengths set, IEs inserted and repeated), each placed against a page that
+ * cannot be read, decode without a read past their end and with results
+ * that hold together; a writer out of room says so.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +19,9 @@
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 
 #include "modules/upf/pfcp/pfcp.h"
@@ -303,6 +309,272 @@ test_random_bytes(void **state)
 	}
 }
 
+/* A Forwarding Parameters with two Outer Header Creations, the second
+ * not GTP-U/UDP/IPv4: it replaces the first whole (no TEID or address
+ * of the first one left behind). */
+static void
+test_second_ohc(void **state)
+{
+	uint8_t buf[128];
+	const uint8_t gtpu[10] = { 0x01, 0x00, 0, 0, 0, 5, 192, 0, 2, 10 };
+	const uint8_t other[2] = { 0x04, 0x00 }; /* UDP/IPv4 */
+	struct pfcp_writer w;
+	size_t g, fp;
+
+	(void)state;
+	pfcp_w_init(&w, buf, sizeof(buf));
+	g = pfcp_w_group_begin(&w, PFCP_IE_CREATE_FAR);
+	pfcp_w_u32(&w, PFCP_IE_FAR_ID, 1);
+	pfcp_w_u8(&w, PFCP_IE_APPLY_ACTION, PFCP_ACTION_FORW);
+	fp = pfcp_w_group_begin(&w, PFCP_IE_FORWARDING_PARAMETERS);
+	pfcp_w_u8(&w, PFCP_IE_DESTINATION_INTERFACE, PFCP_IF_ACCESS);
+	pfcp_w_ie(&w, PFCP_IE_OUTER_HEADER_CREATION, gtpu, sizeof(gtpu));
+	pfcp_w_ie(&w, PFCP_IE_OUTER_HEADER_CREATION, other, sizeof(other));
+	pfcp_w_group_end(&w, fp);
+	pfcp_w_group_end(&w, g);
+	assert_false(w.overflow);
+	assert_int_equal(pfcp_decode(PFCP_SESSION_MOD_REQ, buf, w.len, &m), PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(m.n_create_far, 1);
+	assert_int_equal(m.create_far[0].ohc_desc, 0x0400);
+	assert_int_equal(m.create_far[0].ohc_teid, 0);
+	assert_int_equal(m.create_far[0].ohc_ipv4, 0);
+}
+
+/* ---- mutations ------------------------------------------------------------------------- */
+
+/* A message the writer encodes: an association setup (FQDN node id). */
+static size_t
+encode_assoc(uint8_t *buf, size_t cap)
+{
+	struct pfcp_writer w;
+	struct pfcp_node_id id = { .type = 2, .len = 12, .v = "\x03smf\x07example" };
+
+	pfcp_w_init(&w, buf, cap);
+	pfcp_w_header(&w, PFCP_ASSOC_SETUP_REQ, false, 0, 9);
+	pfcp_w_node_id(&w, &id);
+	pfcp_w_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, 3900000000u);
+	return pfcp_w_finish(&w);
+}
+
+/* An establishment with as many rules as a message may carry. */
+static size_t
+encode_full(uint8_t *buf, size_t cap)
+{
+	struct pfcp_writer w;
+	struct pfcp_node_id id = { .type = 0, .len = 4, .v = { 10, 0, 0, 9 } };
+
+	pfcp_w_init(&w, buf, cap);
+	pfcp_w_header(&w, PFCP_SESSION_EST_REQ, true, 0, 10);
+	pfcp_w_node_id(&w, &id);
+	pfcp_w_fseid(&w, 0x77, ip4("10.0.0.9"));
+	for (uint16_t i = 1; i <= PFCP_RULES_MAX; i++) {
+		struct pfcp_pdr p = {
+			.id = i, .has_precedence = true, .precedence = i, .has_pdi = true,
+			.has_src_iface = true, .src_iface = i % 2 ? PFCP_IF_ACCESS : PFCP_IF_CORE,
+			.has_fteid = i % 2, .fteid = { .v4 = true, .teid = i, .ipv4 = ip4("192.0.2.1") },
+			.has_ue_ip = true, .ue_ip = ip4("10.45.0.2"), .ue_ip_dst = !(i % 2),
+			.has_ohr = i % 2, .has_far_id = true, .far_id = i,
+		};
+		struct pfcp_far f = {
+			.id = i, .has_action = true, .action = PFCP_ACTION_FORW, .has_fwd = true,
+			.has_dst_iface = true, .dst_iface = i % 2 ? PFCP_IF_CORE : PFCP_IF_ACCESS,
+			.has_ohc = !(i % 2), .ohc_desc = PFCP_OHC_GTPU_UDP_IPV4, .ohc_teid = i,
+			.ohc_ipv4 = ip4("192.0.2.10"),
+		};
+
+		pfcp_w_pdr(&w, PFCP_IE_CREATE_PDR, &p);
+		pfcp_w_far(&w, PFCP_IE_CREATE_FAR, &f);
+	}
+	return pfcp_w_finish(&w);
+}
+
+#define MUT_MAX 8192
+
+static uint32_t mut_state;
+
+static uint32_t
+mut_rand(void)
+{
+	/* xorshift32: the same sequence everywhere for one seed. */
+	mut_state ^= mut_state << 13;
+	mut_state ^= mut_state >> 17;
+	mut_state ^= mut_state << 5;
+	return mut_state;
+}
+
+/* One to four changes to buf (n bytes, room for MUT_MAX); its new length. */
+static size_t
+mutate(uint8_t *buf, size_t n)
+{
+	static const uint16_t lens[] = { 0, 1, 2, 3, 4, 0xffff, 0x8000 };
+	unsigned int k = 1 + mut_rand() % 4;
+
+	while (k-- > 0) {
+		size_t i = n > 0 ? mut_rand() % n : 0;
+
+		switch (mut_rand() % 8) {
+		case 0: /* truncated */
+			n = n > 0 ? mut_rand() % n : 0;
+			break;
+		case 1: /* a byte changed */
+			if (n > 0)
+				buf[i] = (uint8_t)mut_rand();
+			break;
+		case 2: /* a bit flipped */
+			if (n > 0)
+				buf[i] ^= (uint8_t)(1u << (mut_rand() % 8));
+			break;
+		case 3: { /* 16 bits (a length, a type) set */
+			uint16_t v = mut_rand() % 2 ? lens[mut_rand() % 7] : (uint16_t)mut_rand();
+
+			if (n >= 2 && i + 1 < n) {
+				buf[i] = (uint8_t)(v >> 8);
+				buf[i + 1] = (uint8_t)v;
+			}
+			break;
+		}
+		case 4: { /* an IE inserted: unknown, vendor, or a known type with any length */
+			uint8_t ie[4 + 16];
+			uint16_t type = (uint16_t)(mut_rand() % 3 == 0 ? 0x8000 | mut_rand() :
+						   mut_rand() % 120);
+			size_t vl = mut_rand() % 17;
+
+			ie[0] = (uint8_t)(type >> 8);
+			ie[1] = (uint8_t)type;
+			ie[2] = 0;
+			ie[3] = (uint8_t)vl;
+			for (size_t b = 0; b < vl; b++)
+				ie[4 + b] = (uint8_t)mut_rand();
+			if (n + 4 + vl <= MUT_MAX) {
+				memmove(buf + i + 4 + vl, buf + i, n - i);
+				memcpy(buf + i, ie, 4 + vl);
+				n += 4 + vl;
+			}
+			break;
+		}
+		case 5: { /* a run repeated: many IEs of one kind */
+			size_t len = 1 + mut_rand() % 64, times = 2 + mut_rand() % 30;
+
+			if (i + len > n)
+				len = n - i;
+			while (len > 0 && times-- > 0 && n + len <= MUT_MAX) {
+				memmove(buf + i + len, buf + i, n - i);
+				n += len;
+			}
+			break;
+		}
+		case 6: /* random bytes */
+			n = mut_rand() % 64;
+			for (size_t b = 0; b < n; b++)
+				buf[b] = (uint8_t)mut_rand();
+			break;
+		default: /* the header's length made to match again */
+			if (n >= 4) {
+				buf[2] = (uint8_t)((n - 4) >> 8);
+				buf[3] = (uint8_t)(n - 4);
+			}
+			break;
+		}
+	}
+	return n;
+}
+
+static bool
+known_cause(uint8_t c)
+{
+	return c == PFCP_CAUSE_ACCEPTED || c == PFCP_CAUSE_INVALID_LENGTH ||
+	       c == PFCP_CAUSE_MANDATORY_IE_MISSING || c == PFCP_CAUSE_MANDATORY_IE_INCORRECT ||
+	       c == PFCP_CAUSE_NO_RESOURCES;
+}
+
+/* Decodes p (n bytes, the last of them the last readable one) as a body of
+ * every request type and checks what comes out. */
+static void
+decode_checked(const uint8_t *p, size_t n)
+{
+	static const uint8_t types[] = {
+		PFCP_HEARTBEAT_REQ, PFCP_ASSOC_SETUP_REQ, PFCP_ASSOC_RELEASE_REQ,
+		PFCP_SESSION_EST_REQ, PFCP_SESSION_MOD_REQ, PFCP_SESSION_DEL_REQ,
+	};
+
+	for (size_t t = 0; t < sizeof(types); t++) {
+		uint8_t c = pfcp_decode(types[t], p, n, &m);
+
+		assert_true(known_cause(c));
+		if (c == PFCP_CAUSE_ACCEPTED)
+			assert_int_equal(m.offending_ie, 0);
+		assert_true(m.n_create_pdr <= PFCP_RULES_MAX && m.n_create_far <= PFCP_RULES_MAX &&
+			    m.n_update_pdr <= PFCP_RULES_MAX && m.n_update_far <= PFCP_RULES_MAX &&
+			    m.n_remove_pdr <= PFCP_RULES_MAX && m.n_remove_far <= PFCP_RULES_MAX);
+		assert_true(!m.has_node_id || m.node_id.type <= 2);
+		/* Nothing can be accepted from fewer bytes than its IEs take. */
+		if (c == PFCP_CAUSE_ACCEPTED)
+			assert_true(n >= 4u * (m.has_node_id + m.has_fseid + m.has_recovery +
+					       m.n_create_pdr + m.n_create_far));
+	}
+}
+
+static void
+test_mutations(void **state)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t room = ((MUT_MAX + (size_t)pg - 1) / (size_t)pg) * (size_t)pg;
+	uint8_t *region, *tmpl[4], buf[MUT_MAX];
+	size_t tlen[4];
+	unsigned int seed = getenv("NFV_TEST_SEED") ? (unsigned int)atoi(getenv("NFV_TEST_SEED")) :
+			    4242;
+	unsigned int accepted = 0, headers_ok = 0, rounds = 60000;
+
+	(void)state;
+	/* The readable room, then a page that cannot be read: a message is
+	 * placed so that its last byte is the last readable one, and a read
+	 * past it faults with or without a sanitizer. */
+	region = mmap(NULL, room + (size_t)pg, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(region != MAP_FAILED);
+	assert_int_equal(mprotect(region + room, (size_t)pg, PROT_NONE), 0);
+	for (int i = 0; i < 4; i++) {
+		tmpl[i] = malloc(MUT_MAX);
+		assert_non_null(tmpl[i]);
+	}
+	tlen[0] = unhex(scapy_est, tmpl[0]);
+	tlen[1] = encode_mod(tmpl[1], MUT_MAX);
+	tlen[2] = encode_assoc(tmpl[2], MUT_MAX);
+	tlen[3] = encode_full(tmpl[3], MUT_MAX);
+	for (int i = 0; i < 4; i++)
+		assert_true(tlen[i] > 8);
+	mut_state = seed != 0 ? seed : 1;
+	for (unsigned int r = 0; r < rounds; r++) {
+		unsigned int t = mut_rand() % 4;
+		size_t n;
+		uint8_t *p;
+		struct pfcp_header h;
+
+		memcpy(buf, tmpl[t], tlen[t]);
+		n = mutate(buf, tlen[t]);
+		p = region + room - n;
+		memcpy(p, buf, n);
+		if (pfcp_header_parse(p, n, &h) == 0) {
+			headers_ok++;
+			assert_int_equal((size_t)h.length + 4, n);
+			assert_true(h.header_len <= n);
+			assert_true(h.version == PFCP_VERSION);
+			decode_checked(p + h.header_len, n - h.header_len);
+			accepted += pfcp_decode(h.type, p + h.header_len, n - h.header_len, &m) ==
+				    PFCP_CAUSE_ACCEPTED;
+		}
+		decode_checked(p, n);
+	}
+	/* The mutations reach the decoder's paths: some headers hold, some
+	 * messages are still accepted, most are not. */
+	print_message("pfcp mutations: %u rounds (seed %u), %u headers parsed, %u accepted\n",
+		      rounds, seed, headers_ok, accepted);
+	assert_true(headers_ok > rounds / 10 && accepted > rounds / 100 && accepted < headers_ok);
+	for (int i = 0; i < 4; i++)
+		free(tmpl[i]);
+	munmap(region, room + (size_t)pg);
+}
+
 static void
 test_writer_overflow(void **state)
 {
@@ -329,6 +601,8 @@ main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_missing_and_incorrect),
 		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_second_ohc),
+		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_writer_overflow),
 	};
 

@@ -310,6 +310,9 @@ dec_ohc(struct dec *d, const struct pfcp_ie *ie, struct pfcp_far *f)
 	if (ie->len < 2)
 		return fail(d, PFCP_CAUSE_MANDATORY_IE_INCORRECT, ie->type);
 	f->ohc_desc = get16(ie->v);
+	/* A second Outer Header Creation replaces the first one whole. */
+	f->ohc_teid = 0;
+	f->ohc_ipv4 = 0;
 	if (f->ohc_desc & PFCP_OHC_GTPU_UDP_IPV4) {
 		if (ie->len < 10)
 			return fail(d, PFCP_CAUSE_MANDATORY_IE_INCORRECT, ie->type);
