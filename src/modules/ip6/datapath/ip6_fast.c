@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ip6_fast: plain IPv6 unicast forwarding in one node, ip4_fast's twin:
- * ip6_input's checks, ip6_lookup's bulk FIB6 lookup and ip6_rewrite's hop
- * limit and Ethernet rewrite fused (a pass that validates and gathers the
- * destinations, the lookup, a pass that decides and rewrites:
- * modules/ip/ip_fast.h), straight to port_tx. port_rx sends it every walk
- * whose first frame is IPv6, eth_input the IPv6 frames of the bursts its
- * fast path takes whole (neither unless "debug fastpath off"); as in
- * ip4_fast, its first pass does eth_input's fast step too and gives
- * eth_input, uncounted, a burst that is not all IPv6 for the port's MAC.
+ * ip6_input's checks, ip6_lookup's FIB6 lookup (the trie read inline,
+ * modules/ip/fib6_trie.h) and ip6_rewrite's hop limit and Ethernet rewrite
+ * fused (a pass that validates and gathers the destinations, the lookup, a
+ * pass that decides and rewrites: modules/ip/ip_fast.h), straight to
+ * port_tx. port_rx sends it every walk whose first frame is IPv6,
+ * eth_input the IPv6 frames of the bursts its fast path takes whole
+ * (neither unless "debug fastpath off"); as in ip4_fast, its first pass
+ * does eth_input's fast step too and gives eth_input, uncounted, a burst
+ * that is not all IPv6 for the port's MAC.
  *
  * A packet is forwarded here when all of these hold: a 40-byte header whole
  * in the first segment, version 6, a payload length within the frame (link
@@ -41,6 +42,7 @@
 #include "core/arc.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/fib6_trie.h"
 #include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
 
@@ -90,10 +92,11 @@ ip6_fast_total(const uint8_t *hdr)
 	       sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len) : UINT32_MAX;
 }
 
+/* The trie read inline (modules/ip/fib6_trie.h), or the bulk lookup. */
 static __rte_always_inline void
 ip6_fast_lookup(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n)
 {
-	rte_fib6_lookup_bulk(nfv_fib6_active(), dsts->v6, nhs, n);
+	nfv_fib6_lookup(dsts->v6, nhs, n);
 }
 
 static uint16_t
