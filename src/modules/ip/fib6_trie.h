@@ -82,10 +82,14 @@ nfv_trie6_get(const struct nfv_trie6 *t, const uint8_t *a)
 #define NFV_TRIE6_CACHE_BITS 3
 #define NFV_TRIE6_CACHE (1u << NFV_TRIE6_CACHE_BITS)
 
+/* The slot of a key (the eight bytes as loaded): a multiplicative hash of
+ * them as a big-endian number, so that /64s a few apart (which differ in
+ * their last bytes) go to different slots. */
 static __rte_always_inline unsigned int
 nfv_trie6_slot(uint64_t key)
 {
-	return (unsigned int)((key * 0x9e3779b97f4a7c15ull) >> (64 - NFV_TRIE6_CACHE_BITS));
+	return (unsigned int)((rte_be_to_cpu_64(key) * 0x9e3779b97f4a7c15ull) >>
+			      (64 - NFV_TRIE6_CACHE_BITS));
 }
 
 static __rte_always_inline void
@@ -117,7 +121,9 @@ nfv_trie6_lookup_burst(const struct nfv_trie6 *t, uint8_t ips[][RTE_FIB6_IPV6_AD
 			keys[s] = k;
 			ents[s] = e;
 		}
-		nhs[i] = nfv_trie6_walk(t, a, e, 8) >> 1;
+		if (unlikely(e & 1))
+			e = nfv_trie6_walk(t, a, e, 8);
+		nhs[i] = e >> 1;
 	}
 }
 

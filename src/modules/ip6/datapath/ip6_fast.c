@@ -56,26 +56,21 @@ static const uint8_t ip6_fast_special[256] = {
 };
 
 /*
- * ip6_input_fast's test but for version and payload length, whose 8 bytes
- * (the header's first but the traffic class, flow label and the next two
- * fields) are returned in *mismatch as their difference from those of a
- * packet filling the frame: zero in the common case. Loads before the
- * length test, as there: within the data room, thrown away when short.
+ * ip6_input_fast's test but for version and payload length, returned in
+ * *mismatch: zero when the version is 6 and the payload length is what
+ * fills the frame (the common case), else not (a frame shorter than the
+ * header, or longer than any payload length, never gives zero). Loads
+ * before the length test, as there: within the data room, thrown away
+ * when short.
  */
 static __rte_always_inline bool
 ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
 {
-	const uint8_t want_bytes[8] = { 0x60, 0, 0, 0, 0, 0, 0, 0 };
-	const uint8_t mask_bytes[8] = { 0xf0, 0, 0, 0, 0xff, 0xff, 0, 0 };
 	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
-	rte_be16_t len = rte_cpu_to_be_16((uint16_t)payload);
-	uint64_t first, want, mask;
+	rte_be16_t len;
 
-	memcpy(&first, ip, sizeof(first));
-	memcpy(&want, want_bytes, sizeof(want));
-	memcpy(&mask, mask_bytes, sizeof(mask));
-	memcpy((uint8_t *)&want + offsetof(struct rte_ipv6_hdr, payload_len), &len, sizeof(len));
-	*mismatch = ((first & mask) ^ want) | (payload > UINT16_MAX);
+	memcpy(&len, ip + offsetof(struct rte_ipv6_hdr, payload_len), sizeof(len));
+	*mismatch = ((ip[0] & 0xf0u) ^ 0x60u) | (rte_be_to_cpu_16(len) ^ payload);
 	return (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
 	       !(ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
 		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
