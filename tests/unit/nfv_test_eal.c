@@ -16,6 +16,7 @@
 #include "core/worker.h"
 #include "core/meta.h"
 #include "modules/infra/port.h"
+#include "modules/ip/fib6_trie.h"
 
 /* nfvd defines its log type in daemon/main.c, outside the core library;
  * a weak copy here gives way to a strong one if it ever moves in. */
@@ -308,8 +309,13 @@ nfv_test_lookup(const char *text)
 		uint8_t a[1][RTE_FIB6_IPV6_ADDR_SIZE];
 
 		memcpy(a[0], ip.v6, 16);
-		for (unsigned int t = 0; t < 2; t++)
+		for (unsigned int t = 0; t < 2; t++) {
 			assert_int_equal(rte_fib6_lookup_bulk(nfv_fib6.tbl[t], a, &nh[t], 1), 0);
+			/* ip6_fast's inline read of the table gives the same. */
+			if (nfv_fib6.trie[t] != NULL && nfv_trie6_get(nfv_fib6.trie[t], a[0]) != nh[t])
+				fail_msg("%s: table %u gives %" PRIu64 ", its inline read %" PRIu64,
+					 text, t, nh[t], nfv_trie6_get(nfv_fib6.trie[t], a[0]));
+		}
 		if (nh[0] != nh[1])
 			fail_msg("%s: the FIB pair disagrees (%" PRIu64 " / %" PRIu64 ")", text,
 				 nh[0], nh[1]);

@@ -116,6 +116,8 @@ nfv_fib_value(uint32_t nh_id, uint8_t depth)
 	return nh_id == 0 ? 0 : ((uint64_t)depth << 18) | nh_id;
 }
 
+struct nfv_trie6;
+
 /* The active FIB of each family and VRF; workers read it once per burst
  * (per run of packets of one VRF). nfv_fib4/6 are the default VRF's. */
 struct nfv_fib_pair {
@@ -125,6 +127,9 @@ struct nfv_fib_pair {
 	 * by ip4_fast (nfv_dir24_8_get), or NULL when the table's layout did not
 	 * pass the check made when it was created (then the bulk lookup). */
 	const struct nfv_dir24_8 *dir[2];
+	/* The default VRF's IPv6 pair: each table's trie for an inline read
+	 * (modules/ip/fib6_trie.h), or NULL (then the bulk lookup). */
+	const struct nfv_trie6 *trie[2];
 };
 extern struct nfv_fib_pair nfv_fib4, nfv_fib6;
 /* [0] IPv4, [1] IPv6; [x][0] is &nfv_fib4 / &nfv_fib6; NULL: no such VRF. */

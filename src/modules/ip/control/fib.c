@@ -21,6 +21,7 @@
 #include <rte_ip.h>
 
 #include "modules/ip/ip.h"
+#include "modules/ip/fib6_trie.h"
 #include "modules/ip/control/fib.h"
 #include "core/worker.h"
 #include "core/log.h"
@@ -141,6 +142,83 @@ fib4_dir_check(struct rte_fib *fib, uint32_t num_tbl8)
 	return ok ? d : NULL;
 }
 
+/*
+ * The trie of a new, empty IPv6 table for the inline read (struct
+ * nfv_trie6), or NULL when the table is not laid out as that reader
+ * expects: its header must say 4-byte entries, the tbl8 groups asked for,
+ * no default, nothing reserved, no group in use; then routes from /16 to
+ * /128 (one chain of thirteen groups) are added, eight addresses looked up
+ * both ways against the values they must give, and the routes removed,
+ * leaving the table empty with every group back. rte_fib6 does not give
+ * back the groups a deleted route reserved (DPDK 22.11): the count the
+ * probe raised is put back to what it was. A table that fails keeps that
+ * reservation: the caller makes a fresh one.
+ */
+const struct nfv_trie6 *
+nfv_fib6_trie_check(struct rte_fib6 *fib, uint32_t num_tbl8)
+{
+	static const struct {
+		uint8_t ip[16];
+		uint8_t len;
+		uint32_t nh;
+	} probe[] = {
+		{ { 0x24 }, 16, 11 },
+		{ { 0x20, 0x01, 0x0d, 0xb8 }, 32, 3 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1 }, 64, 5 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0x80 }, 66, 7 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0x80, [15] = 1 }, 128, 9 },
+	};
+	static const struct {
+		uint8_t ip[16];
+		int8_t route; /* the probe route that covers it, -1: none */
+	} addrs[] = {
+		{ { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 }, 1 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, [15] = 1 }, 2 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0x80, [15] = 1 }, 4 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0x80, [15] = 2 }, 3 },
+		{ { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0xc0, [15] = 1 }, 2 },
+		{ { 0x20, 0x01, 0x0d, 0xb9, [15] = 1 }, -1 },
+		{ { 0x24, 0x00, 0xff, 0xff, [15] = 1 }, 0 },
+		{ { [15] = 1 }, -1 },
+	};
+	struct nfv_trie6 *t = rte_fib6_get_dp(fib);
+	uint8_t ips[RTE_DIM(addrs)][RTE_FIB6_IPV6_ADDR_SIZE];
+	uint64_t want[RTE_DIM(addrs)], got[RTE_DIM(addrs)];
+	bool ok = true;
+	unsigned int i;
+
+	if (t == NULL || t->nh_sz != RTE_FIB6_TRIE_4B || t->number_tbl8s != num_tbl8 ||
+	    num_tbl8 < 16 || t->def_nh != 0 || t->rsvd_tbl8s != 0 || t->cur_tbl8s != 0 ||
+	    t->tbl8 == NULL || t->tbl8_pool == NULL || t->tbl8_pool_pos != 0)
+		return NULL;
+	for (i = 0; i < RTE_DIM(probe); i++)
+		if (rte_fib6_add(fib, probe[i].ip, probe[i].len,
+				 nfv_fib_value(probe[i].nh, probe[i].len)) != 0)
+			ok = false;
+	if (ok && t->tbl8_pool_pos != 13)
+		ok = false;
+	for (i = 0; i < RTE_DIM(addrs); i++)
+		memcpy(ips[i], addrs[i].ip, sizeof(ips[i]));
+	if (ok && rte_fib6_lookup_bulk(fib, ips, want, RTE_DIM(addrs)) != 0)
+		ok = false;
+	if (ok)
+		nfv_trie6_lookup_burst(t, ips, got, RTE_DIM(addrs));
+	for (i = 0; ok && i < RTE_DIM(addrs); i++) {
+		int r = addrs[i].route;
+		uint64_t v = r < 0 ? 0 : nfv_fib_value(probe[r].nh, probe[r].len);
+
+		ok = want[i] == v && nfv_trie6_get(t, ips[i]) == v && got[i] == v;
+	}
+	for (i = RTE_DIM(probe); i-- > 0;)
+		rte_fib6_delete(fib, probe[i].ip, probe[i].len);
+	for (i = 0; ok && i < RTE_DIM(addrs); i++)
+		ok = nfv_trie6_get(t, ips[i]) == 0;
+	if (!ok || t->tbl8_pool_pos != 0)
+		return NULL;
+	t->rsvd_tbl8s = 0;
+	return t;
+}
+
 /* Creates table `which` of a family, empty. */
 static int
 fib_create(uint8_t family, uint16_t vrf, unsigned int which)
@@ -199,6 +277,29 @@ fib_create(uint8_t family, uint16_t vrf, unsigned int which)
 		if (rte_fib6_select_lookup(nfv_fib6.tbl[which],
 					   RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512) != 0)
 			rte_fib6_select_lookup(nfv_fib6.tbl[which], RTE_FIB6_LOOKUP_DEFAULT);
+		nfv_fib6.trie[which] = nfv_fib6_trie_check(nfv_fib6.tbl[which],
+							    fib_limits.tbl8_6);
+		if (nfv_fib6.trie[which] == NULL) {
+			static bool said;
+
+			if (!said)
+				NFV_LOG(WARNING, "the IPv6 FIB's trie layout is not the one "
+					"ip6_fast reads inline: it uses rte_fib6's bulk lookup");
+			said = true;
+			/* A fresh table: the check may have left groups reserved. */
+			rte_fib6_free(nfv_fib6.tbl[which]);
+			snprintf(name, sizeof(name), "nfv_fib6_%u", fib_generation++);
+			nfv_fib6.tbl[which] = rte_fib6_create(name, fib_socket, &c6);
+			if (nfv_fib6.tbl[which] == NULL) {
+				NFV_LOG(ERR, "cannot create the IPv6 FIB for %u routes: %s",
+					fib_limits.max_routes6, rte_strerror(rte_errno));
+				return -ENOMEM;
+			}
+			if (rte_fib6_select_lookup(nfv_fib6.tbl[which],
+						   RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512) != 0)
+				rte_fib6_select_lookup(nfv_fib6.tbl[which],
+						       RTE_FIB6_LOOKUP_DEFAULT);
+		}
 		return 0;
 	}
 }
@@ -211,8 +312,10 @@ fib_free(uint8_t family, uint16_t vrf, unsigned int which)
 	if (family == AF_INET) {
 		pair->dir[which] = NULL;
 		rte_fib_free(pair->tbl[which]);
-	} else
+	} else {
+		pair->trie[which] = NULL;
 		rte_fib6_free(pair->tbl[which]);
+	}
 	pair->tbl[which] = NULL;
 }
 

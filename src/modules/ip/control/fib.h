@@ -29,5 +29,11 @@ void nfv_fib_tbl8_max(uint32_t tbl8_4, uint32_t tbl8_6);
 int nfv_fib_grow(uint8_t family, uint32_t routes, uint32_t tbl8);
 /* Brings the standby table back in step with the route database. */
 int nfv_fib_resync_standby(uint8_t family, uint16_t vrf);
+/* The trie of a new, empty rte_fib6 TRIE table made with num_tbl8 groups,
+ * for the inline read (modules/ip/fib6_trie.h), or NULL when its layout is
+ * not the one that read expects (then the table may have lost capacity:
+ * make a fresh one). Leaves the table empty. */
+struct nfv_trie6;
+const struct nfv_trie6 *nfv_fib6_trie_check(struct rte_fib6 *fib, uint32_t num_tbl8);
 
 #endif

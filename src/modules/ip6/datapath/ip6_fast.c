@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ip6_fast: plain IPv6 unicast forwarding in one node, ip4_fast's twin:
- * ip6_input's checks, ip6_lookup's bulk FIB6 lookup and ip6_rewrite's hop
- * limit and Ethernet rewrite fused (a pass that validates and gathers the
- * destinations, the lookup, a pass that decides and rewrites:
- * modules/ip/ip_fast.h), straight to port_tx. port_rx sends it every walk
- * whose first frame is IPv6, eth_input the IPv6 frames of the bursts its
- * fast path takes whole (neither unless "debug fastpath off"); as in
- * ip4_fast, its first pass does eth_input's fast step too and gives
- * eth_input, uncounted, a burst that is not all IPv6 for the port's MAC.
+ * ip6_input's checks, ip6_lookup's FIB6 lookup (the trie read inline,
+ * modules/ip/fib6_trie.h) and ip6_rewrite's hop limit and Ethernet rewrite
+ * fused (a pass that validates and gathers the destinations, the lookup, a
+ * pass that decides and rewrites: modules/ip/ip_fast.h), straight to
+ * port_tx. port_rx sends it every walk whose first frame is IPv6,
+ * eth_input the IPv6 frames of the bursts its fast path takes whole
+ * (neither unless "debug fastpath off"); as in ip4_fast, its first pass
+ * does eth_input's fast step too and gives eth_input, uncounted, a burst
+ * that is not all IPv6 for the port's MAC.
  *
  * A packet is forwarded here when all of these hold: a 40-byte header whole
  * in the first segment, version 6, a payload length within the frame (link
@@ -41,6 +42,7 @@
 #include "core/arc.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/fib6_trie.h"
 #include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
 
@@ -54,26 +56,21 @@ static const uint8_t ip6_fast_special[256] = {
 };
 
 /*
- * ip6_input_fast's test but for version and payload length, whose 8 bytes
- * (the header's first but the traffic class, flow label and the next two
- * fields) are returned in *mismatch as their difference from those of a
- * packet filling the frame: zero in the common case. Loads before the
- * length test, as there: within the data room, thrown away when short.
+ * ip6_input_fast's test but for version and payload length, returned in
+ * *mismatch: zero when the version is 6 and the payload length is what
+ * fills the frame (the common case), else not (a frame shorter than the
+ * header, or longer than any payload length, never gives zero). Loads
+ * before the length test, as there: within the data room, thrown away
+ * when short.
  */
 static __rte_always_inline bool
 ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
 {
-	const uint8_t want_bytes[8] = { 0x60, 0, 0, 0, 0, 0, 0, 0 };
-	const uint8_t mask_bytes[8] = { 0xf0, 0, 0, 0, 0xff, 0xff, 0, 0 };
 	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
-	rte_be16_t len = rte_cpu_to_be_16((uint16_t)payload);
-	uint64_t first, want, mask;
+	rte_be16_t len;
 
-	memcpy(&first, ip, sizeof(first));
-	memcpy(&want, want_bytes, sizeof(want));
-	memcpy(&mask, mask_bytes, sizeof(mask));
-	memcpy((uint8_t *)&want + offsetof(struct rte_ipv6_hdr, payload_len), &len, sizeof(len));
-	*mismatch = ((first & mask) ^ want) | (payload > UINT16_MAX);
+	memcpy(&len, ip + offsetof(struct rte_ipv6_hdr, payload_len), sizeof(len));
+	*mismatch = ((ip[0] & 0xf0u) ^ 0x60u) | (rte_be_to_cpu_16(len) ^ payload);
 	return (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
 	       !(ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
 		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
@@ -90,10 +87,11 @@ ip6_fast_total(const uint8_t *hdr)
 	       sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len) : UINT32_MAX;
 }
 
+/* The trie read inline (modules/ip/fib6_trie.h), or the bulk lookup. */
 static __rte_always_inline void
 ip6_fast_lookup(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n)
 {
-	rte_fib6_lookup_bulk(nfv_fib6_active(), dsts->v6, nhs, n);
+	nfv_fib6_lookup(dsts->v6, nhs, n);
 }
 
 static uint16_t

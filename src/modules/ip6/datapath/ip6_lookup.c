@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ip6_lookup: longest-prefix match of the destination of the whole burst
- * in one rte_fib6_lookup_bulk (trie) on the active FIB, then dispatch on
+ * in one read of the active FIB's trie (inline for the default VRF,
+ * modules/ip/fib6_trie.h; else rte_fib6_lookup_bulk), then dispatch on
  * the next hop; no route gets ICMPv6 destination unreachable, code 0
  * (RFC 4443 3.1).
  *
@@ -17,6 +18,7 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 
+#include "modules/ip/fib6_trie.h"
 #include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
 #include "modules/infra/iface.h"
@@ -101,7 +103,7 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		memcpy(ips[i], hdrs[i] + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
 	}
 	if (likely(any_vrf == 0))
-		rte_fib6_lookup_bulk(nfv_fib6_active(), ips, nhs, n);
+		nfv_fib6_lookup(ips, nhs, n);
 	else
 		ip6_lookup_vrfs(ips, vrfs, nhs, n);
 	/* As in ip4_lookup: plain transit packets forwarded here when no
