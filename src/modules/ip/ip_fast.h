@@ -520,11 +520,11 @@ union nfv_ip_fast_dsts {
  * from the first's) ORed over the burst.
  */
 static __rte_always_inline int
-nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
-		  const struct nfv_dir24_8 *dir,
-		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
-		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
-		  uint64_t *mismatches, uint16_t *ports)
+nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
+		     const bool inline_fib, const struct nfv_dir24_8 *dir,
+		     bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		     union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
+		     uint64_t *mismatches, uint16_t *ports)
 {
 	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	const uint16_t port0 = pkts[0]->port;
@@ -551,7 +551,7 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 			rte_be32_t dst;
 
 			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
-			if (likely(dir != NULL))
+			if (inline_fib)
 				nhs[i] = nfv_dir24_8_get(dir, rte_be_to_cpu_32(dst));
 			else
 				dsts->v4[i] = rte_be_to_cpu_32(dst);
@@ -560,6 +560,21 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 	*mismatches = mis;
 	*ports = pdiff;
 	return ok;
+}
+
+/* nfv_ip_fast_pass1_do, with the test of dir out of its loop. */
+static __rte_always_inline int
+nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
+		  const struct nfv_dir24_8 *dir,
+		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
+		  uint64_t *mismatches, uint16_t *ports)
+{
+	if (!v6 && likely(dir != NULL))
+		return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, true, dir, valid, dsts, nhs,
+					    hdrs, mismatches, ports);
+	return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, false, dir, valid, dsts, nhs, hdrs,
+				    mismatches, ports);
 }
 
 /*
