@@ -50,7 +50,9 @@ which valgrind slows to seconds per reply, do not line up with it).
 valgrind cannot run code built for the build machine's own instruction set
 extensions it does not know: build nfvd with `meson setup build-cg
 -Dnative=false --buildtype=release` for this (the default --nfvd).
-Counts are deterministic to about 0.1 instructions per packet.
+Counts are deterministic to about 0.1 instructions per packet. For a
+line-level profile, build with `-Ddebug=true` too and run with --keep
+--dump-instr, then `callgrind_annotate --auto=yes DUMP` on the worker's dump.
 """
 
 import argparse
@@ -354,7 +356,7 @@ def run(case, args, work):
     prefix = f"{args.file_prefix}-{os.getpid()}"
     out = os.path.join(tmp, "cg.out")
     argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
-            f"--callgrind-out-file={out}"]
+            f"--callgrind-out-file={out}"] + (["--dump-instr=yes"] if args.dump_instr else [])
     if args.l3fwd:
         argv += l3fwd_argv(case, args, pcap, prefix)
     else:
@@ -433,6 +435,9 @@ def main():
                     help="seconds from the first packet forwarded to the zeroing")
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))
     ap.add_argument("--keep", action="store_true", help="keep the dumps")
+    ap.add_argument("--dump-instr", action="store_true",
+                    help="counts per instruction in the dumps (with --keep: for "
+                    "callgrind_annotate --auto=yes or objdump side by side)")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control", "callgrind_annotate"):
         if shutil.which(tool) is None:

@@ -19,6 +19,9 @@
 #include <rte_graph_worker.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
 
 #include "core/arc.h"
 #include "core/node.h"
@@ -63,20 +66,15 @@ nfv_ip_fast_group_pick(const struct nfv_nexthop *g, const struct rte_mbuf *m, co
 }
 
 /* TTL (and checksum, RFC 1624) or hop limit, the Ethernet header (which
- * sits just before ip) and the metadata port_tx reads: the output port, and
- * flags, drop reason and ICMP fields cleared (eth_input's flags for a
- * unicast frame; the fused nodes may be reached before eth_input), in one
- * 8-byte store. */
+ * sits just before ip: l2a its first 8 bytes, l2b its last 8, bytes 6-13)
+ * and the metadata port_tx reads: the output port, and flags, drop reason
+ * and ICMP fields cleared (eth_input's flags for a unicast frame; the fused
+ * nodes may be reached before eth_input), in one 8-byte store (tail). */
 static __rte_always_inline void
-nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
+nfv_ip_fast_rewrite_with(struct rte_mbuf *m, uint8_t *ip, uint64_t l2a, uint64_t l2b,
+			 uint64_t tail, const bool v6)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
-	/* tx_port, then drop_reason, flags, ICMP type and code, pad: 0. */
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint64_t tail = nh->port_id;
-#else
-	uint64_t tail = (uint64_t)nh->port_id << 48;
-#endif
 
 	RTE_BUILD_BUG_ON(offsetof(struct nfv_mbuf_meta, pad) - offsetof(struct nfv_mbuf_meta, tx_port)
 			 != sizeof(tail) - 1);
@@ -90,30 +88,66 @@ nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *n
 		w = nfv_ip4_ttl_dec_word(w);
 		memcpy(ttl, &w, sizeof(w));
 	}
-	memcpy(ip - NFV_L2_LEN, nh->l2, RTE_ETHER_HDR_LEN);
+	memcpy(ip - NFV_L2_LEN, &l2a, sizeof(l2a));
+	memcpy(ip - NFV_L2_LEN + 6, &l2b, sizeof(l2b));
 	memcpy(&meta->tx_port, &tail, sizeof(tail));
+}
+
+/* The metadata word of nfv_ip_fast_rewrite_with for next hop nh: tx_port,
+ * then drop_reason, flags, ICMP type and code, pad: 0. */
+static __rte_always_inline uint64_t
+nfv_ip_fast_tail(const struct nfv_nexthop *nh)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return nh->port_id;
+#else
+	return (uint64_t)nh->port_id << 48;
+#endif
+}
+
+/* nfv_ip_fast_rewrite_with for next hop nh. */
+static __rte_always_inline void
+nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
+{
+	uint64_t l2a, l2b;
+
+	memcpy(&l2a, nh->l2, sizeof(l2a));
+	memcpy(&l2b, nh->l2 + 6, sizeof(l2b));
+	nfv_ip_fast_rewrite_with(m, ip, l2a, l2b, nfv_ip_fast_tail(nh), v6);
 }
 
 /*
  * The Ethernet check of eth_input's fast step, for a burst that port_rx
- * handed straight to a fused node: zero when the frame is for the receiving
- * interface's MAC (key: nfv_iface_mac_key[] of mbuf->port, the first 6 of 8
- * bytes) with ethertype type_be. The caller has checked that the first
- * segment holds the Ethernet and IP headers.
+ * handed straight to a fused node: false when the frame is for the
+ * receiving interface's MAC (key: nfv_iface_mac_key[] of mbuf->port, the
+ * MAC in its first 6 bytes, 0 in the other two) with ethertype type_be. The
+ * caller has checked that the first segment holds the Ethernet and IP
+ * headers (the frame's first 16 bytes are in the data room in any case).
+ * With SSE4.1: the frame's first 16 bytes against the key with the
+ * ethertype in bytes 12-13, compared under a mask of bytes 0-5 and 12-13.
  */
-static __rte_always_inline uint64_t
+static __rte_always_inline bool
 nfv_ip_fast_l2_mismatch(const uint8_t *ip, uint64_t key, uint16_t type_be)
 {
 	const uint8_t *eth = ip - NFV_L2_LEN;
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
+	const __m128i frame = _mm_loadu_si128((const __m128i *)eth);
+	const __m128i want = _mm_or_si128(_mm_cvtsi64_si128((long long)key),
+					  _mm_set_epi16(0, type_be, 0, 0, 0, 0, 0, 0));
+	const __m128i mask = _mm_set_epi16(0, -1, 0, 0, 0, -1, -1, -1);
+
+	return !_mm_testz_si128(_mm_xor_si128(frame, want), mask);
+#else
 	uint64_t dst;
 	uint16_t type;
 
 	memcpy(&dst, eth, sizeof(dst));
 	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return ((dst ^ key) << 16) | (uint16_t)(type ^ type_be);
+	return (((dst ^ key) << 16) | (uint16_t)(type ^ type_be)) != 0;
 #else
-	return ((dst ^ key) >> 16) | (uint16_t)(type ^ type_be);
+	return (((dst ^ key) >> 16) | (uint16_t)(type ^ type_be)) != 0;
+#endif
 #endif
 }
 
@@ -245,13 +279,91 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
 	}
 }
 
+/* What the fast pass decided for one FIB value (a next hop) in a burst:
+ * mtu 0 for no next hop, a group (decided per packet) or an interface with
+ * an egress feature; end: where the packets for its group go
+ * (&nfv_ip_fast_out.end[g]). */
+struct nfv_ip_fast_cached {
+	uint32_t key; /* the FIB value's low 32 bits (all of it); UINT32_MAX: empty */
+	uint16_t mtu;
+	uint16_t g;
+	const struct nfv_nexthop *nh;
+	void ***end;
+};
+
+/* The decision for FIB value key, made and remembered in c (its slot). */
+static __rte_always_inline void
+nfv_ip_fast_decide(struct nfv_ip_fast_cached *c, uint32_t key, struct nfv_ip_fast_out *out,
+		   const struct nfv_arc *egress, const bool one_pass, bool *chain_fwd)
+{
+	const uint16_t out_end = egress->end_edge;
+	const struct nfv_nexthop *nh = nfv_nh_get(nfv_fib_nh_id(key));
+	uint32_t mtu, g;
+
+	if (nh == NULL)
+		nh = &nfv_ip_fast_no_nh;
+	mtu = nfv_arc_start_edge(egress, nh->port_id) == out_end ? nh->fwd_mtu : 0;
+	g = mtu != 0 ? nfv_ip_fast_group_of(out, nh->port_id) : NFV_IP_FAST_G_CHAIN;
+	c->key = key;
+	c->nh = nh;
+	c->mtu = (uint16_t)mtu;
+	c->g = (uint16_t)g;
+	c->end = &out->end[g];
+	if (!one_pass)
+		*chain_fwd |= nh->type != NFV_NH_GROUP && nfv_nh_forwards(nh) &&
+			      nfv_arc_start_edge(egress, nh->port_id) != out_end;
+}
+
+/* The cache slot of FIB value key. */
+static __rte_always_inline uint32_t
+nfv_ip_fast_slot(uint32_t key)
+{
+	return (key * 0x9e3779b1u) >> (32 - NFV_IP_FAST_CACHE_BITS);
+}
+
+/*
+ * One pass's first packets while they all have the FIB value of the first
+ * (most bursts of one flow or one destination prefix), whose decision is in
+ * c: each packet that this next hop forwards here (TTL, MTU) is rewritten
+ * with the next hop's header and port held in registers, no cache probe,
+ * no group pointer. Returns how many were, the packets of c's group (they
+ * are the burst's first: out->grp holds them only if a packet remains).
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_run0(struct rte_mbuf **pkts, uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
+		 const struct nfv_ip_fast_cached *c, struct nfv_ip_fast_out *out, const bool v6)
+{
+	const struct nfv_nexthop *nh = c->nh;
+	const uint32_t key = c->key, mtu = c->mtu;
+	const uint64_t tail = nfv_ip_fast_tail(nh);
+	uint64_t l2a, l2b;
+	uint16_t i;
+
+	memcpy(&l2a, nh->l2, sizeof(l2a));
+	memcpy(&l2b, nh->l2 + 6, sizeof(l2b));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = hdrs[i];
+
+		if (unlikely(((uint32_t)nhs[i] != key) |
+			     !((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
+			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= mtu))))
+			break;
+		nfv_ip_fast_rewrite_with(m, ip, l2a, l2b, tail, v6);
+	}
+	if (i < n)
+		memcpy(out->grp[c->g], pkts, i * sizeof(void *));
+	*c->end += i;
+	return i;
+}
+
 /*
  * After the lookup (nhs[]: the FIB's values; hdrs[]: each packet's IP
  * header). A packet is forwarded here when its next hop is a single
  * resolved one (or the ECMP member the rewrite node would pick) whose
  * fwd_mtu it fits (fwd_mtu is 0 for anything else), its TTL / hop limit is
  * above 1 and its output interface has no feature on the egress arc. What
- * depends on the next hop alone is decided once per next hop and burst (a
+ * depends on the next hop alone is decided once per FIB value and burst (a
  * direct-mapped cache of sixteen entries: most bursts go to few next hops,
  * often interleaved), its output port's group (nfv_ip_fast_out) with it.
  *
@@ -261,12 +373,13 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
  * (nfv_ip_lookup_rest: rewrite_edge, or the slow path), only with one_pass.
  *
  * one_pass (no interface has a feature on the egress arc): each packet is
- * decided, rewritten and put in its group in one loop. Otherwise a first
- * loop decides and finds whether a packet leaves by an interface with an
- * egress feature (then the whole burst goes to the chain, nothing written,
- * so that what the chain forwards is not reordered with what is forwarded
- * here), and a second rewrites and groups. A feature enabled while a
- * one-pass burst runs only sends its packets to the chain one at a time.
+ * decided, rewritten and put in its group in one loop (its first packets
+ * while they share the first's next hop by nfv_ip_fast_run0). Otherwise a
+ * first loop decides and finds whether a packet leaves by an interface with
+ * an egress feature (then the whole burst goes to the chain, nothing
+ * written, so that what the chain forwards is not reordered with what is
+ * forwarded here), and a second rewrites and groups. A feature enabled while
+ * a one-pass burst runs only sends its packets to the chain one at a time.
  */
 static __rte_always_inline uint16_t
 nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
@@ -278,13 +391,8 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 	struct nfv_ip_fast_out out;
 	uint8_t gs[RTE_GRAPH_BURST_SIZE];
 	const uint16_t out_end = egress->end_edge;
-	/* Next hops seen in this burst, by a hash of their id. */
-	struct {
-		uint32_t id;
-		uint16_t mtu;
-		uint16_t g;
-		const struct nfv_nexthop *nh;
-	} cache[NFV_IP_FAST_CACHE];
+	/* FIB values seen in this burst, by a hash of the value. */
+	struct nfv_ip_fast_cached cache[NFV_IP_FAST_CACHE];
 	uint16_t i;
 	bool chain_fwd = false;
 
@@ -292,41 +400,32 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 	for (i = 0; i < NFV_IP_FAST_GROUPS + 2; i++)
 		out.end[i] = out.grp[i];
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
-		cache[i].id = UINT32_MAX;
-	for (i = 0; i < n; i++) {
+		cache[i].key = UINT32_MAX;
+	i = 0;
+	if (one_pass && likely(n != 0)) {
+		struct nfv_ip_fast_cached *c = &cache[nfv_ip_fast_slot((uint32_t)nhs[0])];
+
+		nfv_ip_fast_decide(c, (uint32_t)nhs[0], &out, egress, true, &chain_fwd);
+		if (likely(c->g != NFV_IP_FAST_G_CHAIN))
+			i = nfv_ip_fast_run0(pkts, n, nhs, hdrs, c, &out, v6);
+	}
+	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
-		uint32_t id = nfv_fib_nh_id(nhs[i]), g;
-		uint32_t slot = (id * 0x9e3779b1u) >> (32 - NFV_IP_FAST_CACHE_BITS);
+		uint32_t key = (uint32_t)nhs[i];
+		struct nfv_ip_fast_cached *c = &cache[nfv_ip_fast_slot(key)];
 		const struct nfv_nexthop *nh, *c_nh;
+		void ***end;
 
-		if (unlikely(cache[slot].id != id)) {
-			/* mtu: 0 for no next hop, a group (decided per packet
-			 * below) or an interface with an egress feature. */
-			uint32_t mtu;
-
-			c_nh = nfv_nh_get(id);
-			if (c_nh == NULL)
-				c_nh = &nfv_ip_fast_no_nh;
-			mtu = nfv_arc_start_edge(egress, c_nh->port_id) == out_end ?
-			      c_nh->fwd_mtu : 0;
-			cache[slot].id = id;
-			cache[slot].nh = c_nh;
-			cache[slot].mtu = (uint16_t)mtu;
-			cache[slot].g = mtu != 0 ? nfv_ip_fast_group_of(&out, c_nh->port_id) :
-					NFV_IP_FAST_G_CHAIN;
-			if (!one_pass)
-				chain_fwd |= c_nh->type != NFV_NH_GROUP && nfv_nh_forwards(c_nh) &&
-					     nfv_arc_start_edge(egress, c_nh->port_id) != out_end;
-		}
-		c_nh = cache[slot].nh;
+		if (unlikely(c->key != key))
+			nfv_ip_fast_decide(c, key, &out, egress, one_pass, &chain_fwd);
+		c_nh = c->nh;
 		nh = c_nh;
-		g = cache[slot].g;
+		end = c->end;
 		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
-			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= cache[slot].mtu)))) {
-			uint32_t mtu = 0;
+			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= c->mtu)))) {
+			uint32_t mtu = 0, g = NFV_IP_FAST_G_CHAIN;
 
-			g = NFV_IP_FAST_G_CHAIN;
 			if (c_nh->type == NFV_NH_GROUP) {
 				nh = nfv_ip_fast_group_pick(c_nh, m, ip, v6);
 				if (nh == NULL)
@@ -340,16 +439,17 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 				    (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= mtu))
 					g = nfv_ip_fast_group_of(&out, nh->port_id);
 			}
+			end = &out.end[g];
 		}
 		if (one_pass) {
-			if (likely(g != NFV_IP_FAST_G_CHAIN))
+			if (likely(end != &out.end[NFV_IP_FAST_G_CHAIN]))
 				nfv_ip_fast_rewrite(m, ip, nh, v6);
 			else if (lookup_slow != NULL)
 				nfv_meta(m)->nh = c_nh == &nfv_ip_fast_no_nh ? NULL : c_nh;
-			*out.end[g]++ = m;
+			*(*end)++ = m;
 		} else {
 			nhs[i] = (uintptr_t)nh;
-			gs[i] = (uint8_t)g;
+			gs[i] = (uint8_t)(end - out.end);
 		}
 	}
 	if (!one_pass) {
@@ -435,11 +535,11 @@ union nfv_ip_fast_dsts {
  * from the first's) ORed over the burst.
  */
 static __rte_always_inline int
-nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
-		  const struct nfv_dir24_8 *dir,
-		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
-		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
-		  uint64_t *mismatches, uint16_t *ports)
+nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
+		     const bool inline_fib, const struct nfv_dir24_8 *dir,
+		     bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		     union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
+		     uint64_t *mismatches, uint16_t *ports)
 {
 	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	const uint16_t port0 = pkts[0]->port;
@@ -453,7 +553,7 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 		uint64_t mismatch;
 
 		if (!l2_checked &&
-		    unlikely((nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) != 0) |
+		    unlikely(nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) |
 			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
 			return -1;
 		ok &= valid(m, ip, &mismatch);
@@ -466,7 +566,7 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 			rte_be32_t dst;
 
 			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
-			if (likely(dir != NULL))
+			if (inline_fib)
 				nhs[i] = nfv_dir24_8_get(dir, rte_be_to_cpu_32(dst));
 			else
 				dsts->v4[i] = rte_be_to_cpu_32(dst);
@@ -475,6 +575,21 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 	*mismatches = mis;
 	*ports = pdiff;
 	return ok;
+}
+
+/* nfv_ip_fast_pass1_do, with the test of dir out of its loop. */
+static __rte_always_inline int
+nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
+		  const struct nfv_dir24_8 *dir,
+		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
+		  uint64_t *mismatches, uint16_t *ports)
+{
+	if (!v6 && likely(dir != NULL))
+		return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, true, dir, valid, dsts, nhs,
+					    hdrs, mismatches, ports);
+	return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, false, dir, valid, dsts, nhs, hdrs,
+				    mismatches, ports);
 }
 
 /*

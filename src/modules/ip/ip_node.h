@@ -201,24 +201,31 @@ nfv_mark_icmp(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t info,
 /*
  * True when a 20-byte IPv4 header's checksum is right: the one's-complement
  * sum of its ten 16-bit words, checksum included, is 0xffff. As 2^16 = 1
- * (mod 0xffff), the plain sum of the five 32-bit words is congruent to that
- * sum modulo 0xffff, in either byte order: a right header's plain sum is a
- * non-zero multiple of 0xffff. One multiply-based divisibility test instead
- * of four folds; five 4-byte loads, unaligned-safe (one 20-byte copy made
- * the compiler bounce the header through the stack).
+ * (mod 0xffff), a sum of the header's bytes taken as wider words, in either
+ * byte order, is congruent to that sum modulo 0xffff, and so is a 64-bit
+ * sum whose carries out are added back in (2^64 = 1 too): a right header's
+ * sum is a non-zero multiple of 0xffff, and the sum is zero only for a
+ * header of zeros. Two 8-byte words and a 4-byte one, unaligned-safe, with
+ * end-around carries (add, adc), then one multiply-based divisibility test
+ * instead of folds (one 20-byte copy made the compiler bounce the header
+ * through the stack).
  */
 static __rte_always_inline uint64_t
 nfv_ip4_hdr20_sum(const void *hdr)
 {
 	const uint8_t *b = hdr;
-	uint32_t w0, w1, w2, w3, w4;
+	uint64_t lo, hi, s, t;
+	uint32_t w4;
+	bool c1, c2;
 
-	memcpy(&w0, b, 4);
-	memcpy(&w1, b + 4, 4);
-	memcpy(&w2, b + 8, 4);
-	memcpy(&w3, b + 12, 4);
+	memcpy(&lo, b, 8);
+	memcpy(&hi, b + 8, 8);
 	memcpy(&w4, b + 16, 4);
-	return (uint64_t)w0 + w1 + w2 + w3 + w4;
+	c1 = __builtin_add_overflow(lo, hi, &s);
+	/* w4 + c1 <= 2^32: no carry out of its own. */
+	c2 = __builtin_add_overflow(s, (uint64_t)w4 + c1, &t);
+	/* t < 2^32 when c2: no carry out either. */
+	return t + c2;
 }
 
 /* A caller that has seen a non-zero word (the version) may test
@@ -248,8 +255,10 @@ nfv_ip4_ttl_dec_word(uint32_t w)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	/* TTL - 1 in the low byte, x + 1 in the high half: w - 1 + 0x10000,
-	 * and x' = 0 or 1 (x - 0xfffe less) when x is 0xfffe or 0xffff. */
-	return w + 0xffffu - (w >= 0xfffe0000u ? 0xffff0000u : 0);
+	 * and x' = 0 or 1 (x - 0xfffe less, i.e. 0x10000 more, modulo 2^32)
+	 * when x is 0xfffe or 0xffff. Written as one addend chosen by the
+	 * compare: compare, sbb, a 16-bit clear and one lea. */
+	return w + (w >= 0xfffe0000u ? 0x1ffffu : 0xffffu);
 #else
 	uint32_t sum = (uint16_t)~w + 0xfeffu;
 

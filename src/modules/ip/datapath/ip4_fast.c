@@ -77,9 +77,11 @@ ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
 	memcpy(&w0, ip, sizeof(w0));
 	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 | (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
 	*mismatch = (w0 & RTE_BE32(0xff00ffff)) ^ head;
-	return ((nfv_ip4_hdr20_sum(ip) % 0xffff == 0) |
-		((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0)) &
-	       ((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_BAD) == 0) &
+	/* A right sum or the device's GOOD, and not its BAD (nor NONE, both):
+	 * the flags with GOOD added for a right sum are GOOD alone. */
+	return (((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) |
+		 (nfv_ip4_hdr20_sum(ip) % 0xffff == 0 ? RTE_MBUF_F_RX_IP_CKSUM_GOOD : 0)) ==
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD) &
 	       (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
 	       !(ip4_fast_special[ip[12]] | ip4_fast_special[ip[16]]);
 }
