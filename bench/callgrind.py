@@ -22,7 +22,8 @@ interleaved within every burst), ipv6, ipv6-2ports, mixed (IPv4 and IPv6
 interleaved, one port), ipv4-stats-off, ipv4-chain and ipv6-chain (`debug
 fastpath off`: the node chain), ipv4-acl (bench.py's 1,000-rule ACLs
 on `in` ingress and `out1` egress), ipv4-acl-nocache (the same, with
-`acl set cache off`), ipv4-ct (one reflect rule on `in`: the
+`acl set cache off`), ipv6-acl (the same ACLs, whose last rule, a permit
+of either family, every IPv6 packet of the ipv6 case's traffic hits), ipv4-ct (one reflect rule on `in`: the
 established-flow path, every packet a connection-table hit), ipv4-ct-16k
 (the same with 16,384 flows, twice what the flow cache holds: every
 packet an rte_hash lookup), ipv4-nat
@@ -85,6 +86,7 @@ CASES = {
     "ipv4-chain": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv6-chain": ("ipv6-64.pcap", ["--family", "6"], 1, "6"),
     "ipv4-acl": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
+    "ipv6-acl": ("ipv6-64.pcap", ["--family", "6"], 1, "6"),
     "ipv4-nat": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-acl-nocache": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
     "ipv4-flow": ("ipv4-64.pcap", ["--family", "4"], 1, "4"),
@@ -118,6 +120,7 @@ NODES = ["port_rx_process", "eth_input_process", "ip4_fast_process", "ip6_fast_p
          "ip6_input_process", "ip6_lookup_process", "ip6_rewrite_process",
          "port_tx_process", "rte_fib_lookup_bulk", "rte_fib6_lookup_bulk",
          "eth_pcap_rx_infinite", "eth_null_tx", "acl_in4_process", "acl_out4_process",
+         "acl_in6_process", "acl_out6_process",
          "rte_acl_classify", "nat44_out_process", "flow_in_process", "flow_scan_process",
          "capture_in_process", "nfv_capture_tx_cb", "upf_gtpu_process",
          "upf_downlink_process", "lb_in_process",
@@ -144,7 +147,7 @@ def config(case, pcap):
         lines.append("debug fastpath off")
     if case == "ipv4-nat":
         lines.append("nat44 snat add src 198.19.0.0/16 dev out1")
-    if case.startswith("ipv4-acl"):
+    if case.startswith(("ipv4-acl", "ipv6-acl")):
         sys.path.insert(0, HERE)
         from bench import acl_lines
         lines += [ln.replace("dev out out", "dev out1 out") for ln in acl_lines(1000)]

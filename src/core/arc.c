@@ -14,11 +14,14 @@
 
 #define NFV_ARCS_MAX 16
 #define NFV_FEATURES_MAX 64
+#define NFV_ENTRIES_MAX 16
 
 static struct nfv_arc *arcs[NFV_ARCS_MAX];
 static unsigned int n_arcs;
 static struct nfv_arc_feature *features[NFV_FEATURES_MAX];
 static unsigned int n_features;
+static struct nfv_arc_entry *entries[NFV_ENTRIES_MAX];
+static unsigned int n_entries;
 static bool arcs_ready;
 
 void
@@ -35,6 +38,14 @@ nfv_arc_feature_register(struct nfv_arc_feature *f)
 	if (n_features == NFV_FEATURES_MAX)
 		rte_panic("too many arc features (%s)\n", f->node);
 	features[n_features++] = f;
+}
+
+void
+nfv_arc_entry_register(struct nfv_arc_entry *e)
+{
+	if (n_entries == NFV_ENTRIES_MAX)
+		rte_panic("too many arc entries (%s)\n", e->node);
+	entries[n_entries++] = e;
 }
 
 struct nfv_arc *
@@ -136,8 +147,9 @@ arc_order(struct nfv_arc *a)
 	return -ELOOP;
 }
 
-/* The edges of one interface: from the start node to the first enabled
- * feature, from each feature to the next enabled one, else to the end. */
+/* The edges of one interface: from the start node (and each entry) to the
+ * first enabled feature, from each feature to the next enabled one, else to
+ * the end. */
 static void
 arc_iface_update(struct nfv_arc *a, uint16_t iface)
 {
@@ -154,6 +166,13 @@ arc_iface_update(struct nfv_arc *a, uint16_t iface)
 	__atomic_store_n(&a->start_edge[iface],
 			 next == (int)a->n_features ? a->end_edge :
 			 a->features[next]->edge_from_start, __ATOMIC_RELEASE);
+	for (unsigned int k = 0; k < a->n_entries; k++) {
+		struct nfv_arc_entry *e = a->entries[k];
+
+		__atomic_store_n(&e->start_edge[iface],
+				 next == (int)a->n_features ? e->end_edge : e->edge_to[next],
+				 __ATOMIC_RELEASE);
+	}
 	{
 		uint16_t n = 0;
 
@@ -186,6 +205,22 @@ nfv_arcs_init(void)
 		f->arc = a;
 		a->features[a->n_features++] = f;
 	}
+	for (unsigned int k = 0; k < n_entries; k++) {
+		struct nfv_arc_entry *e = entries[k];
+		struct nfv_arc *a = nfv_arc_by_name(e->arc_name);
+
+		if (a == NULL) {
+			NFV_LOG(ERR, "arc entry %s: no arc %s", e->node, e->arc_name);
+			return -ENOENT;
+		}
+		if (a->n_entries == NFV_ARC_ENTRIES_MAX) {
+			NFV_LOG(ERR, "arc %s: more than %u entries", a->name,
+				NFV_ARC_ENTRIES_MAX);
+			return -ENOSPC;
+		}
+		e->arc = a;
+		a->entries[a->n_entries++] = e;
+	}
 	for (unsigned int k = 0; k < n_arcs; k++) {
 		struct nfv_arc *a = arcs[k];
 
@@ -210,6 +245,20 @@ nfv_arcs_init(void)
 				if (rc < 0)
 					return rc;
 				f->edge_to[j] = (uint16_t)rc;
+			}
+		}
+		for (unsigned int x = 0; x < a->n_entries; x++) {
+			struct nfv_arc_entry *e = a->entries[x];
+
+			rc = nfv_node_edge_index(e->node, a->end_node);
+			if (rc < 0)
+				return rc;
+			e->end_edge = (uint16_t)rc;
+			for (unsigned int i = 0; i < a->n_features; i++) {
+				rc = nfv_node_edge_index(e->node, a->features[i]->node);
+				if (rc < 0)
+					return rc;
+				e->edge_to[i] = (uint16_t)rc;
 			}
 		}
 		memset(a->enabled, 0, sizeof(a->enabled));

@@ -12,6 +12,13 @@
  * interface costs the others nothing but that one table load. A feature
  * node sends the packets it keeps to nfv_arc_next_edge(feature, iface).
  *
+ * An arc may have more start nodes than its own (entries): a node that has
+ * done the start node's work itself, e.g. a fused forwarding node that made
+ * ip4_input's checks, declares itself an entry of the arc
+ * (NFV_ARC_ENTRY_REGISTER) and sends each packet to
+ * nfv_arc_entry_edge(entry, iface): the same first feature (or the end),
+ * by its own edges. The features see no difference.
+ *
  * Edges are added to the nodes by nfv_arcs_init(), before any graph is
  * created; the per-interface tables are written by control (one 16-bit
  * store per entry) and read by workers.
@@ -28,9 +35,11 @@
 #include "core/common.h"
 
 #define NFV_ARC_FEATURES_MAX 16
+#define NFV_ARC_ENTRIES_MAX 4
 #define NFV_ARC_IFACES NFV_IFACE_MAX
 
 struct nfv_arc_feature;
+struct nfv_arc_entry;
 
 struct nfv_arc {
 	const char *name;
@@ -41,6 +50,8 @@ struct nfv_arc {
 	uint16_t end_edge;      /* from the start node to the end node */
 	uint16_t n_ifaces_on;   /* interfaces with a feature enabled (workers may read) */
 	struct nfv_arc_feature *features[NFV_ARC_FEATURES_MAX]; /* in run order */
+	uint16_t n_entries;
+	struct nfv_arc_entry *entries[NFV_ARC_ENTRIES_MAX]; /* other start nodes */
 	uint32_t enabled[NFV_ARC_IFACES];   /* control: bit i for features[i] */
 	uint16_t start_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */
 };
@@ -58,8 +69,21 @@ struct nfv_arc_feature {
 	uint16_t next_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */
 };
 
+/* Another start node of an arc: its own edges to the features and the end
+ * node, and its own per-interface table of where a packet goes first. */
+struct nfv_arc_entry {
+	const char *arc_name;
+	const char *node;
+	/* Set by nfv_arcs_init(). */
+	struct nfv_arc *arc;
+	uint16_t end_edge;                            /* to the arc's end node */
+	uint16_t edge_to[NFV_ARC_FEATURES_MAX];       /* to each feature */
+	uint16_t start_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */
+};
+
 void nfv_arc_register(struct nfv_arc *a);
 void nfv_arc_feature_register(struct nfv_arc_feature *f);
+void nfv_arc_entry_register(struct nfv_arc_entry *e);
 
 #define NFV_ARC_REGISTER(a) \
 	RTE_INIT(nfv_arc_register_##a) \
@@ -71,6 +95,12 @@ void nfv_arc_feature_register(struct nfv_arc_feature *f);
 	RTE_INIT(nfv_arc_feature_register_##f) \
 	{ \
 		nfv_arc_feature_register(&(f)); \
+	}
+
+#define NFV_ARC_ENTRY_REGISTER(e) \
+	RTE_INIT(nfv_arc_entry_register_##e) \
+	{ \
+		nfv_arc_entry_register(&(e)); \
 	}
 
 /* The index of node from's edge to node to (registered names), added at the
@@ -93,6 +123,13 @@ static __rte_always_inline uint16_t
 nfv_arc_start_edge(const struct nfv_arc *a, uint16_t iface)
 {
 	return a->start_edge[iface];
+}
+
+/* From an entry: the first feature enabled on iface, else the end node. */
+static __rte_always_inline uint16_t
+nfv_arc_entry_edge(const struct nfv_arc_entry *e, uint16_t iface)
+{
+	return e->start_edge[iface];
 }
 
 static __rte_always_inline uint16_t

@@ -331,6 +331,28 @@ test_no_feature_goes_straight_to_the_end(void **state)
 			assert_int_equal(seen[f][p], 0);
 }
 
+/* The fused node's and the lookup's own entries of the arcs (ip4_input.c,
+ * ip4_rewrite.c). */
+extern struct nfv_arc_entry nfv_ip4_fast_ingress_entry, nfv_ip4_lookup_egress_entry;
+
+/* The node an entry sends iface's packets to first. */
+static bool
+entry_goes_to(const struct nfv_arc_entry *e, uint16_t iface, const char *to)
+{
+	rte_node_t id = rte_node_from_name(e->node);
+	rte_edge_t n = rte_node_edge_count(id);
+	char **next = malloc(rte_node_edge_get(id, NULL));
+	uint16_t edge = nfv_arc_entry_edge(e, iface);
+	bool same;
+
+	assert_non_null(next);
+	rte_node_edge_get(id, next);
+	assert_true(edge < n);
+	same = strcmp(next[edge], to) == 0;
+	free(next);
+	return same;
+}
+
 static void
 test_features_run_per_interface_in_order(void **state)
 {
@@ -344,6 +366,14 @@ test_features_run_per_interface_in_order(void **state)
 	/* Interfaces with a feature on, per arc (what ip4_fast reads). */
 	assert_int_equal(nfv_arc_by_name("ip4_ingress")->n_ifaces_on, 2);
 	assert_int_equal(nfv_arc_by_name("ip4_egress")->n_ifaces_on, 1);
+	/* The other start nodes follow: ip4_fast hands a's packets to the
+	 * first feature, b's to the second, another interface's to the
+	 * lookup; ip4_lookup hands what leaves by b to the egress feature. */
+	assert_true(entry_goes_to(&nfv_ip4_fast_ingress_entry, a, "nfv_test_first"));
+	assert_true(entry_goes_to(&nfv_ip4_fast_ingress_entry, b, "nfv_test_second"));
+	assert_true(entry_goes_to(&nfv_ip4_fast_ingress_entry, 200, "nfv_ip4_lookup"));
+	assert_true(entry_goes_to(&nfv_ip4_lookup_egress_entry, b, "nfv_test_egress"));
+	assert_true(entry_goes_to(&nfv_ip4_lookup_egress_entry, a, "nfv_port_tx"));
 	memset(seen, 0, sizeof(seen));
 	/* Every packet still forwarded: the features pass them on. */
 	assert_int_equal(walk(10), 20);
@@ -364,6 +394,8 @@ test_features_run_per_interface_in_order(void **state)
 			 nfv_arc_by_name("ip4_ingress")->end_edge);
 	assert_int_equal(nfv_arc_by_name("ip4_ingress")->n_ifaces_on, 0);
 	assert_int_equal(nfv_arc_by_name("ip4_egress")->n_ifaces_on, 0);
+	assert_true(entry_goes_to(&nfv_ip4_fast_ingress_entry, a, "nfv_ip4_lookup"));
+	assert_true(entry_goes_to(&nfv_ip4_lookup_egress_entry, b, "nfv_port_tx"));
 	memset(seen, 0, sizeof(seen));
 	assert_int_equal(walk(4), 8);
 	assert_int_equal(seen[FEAT_FIRST][a] + seen[FEAT_SECOND][a] + seen[FEAT_SECOND][b] +

@@ -7,10 +7,13 @@
  *
  * A packet is forwarded by a fused node when its next hop is a single
  * resolved one (or the member of an ECMP group the rewrite node would
- * pick) whose fwd_mtu the packet fits, its TTL / hop limit is above 1 and
- * its output interface has no feature on the family's egress arc. Any other
+ * pick) whose fwd_mtu the packet fits and its TTL / hop limit is above 1;
+ * when its output interface has a feature on the family's egress arc, it
+ * goes to that feature, rewritten (nfv_ip_fast_forward_arc). Any other
  * packet goes to the chain's input node untouched: the chain decides for it
- * and names its drop.
+ * and names its drop. A burst that passed the input checks but came in by
+ * an interface with an ingress feature goes to that feature from the fused
+ * node (nfv_ip_fast_to_ingress).
  */
 #ifndef NFV_IP_FAST_H
 #define NFV_IP_FAST_H
@@ -470,7 +473,174 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 	return n;
 }
 
-/* The lookup's second half for a node whose egress arc is egress. */
+/*
+ * The fused nodes' and the lookup nodes' own entries of the families' arcs
+ * (core/arc.h): ip4_fast and ip6_fast hand a burst that passed their input
+ * checks to the receiving interface's first ingress feature (ip4_input.c,
+ * ip6_input.c); they and the lookups hand a packet they forwarded to the
+ * output interface's first egress feature (ip4_rewrite.c, ip6_rewrite.c).
+ */
+extern struct nfv_arc_entry nfv_ip4_fast_ingress_entry, nfv_ip6_fast_ingress_entry;
+extern struct nfv_arc_entry nfv_ip4_fast_egress_entry, nfv_ip6_fast_egress_entry;
+extern struct nfv_arc_entry nfv_ip4_lookup_egress_entry, nfv_ip6_lookup_egress_entry;
+
+/* The forwarded packets of a burst that go to an egress feature, not port_tx. */
+#define NFV_IP_FAST_G_ARC (NFV_IP_FAST_GROUPS + 2)
+
+/* nfv_ip_fast_emit's second half for a burst part of which went to egress
+ * features: the n_tx packets of the port groups to port_tx (their runs
+ * recorded), then what is left to the chain or the lookup's way. */
+static __rte_noinline void
+nfv_ip_fast_emit_rest(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_fast_out *out,
+		      uint16_t n_tx, const uint16_t tx_edge,
+		      uint16_t (*lookup_slow)(struct rte_mbuf *m), const uint16_t rewrite_edge)
+{
+	struct nfv_tx_runs *runs = &nfv_node_worker(node)->tx_runs;
+	uint16_t n_chain = nfv_ip_fast_count(out, NFV_IP_FAST_G_CHAIN), k = 0;
+
+	if (n_tx != 0) {
+		uint16_t at = __rte_node_next_node_get(node, tx_edge)->idx;
+		void **to = rte_node_next_stream_get(graph, node, tx_edge, n_tx);
+
+		for (uint16_t g = 0; g <= NFV_IP_FAST_G_OTHER; g++) {
+			uint16_t c = nfv_ip_fast_count(out, g);
+
+			if (c == 0)
+				continue;
+			memcpy(to + k, out->grp[g], c * sizeof(void *));
+			nfv_tx_runs_add(runs, at + k, c,
+					g == NFV_IP_FAST_G_OTHER ? NFV_TX_RUN_MIXED : out->port[g]);
+			k += c;
+		}
+		rte_node_next_stream_put(graph, node, tx_edge, n_tx);
+	}
+	if (n_chain != 0) {
+		void **chain = out->grp[NFV_IP_FAST_G_CHAIN];
+
+		if (lookup_slow != NULL) {
+			nfv_ip_lookup_rest(graph, node, chain, n_chain, lookup_slow, rewrite_edge);
+			return;
+		}
+		for (uint16_t i = 0; i < n_chain; i++)
+			nfv_meta((struct rte_mbuf *)chain[i])->flags = 0;
+		rte_node_enqueue(graph, node, NFV_IP_FAST_NEXT_CHAIN, chain, n_chain);
+	}
+}
+
+/*
+ * nfv_ip_fast_forward when some interface has a feature on the egress arc
+ * (entry: this node's entry of that arc), still in one pass: a packet
+ * forwarded to an interface with an egress feature is rewritten here as
+ * any other (TTL / hop limit, the Ethernet header, meta.tx_port: what the
+ * rewrite node writes) and handed to that interface's first feature, where
+ * the rewrite node would have sent it; the others go to port_tx in their
+ * groups, and what is not forwarded here goes on as nfv_ip_fast_forward
+ * sends it. Which way a packet takes depends on its next hop alone, so a
+ * flow's packets all take one and none is reordered. The features' share
+ * is enqueued first: what they pass on joins port_tx's stream before
+ * port_tx runs in the walk.
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_forward_arc(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+			const uint64_t *nhs, uint8_t *const *hdrs,
+			const struct nfv_arc_entry *entry, const bool v6, const uint16_t tx_edge,
+			uint16_t (*lookup_slow)(struct rte_mbuf *m), const uint16_t rewrite_edge)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	struct nfv_ip_fast_out out;
+	void *feat[RTE_GRAPH_BURST_SIZE];
+	uint16_t feat_edge[RTE_GRAPH_BURST_SIZE];
+	const uint16_t out_end = entry->end_edge;
+	struct {
+		uint32_t id;
+		uint16_t mtu;
+		uint16_t g;
+		uint16_t edge;
+		const struct nfv_nexthop *nh;
+	} cache[NFV_IP_FAST_CACHE];
+	uint16_t i, n_feat = 0, feat_diff = 0;
+
+	out.n_ports = 0;
+	for (i = 0; i < NFV_IP_FAST_GROUPS + 2; i++)
+		out.end[i] = out.grp[i];
+	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
+		cache[i].id = UINT32_MAX;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = hdrs[i];
+		uint32_t id = nfv_fib_nh_id(nhs[i]), g;
+		uint32_t slot = (id * 0x9e3779b1u) >> (32 - NFV_IP_FAST_CACHE_BITS);
+		const struct nfv_nexthop *nh, *c_nh;
+		uint16_t edge;
+
+		if (unlikely(cache[slot].id != id)) {
+			/* mtu: 0 for no next hop or a group (decided per
+			 * packet below); g: the port group, or the features. */
+			c_nh = nfv_nh_get(id);
+			if (c_nh == NULL)
+				c_nh = &nfv_ip_fast_no_nh;
+			edge = nfv_arc_entry_edge(entry, c_nh->port_id);
+			cache[slot].id = id;
+			cache[slot].nh = c_nh;
+			cache[slot].mtu = c_nh->fwd_mtu;
+			cache[slot].edge = edge;
+			cache[slot].g = c_nh->fwd_mtu == 0 ? NFV_IP_FAST_G_CHAIN :
+					edge != out_end ? NFV_IP_FAST_G_ARC :
+					nfv_ip_fast_group_of(&out, c_nh->port_id);
+		}
+		c_nh = cache[slot].nh;
+		nh = c_nh;
+		g = cache[slot].g;
+		edge = cache[slot].edge;
+		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
+			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= cache[slot].mtu)))) {
+			g = NFV_IP_FAST_G_CHAIN;
+			if (c_nh->type == NFV_NH_GROUP) {
+				nh = nfv_ip_fast_group_pick(c_nh, m, ip, v6);
+				if (nh == NULL)
+					nh = &nfv_ip_fast_no_nh;
+				if ((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
+				    (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= nh->fwd_mtu)) {
+					edge = nfv_arc_entry_edge(entry, nh->port_id);
+					g = edge != out_end ? NFV_IP_FAST_G_ARC :
+					    nfv_ip_fast_group_of(&out, nh->port_id);
+				}
+			}
+		}
+		if (likely(g != NFV_IP_FAST_G_CHAIN))
+			nfv_ip_fast_rewrite(m, ip, nh, v6);
+		else if (lookup_slow != NULL)
+			nfv_meta(m)->nh = c_nh == &nfv_ip_fast_no_nh ? NULL : c_nh;
+		if (g == NFV_IP_FAST_G_ARC) {
+			feat[n_feat] = m;
+			feat_edge[n_feat] = edge;
+			feat_diff |= edge ^ feat_edge[0];
+			n_feat++;
+		} else {
+			*out.end[g]++ = m;
+		}
+	}
+	if (n_feat == 0) {
+		nfv_ip_fast_emit(graph, node, &out, n, tx_edge, lookup_slow, rewrite_edge);
+		return n;
+	}
+	if (likely(n_feat == n && feat_diff == 0)) {
+		rte_node_next_stream_move(graph, node, feat_edge[0]);
+		return n;
+	}
+	for (uint16_t k = 0, j; k < n_feat; k = j) {
+		for (j = k + 1; j < n_feat && feat_edge[j] == feat_edge[k]; j++)
+			;
+		rte_node_enqueue(graph, node, feat_edge[k], &feat[k], j - k);
+	}
+	nfv_ip_fast_emit_rest(graph, node, &out,
+			      n - n_feat - nfv_ip_fast_count(&out, NFV_IP_FAST_G_CHAIN), tx_edge,
+			      lookup_slow, rewrite_edge);
+	return n;
+}
+
+/* The lookup's second half for a node whose egress arc is egress: with an
+ * egress feature on some interface, its packets handed to it here. */
 static __rte_always_inline uint16_t
 nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		   uint64_t *nhs, uint8_t *const *hdrs, struct nfv_arc *egress, const bool v6)
@@ -478,8 +648,38 @@ nfv_ip_fast_finish(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	if (likely(__atomic_load_n(&egress->n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
 		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, true,
 					   NFV_IP_FAST_NEXT_TX, NULL, 0);
-	return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, egress, v6, false,
-				   NFV_IP_FAST_NEXT_TX, NULL, 0);
+	return nfv_ip_fast_forward_arc(graph, node, objs, n, nhs, hdrs,
+				       v6 ? &nfv_ip6_fast_egress_entry : &nfv_ip4_fast_egress_entry,
+				       v6, NFV_IP_FAST_NEXT_TX, NULL, 0);
+}
+
+/*
+ * A burst that passed every check of the input node (and was trimmed as it
+ * trims) but came in by an interface with a feature on the family's
+ * ingress arc, or in a VRF: each packet to its interface's first ingress
+ * feature, or to the lookup node (the arc's end), by the fused node's own
+ * entry of the arc, with the metadata the input node would have left
+ * (meta.flags as eth_input sets them for a unicast frame to the port's
+ * MAC; the input node writes nothing else): the input node is not run
+ * again. same_port: every packet came in by the first one's interface.
+ */
+static __rte_noinline uint16_t
+nfv_ip_fast_to_ingress(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		       bool same_port, const struct nfv_arc_entry *entry)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+
+	for (uint16_t i = 0; i < n; i++)
+		nfv_meta(pkts[i])->flags = 0;
+	if (likely(same_port)) {
+		rte_node_next_stream_move(graph, node, nfv_arc_entry_edge(entry, pkts[0]->port));
+		return n;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = nfv_arc_entry_edge(entry, pkts[i]->port);
+	nfv_enqueue_nexts(graph, node, objs, nexts, n);
+	return n;
 }
 
 /* The receiving interface's test: default VRF, no feature on the family's
@@ -599,8 +799,10 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
  * failing the checks sends the whole burst to the chain (it may forward
  * that packet: options...), so no flow is reordered and the burst reaches
  * port_tx in one piece. The receiving interfaces are tested once when they
- * are all the same. Then the bulk lookup (unless done inline) and
- * nfv_ip_fast_forward.
+ * are all the same: a burst that passed the checks but came in by an
+ * interface with an ingress feature (or in another VRF) goes on from here
+ * (nfv_ip_fast_to_ingress), as from the input node. Then the bulk lookup
+ * (unless done inline) and nfv_ip_fast_forward.
  */
 static __rte_always_inline uint16_t
 nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
@@ -616,6 +818,7 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
 	uint64_t mismatches;
 	uint16_t ports, i;
+	bool here = true;
 	int ok;
 	/* IPv4: the FIB read inline in the first pass when it can be. */
 	const struct nfv_dir24_8 *dir = v6 ? NULL : nfv_fib4_dir_active();
@@ -637,14 +840,18 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		return 0;
 	}
 	if (likely(ports == 0))
-		ok &= nfv_ip_fast_iface_ok(pkts[0]->port, ingress);
+		here = nfv_ip_fast_iface_ok(pkts[0]->port, ingress);
 	else
 		for (i = 0; i < n; i++)
-			ok &= nfv_ip_fast_iface_ok(pkts[i]->port, ingress);
+			here &= nfv_ip_fast_iface_ok(pkts[i]->port, ingress);
 	if (unlikely(!ok || (mismatches != 0 && !nfv_ip_fast_trim(pkts, n, total)))) {
 		nfv_ip_fast_to_chain(graph, node, objs, n);
 		return n;
 	}
+	if (unlikely(!here))
+		return nfv_ip_fast_to_ingress(graph, node, objs, n, ports == 0,
+					      v6 ? &nfv_ip6_fast_ingress_entry :
+					      &nfv_ip4_fast_ingress_entry);
 	if (v6 || dir == NULL)
 		lookup(&dsts, nhs, n);
 	/* Which packets are forwarded here; the others (no route, local,

@@ -18,6 +18,8 @@
  *
  * Edges: drop, then the arc's (later features, the end node).
  * Reads: mbuf->port (in), meta.tx_port (out), the L3/L4 headers.
+ * Writes: worker.tx_runs (out: a burst that goes whole to port_tx, all to
+ * one port, is recorded as one run, as the fused nodes record theirs).
  * With several workers, on an interface whose ACL records flows, a packet
  * whose flow another worker owns is first handed to it (acl.h).
  *
@@ -487,6 +489,27 @@ cache4_words(const void *key, uint64_t *a, uint64_t *b)
 	*b = (uint64_t)k->proto | (uint64_t)(k->l4 != 0) << 8 | (uint64_t)ports << 32;
 }
 
+/*
+ * The set of an IPv4 key (its two words) under gen_mix, cache4_gen_mix() of
+ * the version's gen: the top bits of a sum of products, which depend on
+ * every bit of the key (two multiplies where two crc32 calls took fourteen
+ * instructions). The set only spreads the keys: a hit compares the whole
+ * key and the gen.
+ */
+static __rte_always_inline uint64_t
+cache4_gen_mix(uint64_t gen)
+{
+	return gen * 0xd6e8feb86659fd93ull;
+}
+
+static __rte_always_inline uint32_t
+cache4_set(uint64_t ka, uint64_t kb, uint64_t gen_mix)
+{
+	uint64_t h = (ka * 0x9e3779b97f4a7c15ull) ^ (kb * 0xc2b2ae3d27d4eb4full) ^ gen_mix;
+
+	return (uint32_t)(h >> (64 - __builtin_ctz(NFV_ACL_CACHE_SETS))) * NFV_ACL_CACHE_WAYS;
+}
+
 static __rte_always_inline void *
 cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const unsigned int fam)
 {
@@ -503,14 +526,11 @@ cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const u
 		uint64_t ka, kb;
 
 		cache4_words(key, &ka, &kb);
-		h = rte_hash_crc_8byte(kb, rte_hash_crc_8byte(ka, (uint32_t)gen));
-	} else {
-		memcpy(&a.k6, key, sizeof(a.k6));
-		h = rte_hash_crc(&a.k6, sizeof(a.k6), (uint32_t)gen);
+		return &dc->v4[cache4_set(ka, kb, cache4_gen_mix(gen))];
 	}
-	uint32_t set = (h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS;
-
-	return fam == 0 ? (void *)&dc->v4[set] : (void *)&dc->v6[set];
+	memcpy(&a.k6, key, sizeof(a.k6));
+	h = rte_hash_crc(&a.k6, sizeof(a.k6), (uint32_t)gen);
+	return &dc->v6[(h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
 }
 
 /* The cached result of key under version gen in set e; false: not cached. */
@@ -592,11 +612,20 @@ struct acl_scratch {
 	uint16_t lk[RTE_GRAPH_BURST_SIZE];
 };
 
+/* The bytes of a packet of each protocol that acl_fast4 reads in its first
+ * segment: the Ethernet and IP headers and the ports (TCP: the header, for
+ * its flags); 0 for a protocol it leaves to the general path (need - 1, as
+ * a 16-bit number, is then above any segment's length). */
+static const uint16_t acl_fast4_need[256] = {
+	[IPPROTO_UDP] = NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 4,
+	[IPPROTO_TCP] = NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 20,
+};
+
 /*
  * IPv4 with the decision cache on and no tracked flow on this worker (the
  * common stateless case), one pass: each packet's cache key is read
  * straight from its header (the addresses in one load, the ports in
- * another), hashed with two crc32 instructions, its set probed and, on a
+ * another), hashed with two multiplies (cache4_set), its set probed and, on a
  * hit, the packet decided at once (permit, deny, no match). The probes of
  * successive packets do not depend on each other, so the CPU overlaps
  * them (a pass that computed and prefetched every set first cost 13 more
@@ -614,20 +643,28 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
-	uint32_t nhit = 0, gen = 0, nflow = 0, nudp = 0, ndeny = 0, nnomatch = 0, odd = 0;
+	uint32_t nhit = 0, nflow = 0, nudp = 0, ndeny = 0, nnomatch = 0, odd = 0;
 	/* A run of hits on one permit rule is counted once at its end
 	 * (run_res: that rule's result; RUN_NONE matches no lookup's). */
 	const uint32_t RUN_NONE = UINT32_MAX - 1;
 	uint32_t run_res = RUN_NONE, run_slot = 0;
-	uint64_t run = 0, cgen = 0;
+	uint64_t run = 0, cgen = 0, gen_mix = 0;
+	/* Version 4 with a 20-byte header, not a non-first fragment: the
+	 * header's first 8 bytes but the TOS, length, id and flags. */
+	const uint8_t want_bytes[8] = { 0x45, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask_bytes[8] = { 0xff, 0, 0, 0, 0, 0, 0x1f, 0xff };
+	uint64_t want, mask;
 
+	memcpy(&want, want_bytes, sizeof(want));
+	memcpy(&mask, mask_bytes, sizeof(mask));
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint16_t iface = dir == NFV_ACL_IN ? m->port : nfv_meta(m)->tx_port;
 		const struct rte_ipv4_hdr *ip =
 			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
 		uint8_t proto = ip->next_proto_id;
-		uint32_t need = NFV_L2_LEN + sizeof(*ip) + (proto == IPPROTO_TCP ? 20 : 4), ports;
+		uint64_t w0;
+		uint32_t ports;
 		uint32_t res = UINT32_MAX;
 		const struct nfv_acl_cache4_entry *e;
 		const struct nfv_acl_compiled_rule *r;
@@ -641,7 +678,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			last_next = nfv_arc_next_edge(f, iface);
 			c = acl != NULL ? nfv_acl_active(acl) : NULL;
 			cgen = c != NULL ? c->gen : 0;
-			gen = (uint32_t)cgen;
+			gen_mix = cache4_gen_mix(cgen);
 			if (run != 0)
 				hits[run_slot] += run; /* the slot was of the old version */
 			run = 0;
@@ -651,9 +688,8 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		nexts[i] = last_next;
 		if (unlikely(c == NULL))
 			continue; /* detached while the packet was on its way */
-		if (unlikely(ip->version_ihl != 0x45 || m->data_len < need ||
-			     (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0 ||
-			     (proto != IPPROTO_UDP && proto != IPPROTO_TCP))) {
+		memcpy(&w0, ip, sizeof(w0));
+		if (unlikely(((w0 & mask) != want) | (m->data_len <= (uint16_t)(acl_fast4_need[proto] - 1)))) {
 			slow[ns++] = i;
 			continue;
 		}
@@ -716,8 +752,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			continue;
 		}
 		kb = (uint64_t)proto | 1u << 8 | (uint64_t)ports << 32;
-		e = &dc->v4[(rte_hash_crc_8byte(kb, rte_hash_crc_8byte(ka, gen)) &
-			     (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
+		e = &dc->v4[cache4_set(ka, kb, gen_mix)];
 		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
 			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ cgen)) == 0) {
 				res = e->res;
@@ -1034,6 +1069,11 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	ac->cache_hits += sum.cache_hits;
 	ac->cache_misses += sum.cache_misses;
 	if (likely(n == n_in) && uniform) {
+		/* Out, to the arc's end: every packet of the stream leaves by
+		 * one port, a run port_tx sends without looking at each. */
+		if (dir == NFV_ACL_OUT && s.nexts[0] == f->edge_to[f->arc->n_features])
+			nfv_tx_runs_add(&w->tx_runs, __rte_node_next_node_get(node, s.nexts[0])->idx,
+					n, nfv_meta(pkts[0])->tx_port);
 		rte_node_next_stream_move(graph, node, s.nexts[0]);
 	} else if (likely(n == n_in)) {
 		nfv_enqueue_nexts(graph, node, objs, s.nexts, n);

@@ -20,23 +20,27 @@
  * or destination (ip4_input's table), the receiving interface in the
  * default VRF with no feature on its IPv4 ingress arc, a route to a
  * resolved next hop (a single one whose fwd_mtu the packet fits, or the
- * member of an ECMP group ip4_rewrite would pick), a TTL above 1, and no
- * feature on the output interface's IPv4 egress arc. Any other packet goes
+ * member of an ECMP group ip4_rewrite would pick) and a TTL above 1. One
+ * whose output interface has a feature on the IPv4 egress arc goes to that
+ * feature, rewritten (this node's entry of the arc). Any other packet goes
  * to ip4_input as it came (nothing but the padding trim is written to a
  * packet before every test has passed): the node chain, the reference,
- * decides for it and names its drop. This node drops nothing.
+ * decides for it and names its drop. This node drops nothing. A burst
+ * that passed the checks but came in by an interface with an ingress
+ * feature (or in a VRF) goes from here to that feature (or ip4_lookup),
+ * as ip4_input would send it.
  *
  * So that the packets the chain forwards are never reordered with those
  * forwarded here (a flow's packets, and the one TX burst per output port
  * of a walk), the whole burst goes to the chain when one of its packets
- * fails the header checks or leaves by an interface with an egress
- * feature (nfv_ip_fast_forward).
+ * fails the header checks.
  *
  * Forwarded packets are grouped by output port (ip_fast.h), and the runs
  * recorded for port_tx (worker.tx_runs): one TX burst per port with no
  * pass of port_tx's own.
  *
- * Edges: port_tx, ip4_input, eth_input.
+ * Edges: port_tx, ip4_input, eth_input, then those of its entries of the
+ * IPv4 arcs (ip4_lookup, the features).
  * Writes: meta.tx_port and meta.flags (0: a unicast frame to the port's
  * MAC, as eth_input writes them) of the packets it forwards or gives to
  * ip4_input.

@@ -36,6 +36,13 @@ struct nfv_arc nfv_ip4_ingress_arc = {
 };
 NFV_ARC_REGISTER(nfv_ip4_ingress_arc);
 
+/* ip4_fast starts the arc too, for a burst that passed its checks (which
+ * are this node's): modules/ip/ip_fast.h. */
+struct nfv_arc_entry nfv_ip4_fast_ingress_entry = {
+	.arc_name = "ip4_ingress", .node = "nfv_ip4_fast",
+};
+NFV_ARC_ENTRY_REGISTER(nfv_ip4_fast_ingress_entry);
+
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip4_too_short, "ip4_input", "too_short",
 	"shorter than an IPv4 header");

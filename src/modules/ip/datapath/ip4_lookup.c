@@ -9,10 +9,18 @@
  *
  * The FIB is the VRF of the receiving interface (mbuf->port). When every
  * packet is in the default VRF (the OR of their VRF ids is 0) the burst is
- * one bulk lookup on the default table; otherwise one per run of packets
- * of one VRF. A VRF whose tables are going has none: no route.
+ * looked up on the default table (its DIR-24-8 arrays read inline, as
+ * ip4_fast reads them, else one bulk lookup); otherwise one bulk lookup per
+ * run of packets of one VRF. A VRF whose tables are going has none: no
+ * route.
  *
- * Edges: ip4_rewrite, ip4_local, ip4_icmp_error, drop.
+ * Plain transit packets (meta.flags 0) are forwarded here in one pass, as
+ * ip4_fast forwards them: rewritten, then to port_tx, or to the output
+ * interface's first egress feature (this node's entry of the egress arc);
+ * ip4_rewrite sees only what it must decide.
+ *
+ * Edges: ip4_rewrite, ip4_local, ip4_icmp_error, drop, port_tx, then the
+ * egress arc's features.
  * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
  * Drops: no_route (ICMP net unreachable), blackhole, l2_broadcast.
  */
@@ -95,6 +103,9 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	uint8_t *hdrs[RTE_GRAPH_BURST_SIZE];
 	uint16_t i, any_vrf = 0;
 	uint8_t flags = 0;
+	/* The default VRF's table read inline, as ip4_fast reads it, when its
+	 * layout allows; the bulk lookup otherwise (and for other VRFs). */
+	const struct nfv_dir24_8 *dir = nfv_fib4_dir_active();
 
 	for (i = 0; i < n; i++) {
 		rte_be32_t dst;
@@ -105,19 +116,29 @@ ip4_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		hdrs[i] = rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, NFV_L2_LEN);
 		memcpy(&dst, hdrs[i] + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
 		ips[i] = rte_be_to_cpu_32(dst);
+		if (likely(dir != NULL))
+			nhs[i] = nfv_dir24_8_get(dir, ips[i]);
 	}
-	if (likely(any_vrf == 0))
-		rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
-	else
+	if (unlikely(any_vrf != 0))
 		ip4_lookup_vrfs(ips, vrfs, nhs, n);
-	/* Plain transit packets and no egress feature anywhere: forwarded and
-	 * rewritten here as ip4_fast does, grouped for port_tx; the others go
-	 * on to ip4_rewrite or the slow path as below. */
-	if (likely(flags == 0 &&
-		   __atomic_load_n(&nfv_ip4_egress_arc.n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
-		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, &nfv_ip4_egress_arc,
-					   false, true, IP4_LOOKUP_NEXT_TX, ip4_lookup_slow,
-					   IP4_LOOKUP_NEXT_REWRITE);
+	else if (unlikely(dir == NULL))
+		rte_fib_lookup_bulk(nfv_fib4_active(), ips, nhs, n);
+	/* Plain transit packets: forwarded and rewritten here as ip4_fast
+	 * does, grouped for port_tx, or handed to the output interface's
+	 * egress features when it has some (this node's entry of the egress
+	 * arc); the others go on to ip4_rewrite or the slow path as below. */
+	if (likely(flags == 0)) {
+		if (likely(__atomic_load_n(&nfv_ip4_egress_arc.n_ifaces_on,
+					   __ATOMIC_ACQUIRE) == 0))
+			return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs,
+						   &nfv_ip4_egress_arc, false, true,
+						   IP4_LOOKUP_NEXT_TX, ip4_lookup_slow,
+						   IP4_LOOKUP_NEXT_REWRITE);
+		return nfv_ip_fast_forward_arc(graph, node, objs, n, nhs, hdrs,
+					       &nfv_ip4_lookup_egress_entry, false,
+					       IP4_LOOKUP_NEXT_TX, ip4_lookup_slow,
+					       IP4_LOOKUP_NEXT_REWRITE);
+	}
 	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP4_LOOKUP_NEXT_REWRITE,
 				   ip4_lookup_slow);
 }

@@ -39,6 +39,17 @@ struct nfv_arc nfv_ip4_egress_arc = {
 };
 NFV_ARC_REGISTER(nfv_ip4_egress_arc);
 
+/* ip4_fast and ip4_lookup start the arc too, for the packets they forward
+ * and rewrite themselves in one pass (modules/ip/ip_fast.h). */
+struct nfv_arc_entry nfv_ip4_fast_egress_entry = {
+	.arc_name = "ip4_egress", .node = "nfv_ip4_fast",
+};
+struct nfv_arc_entry nfv_ip4_lookup_egress_entry = {
+	.arc_name = "ip4_egress", .node = "nfv_ip4_lookup",
+};
+NFV_ARC_ENTRY_REGISTER(nfv_ip4_fast_egress_entry);
+NFV_ARC_ENTRY_REGISTER(nfv_ip4_lookup_egress_entry);
+
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip4_no_route, "ip4_rewrite", "no_route",
 	"route or ECMP member removed since the lookup");

@@ -20,18 +20,22 @@
  * default VRF with no feature on its IPv6 ingress arc, a route to a
  * resolved next hop (single, whose fwd_mtu the packet fits: routers never
  * fragment IPv6, RFC 8200 5; or the member of an ECMP group ip6_rewrite
- * would pick), a hop limit above 1 (RFC 4443 3.3) and no feature on the
- * output interface's IPv6 egress arc. Any other packet goes to ip6_input as
+ * would pick) and a hop limit above 1 (RFC 4443 3.3); one whose output
+ * interface has a feature on the IPv6 egress arc goes to that feature,
+ * rewritten. Any other packet goes to ip6_input as
  * it came (nothing but the padding trim is written before every test has
  * passed): the node chain, the reference, decides for it, sends its
- * ICMPv6 error and names its drop. This node drops nothing.
+ * ICMPv6 error and names its drop. This node drops nothing. As in
+ * ip4_fast, a burst that passed the checks but came in by an interface
+ * with an ingress feature (or in a VRF) goes from here to that feature
+ * (or ip6_lookup).
  *
- * As in ip4_fast, one packet failing the header checks, or leaving by an
- * interface with an egress feature, sends the whole burst to the chain, so
- * that what the chain forwards is never reordered with what is forwarded
- * here.
+ * As in ip4_fast, one packet failing the header checks sends the whole
+ * burst to the chain, so that what the chain forwards is never reordered
+ * with what is forwarded here.
  *
- * Edges: port_tx, ip6_input, eth_input.
+ * Edges: port_tx, ip6_input, eth_input, then those of its entries of the
+ * IPv6 arcs (ip6_lookup, the features).
  * Writes: meta.tx_port and meta.flags, as ip4_fast.
  */
 #include <rte_fib6.h>

@@ -37,6 +37,13 @@ struct nfv_arc nfv_ip6_ingress_arc = {
 };
 NFV_ARC_REGISTER(nfv_ip6_ingress_arc);
 
+/* ip6_fast starts the arc too, for a burst that passed its checks (which
+ * are this node's): modules/ip/ip_fast.h. */
+struct nfv_arc_entry nfv_ip6_fast_ingress_entry = {
+	.arc_name = "ip6_ingress", .node = "nfv_ip6_fast",
+};
+NFV_ARC_ENTRY_REGISTER(nfv_ip6_fast_ingress_entry);
+
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip6_too_short, "ip6_input", "too_short",
 	"shorter than an IPv6 header");

@@ -9,7 +9,12 @@
  * The FIB is the VRF of the receiving interface, as in ip4_lookup: one bulk
  * lookup when the whole burst is in the default VRF, else one per run.
  *
- * Edges: ip6_rewrite, ip6_local, ip6_icmp_error, drop.
+ * Plain transit packets (meta.flags 0) are forwarded here in one pass, as
+ * ip6_fast forwards them: to port_tx, or to the output interface's first
+ * egress feature (this node's entry of the egress arc).
+ *
+ * Edges: ip6_rewrite, ip6_local, ip6_icmp_error, drop, port_tx, then the
+ * egress arc's features.
  * Writes: meta.nh, meta.icmp_type/code, meta.drop_reason.
  * Drops: no_route, blackhole, l2_multicast.
  */
@@ -106,13 +111,20 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		nfv_fib6_lookup(ips, nhs, n);
 	else
 		ip6_lookup_vrfs(ips, vrfs, nhs, n);
-	/* As in ip4_lookup: plain transit packets forwarded here when no
-	 * interface has an egress feature. */
-	if (likely(flags == 0 &&
-		   __atomic_load_n(&nfv_ip6_egress_arc.n_ifaces_on, __ATOMIC_ACQUIRE) == 0))
-		return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs, &nfv_ip6_egress_arc,
-					   true, true, IP6_LOOKUP_NEXT_TX, ip6_lookup_slow,
-					   IP6_LOOKUP_NEXT_REWRITE);
+	/* As in ip4_lookup: plain transit packets forwarded here, to port_tx
+	 * or to the output interface's egress features. */
+	if (likely(flags == 0)) {
+		if (likely(__atomic_load_n(&nfv_ip6_egress_arc.n_ifaces_on,
+					   __ATOMIC_ACQUIRE) == 0))
+			return nfv_ip_fast_forward(graph, node, objs, n, nhs, hdrs,
+						   &nfv_ip6_egress_arc, true, true,
+						   IP6_LOOKUP_NEXT_TX, ip6_lookup_slow,
+						   IP6_LOOKUP_NEXT_REWRITE);
+		return nfv_ip_fast_forward_arc(graph, node, objs, n, nhs, hdrs,
+					       &nfv_ip6_lookup_egress_entry, true,
+					       IP6_LOOKUP_NEXT_TX, ip6_lookup_slow,
+					       IP6_LOOKUP_NEXT_REWRITE);
+	}
 	return nfv_lookup_dispatch(graph, node, objs, nhs, n, IP6_LOOKUP_NEXT_REWRITE,
 				   ip6_lookup_slow);
 }

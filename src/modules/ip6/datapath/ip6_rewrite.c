@@ -37,6 +37,17 @@ struct nfv_arc nfv_ip6_egress_arc = {
 };
 NFV_ARC_REGISTER(nfv_ip6_egress_arc);
 
+/* ip6_fast and ip6_lookup start the arc too, for the packets they forward
+ * and rewrite themselves in one pass (modules/ip/ip_fast.h). */
+struct nfv_arc_entry nfv_ip6_fast_egress_entry = {
+	.arc_name = "ip6_egress", .node = "nfv_ip6_fast",
+};
+struct nfv_arc_entry nfv_ip6_lookup_egress_entry = {
+	.arc_name = "ip6_egress", .node = "nfv_ip6_lookup",
+};
+NFV_ARC_ENTRY_REGISTER(nfv_ip6_fast_egress_entry);
+NFV_ARC_ENTRY_REGISTER(nfv_ip6_lookup_egress_entry);
+
 /* Drop reasons counted by this node (show drops: node/name). */
 NFV_DROP_REASON(drop_ip6_no_route, "ip6_rewrite", "no_route",
 	"route or ECMP member removed since the lookup");
