@@ -433,8 +433,6 @@ def main():
                     help="seconds from the first packet forwarded to the zeroing")
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))
     ap.add_argument("--keep", action="store_true", help="keep the dumps")
-    ap.add_argument("--file-prefix", default="nfvperf-cg",
-                    help="DPDK --file-prefix (the process id is appended)")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control", "callgrind_annotate"):
         if shutil.which(tool) is None:
