@@ -40,13 +40,14 @@ enum nfv_flow_family {
 };
 
 /* Laid out as the packet's bytes fall in two 64-bit words (flow_in's fast
- * path): the protocol, the port and the source; the destination and the
- * ports. */
+ * path): the source (a 32-bit load, zero-extended), then the protocol and
+ * the port (a per-burst constant OR-ed over it); the destination and the
+ * ports (one 64-bit load). */
 struct nfv_flow_key4 {
+	uint32_t src;
 	uint8_t pad;
 	uint8_t proto;
 	uint16_t iface;
-	uint32_t src;
 	uint32_t dst;
 	uint16_t sport;
 	uint16_t dport;
