@@ -209,8 +209,7 @@ flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t len, ui
 	uint32_t set = nfv_flow_cache_set(lo, hi);
 
 	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS; way++) {
-		struct nfv_flow_entry *e = RTE_PTR_ADD(fw->cache,
-			*nfv_flow_cache_way(fw->cache, set, way));
+		struct nfv_flow_entry *e = *nfv_flow_cache_way(fw->cache, set, way);
 
 		if (key4_is(e, lo, hi)) {
 			flow_update(e, len, (uint16_t)(flags * 0x101), now);
@@ -232,7 +231,7 @@ flow_count4(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *k, uint32_t 
 	memcpy(&lo, k, 8);
 	memcpy(&hi, (const uint8_t *)k + 8, 8);
 	set = nfv_flow_cache_set(lo, hi);
-	e = RTE_PTR_ADD(fw->cache, fw->cache->way0[set]);
+	e = fw->cache->way0[set];
 	if (key4_is(e, lo, hi))
 		flow_update(e, len, (uint16_t)(flags * 0x101), now);
 	else
@@ -300,12 +299,12 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 		}
 		/* Way 0, the others down one (up to the one it held). */
 		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 &&
-			    *nfv_flow_cache_way(fw->cache, set, w) != NFV_FLOW_CACHE_OFF(at); w++)
+			    *nfv_flow_cache_way(fw->cache, set, w) != &entries[at]; w++)
 			;
 		for (; w > 0; w--)
 			*nfv_flow_cache_way(fw->cache, set, w) =
 				*nfv_flow_cache_way(fw->cache, set, w - 1);
-		fw->cache->way0[set] = NFV_FLOW_CACHE_OFF(at);
+		fw->cache->way0[set] = &entries[at];
 		flow_update(&entries[at], p->len4[k], p->fl4[k], now);
 	}
 	p->n4 = 0;
@@ -363,15 +362,14 @@ flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t
 		uint64_t len, uint8_t flags, uint64_t now, struct flow_pending *p)
 {
 	uint32_t set = nfv_flow_cache_set(lo, hi);
-	struct nfv_flow_entry *e = (struct nfv_flow_entry *)(base + *(const uint32_t *)
-		(base + set * sizeof(uint32_t)));
+	struct nfv_flow_entry *e = ((struct nfv_flow_cache *)base)->way0[set];
 	uint64_t k0, k1;
 
 	memcpy(&k0, &e->key4, 8);
 	memcpy(&k1, (const uint8_t *)&e->key4 + 8, 8);
 	if (unlikely(k0 != lo) || unlikely(k1 != hi)) {
 		/* Way 1 here too: the flows that share a set with another. */
-		e = (struct nfv_flow_entry *)(base + ((struct nfv_flow_cache *)base)->more[set][0]);
+		e = ((struct nfv_flow_cache *)base)->more[set][0];
 		if (!key4_is(e, lo, hi)) {
 			flow_ways(fw, lo, hi, (uint32_t)len, flags, now, p);
 			return;
