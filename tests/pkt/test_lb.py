@@ -341,3 +341,59 @@ def test_bad_commands(tmp_path, cmd, err):
     assert err in e.value.stdout + e.value.stderr, e.value
     assert nfvd.ctl("lb show") == before
     nfvd.stop()
+
+
+def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
+    """Clients reach the VIP through port c, polled by worker 1 (lcore 2);
+    the backends answer through port s, whose frames here are given to
+    worker 0 ("punt inject"). Each session lives on the worker its client's
+    address and port name: a client's packet on the wrong worker is handed
+    over before it is scheduled, a backend's reply likewise. Every packet
+    is translated as with one worker, byte for byte; the counters add up."""
+    from test_nat44 import client_owner, wait_counter
+    clients = [("198.51.100.%d" % (i + 1), 42000 + i) for i in range(12)]
+    owners = [client_owner(a, p) for a, p in clients]
+    assert 0 in owners and 1 in owners, owners
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    c = nfvd.add_port("c", rx=[Ether(dst=pcap_mac(0), src=R1) / tcp(a, VIP, p, 80, "S")
+                               for a, p in clients])
+    s = nfvd.add_port("s")
+    nfvd.cmd("worker set 2 rxq c:0", "worker set 1 rxq s:0",
+             "addr add 203.0.113.1/24 dev c", "addr add 10.0.0.254/24 dev s",
+             "neigh add 203.0.113.2 lladdr %s dev c" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             *["neigh add %s lladdr %s dev s" % (b, BMAC % (i + 11))
+               for i, b in enumerate(BACKENDS)],
+             "lb service add %s:80 proto tcp" % VIP,
+             *["lb backend add %s:80 proto tcp %s:8080" % (VIP, b) for b in BACKENDS])
+    nfvd.start()
+    st = nfvd.wait_processed({"c": len(clients)})
+    workers = nfvd.ctl("show workers")
+    assert {q: w["lcore"] for w in workers["workers"] for q in w["rxqs"]} == \
+        {"c:0": 2, "s:0": 1}, workers
+    moved = owners.count(0)
+    assert st["lb"]["handoff_out"] == moved and st["lb"]["handoff_in"] == moved, st["lb"]
+    sess = nfvd.ctl("lb show sessions")["session_list"]
+    assert sorted((x["client"], x["client_port"], x["worker"]) for x in sess) == \
+        sorted((a, p, o) for (a, p), o in zip(clients, owners))
+    backend = {(x["client"], x["client_port"]): x["backend"] for x in sess}
+    replies = [(tcp(backend[(a, p)], a, 8080, p, "SA"), tcp(VIP, a, 80, p, "SA"))
+               for a, p in clients]
+    for (a, p), (pkt, _) in zip(clients, replies):
+        b = backend[(a, p)]
+        nfvd.ctl("punt", "inject", "dev", "s", "hex",
+                 bytes(Ether(dst=s.mac, src=BMAC % (BACKENDS.index(b) + 11)) / pkt).hex())
+    st = wait_counter(nfvd, "lb", "rev", len(clients))
+    moved += owners.count(1)
+    assert st["lb"]["handoff_out"] == moved and st["lb"]["handoff_in"] == moved, st["lb"]
+    assert st["lb"]["handoff_full"] == 0
+    assert st["lb"]["fwd"] == len(clients) and st["lb"]["rev"] == len(clients), st["lb"]
+    assert st["lb"]["scheduled"] == len(clients)
+    assert drops(st) == {}, drops(st)
+    out = nfvd.stop()
+    want_s = [bytes(Ether(dst=BMAC % (BACKENDS.index(backend[(a, p)]) + 11), src=s.mac) /
+                    routed(tcp(a, backend[(a, p)], p, 8080, "S"))) for a, p in clients]
+    want_c = [bytes(Ether(dst=R1, src=c.mac) / routed(x)) for _, x in replies]
+    assert sorted(out["s"]) == sorted(want_s)
+    assert sorted(out["c"]) == sorted(want_c)

@@ -247,3 +247,131 @@ def test_bad_commands(tmp_path, cmd, err):
     assert err in e.value.stdout + e.value.stderr, e.value
     assert nfvd.ctl("nat44 show") == before
     nfvd.stop()
+
+
+def _crc32c_word(data4, init):
+    """rte_hash_crc_4byte(data, init): CRC-32C (reflected 0x82F63B78) of the
+    four bytes as they sit in memory, from init, without inversion."""
+    crc = init
+    for b in data4:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc
+
+
+def client_owner(addr, port, workers=2):
+    """The worker owning the DNAT sessions of client addr:port (nat44.h)."""
+    port_be = int.from_bytes(port.to_bytes(2, "big"), "little")
+    return _crc32c_word(bytes(int(x) for x in addr.split(".")), port_be) % workers
+
+
+def wait_counter(nfvd, block, key, want, timeout=20.0):
+    """Waits until show stats' block[key] is want (injected frames and the
+    handoff rings are not in the pools' in-use count), then until the graph
+    is idle; returns the final show stats."""
+    deadline = time.monotonic() + timeout
+    while nfvd.stats()[block][key] != want:
+        assert time.monotonic() < deadline, (block, key, want, nfvd.stats()[block])
+        time.sleep(0.01)
+    return nfvd.wait_processed({})
+
+
+def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
+    """Inside port a is polled by worker 1 (lcore 2): its SNAT sessions live
+    there, with outside ports from worker 1's share (from 33280), or the
+    inside port when it is in that share. What "punt inject" gives worker 0
+    as received on the outside port b: the replies (handed to worker 1
+    by their destination port), DNAT clients (each handed to the worker its
+    address and port hash to) and, as received on a, the DNAT server's
+    replies (handed the same way). Every packet is translated as with one
+    worker, byte for byte; the handoff counters are exact."""
+    out_flows = [
+        (tcp(H, S, 40000, 80, "S"), 40000),        # in worker 1's share: kept
+        (udp(H, S, 2000, 53), 33280),              # worker 0's: the first of 1's
+        (echo(H, S, 8, 9), 33281),                 # identifier 9: no worker's
+        (tcp(H2, S, 40000, 80, "S"), 33282),       # 40000 taken toward S:80
+        (udp(H2, S2, 50000, 53), 50000),
+    ]
+    clients = ["192.0.2.%d" % i for i in range(1, 13)]
+    owners = [client_owner(cl, 51000 + i) for i, cl in enumerate(clients)]
+    assert 0 in owners and 1 in owners, owners
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / f for f, _ in out_flows])
+    b = nfvd.add_port("b")
+    nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
+             "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
+             "neigh add %s lladdr %s dev a" % (H, H0),
+             "neigh add %s lladdr %s dev a" % (H2, H0),
+             "neigh add %s lladdr %s dev a" % (SRV, H0),
+             "neigh add 203.0.113.2 lladdr %s dev b" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             "route add 192.0.2.0/24 via 203.0.113.2",
+             "nat44 snat add src 10.0.0.0/24 dev b",
+             "nat44 dnat add dev b proto tcp dport 8080 to %s:80" % SRV)
+    nfvd.start()
+    nfvd.wait_processed({"a": len(out_flows)})
+    workers = nfvd.ctl("show workers")
+    polled = {q: w["lcore"] for w in workers["workers"] for q in w["rxqs"]}
+    assert polled == {"a:0": 2, "b:0": 1}, workers
+    ses = sessions(nfvd)["session_list"]
+    assert sorted((s["inside"], s["inside_port"], s["outside_port"], s["worker"])
+                  for s in ses) == sorted(
+        (f[IP].src, f[TCP].sport if TCP in f else f[UDP].sport if UDP in f else f[ICMP].id,
+         port, 1) for f, port in out_flows)
+
+    def replies():
+        for f, port in out_flows:
+            if TCP in f:
+                yield (tcp(f[IP].dst, OUT, 80, port, "SA"), tcp(f[IP].dst, f[IP].src, 80,
+                                                                  f[TCP].sport, "SA"))
+            elif UDP in f:
+                yield (udp(f[IP].dst, OUT, 53, port, b"a"),
+                       udp(f[IP].dst, f[IP].src, 53, f[UDP].sport, b"a"))
+            else:
+                yield (echo(f[IP].dst, OUT, 0, port), echo(f[IP].dst, f[IP].src, 0, 9))
+
+    back = list(replies())
+    syns = [(tcp(cl, OUT, 51000 + i, 8080, "S"), tcp(cl, SRV, 51000 + i, 80, "S"))
+            for i, cl in enumerate(clients)]
+    for pkt, _ in back + syns:
+        nfvd.ctl("punt", "inject", "dev", "b", "hex",
+                 bytes(Ether(dst=b.mac, src=R1) / pkt).hex())
+    st = wait_counter(nfvd, "nat44", "out2in", len(back) + len(syns))
+    moved = len(back) + owners.count(1)
+    assert st["nat44"]["handoff_out"] == moved and st["nat44"]["handoff_in"] == moved, \
+        st["nat44"]
+    dn = [s for s in sessions(nfvd)["session_list"] if s["kind"] == "dnat"]
+    assert sorted((s["remote"], s["remote_port"], s["worker"]) for s in dn) == sorted(
+        (cl, 51000 + i, owners[i]) for i, cl in enumerate(clients))
+    # The server's replies, as received on a by worker 0.
+    srv = [(tcp(SRV, cl, 80, 51000 + i, "SA"), tcp(OUT, cl, 8080, 51000 + i, "SA"))
+           for i, cl in enumerate(clients)]
+    for pkt, _ in srv:
+        nfvd.ctl("punt", "inject", "dev", "a", "hex",
+                 bytes(Ether(dst=a.mac, src=H0) / pkt).hex())
+    st = wait_counter(nfvd, "nat44", "in2out", len(out_flows) + len(srv))
+    moved += owners.count(1)
+    assert st["nat44"]["handoff_out"] == moved and st["nat44"]["handoff_in"] == moved, \
+        st["nat44"]
+    assert st["nat44"]["handoff_full"] == 0
+    assert drops(st) == {}, drops(st)
+    assert st["nat44"]["out2in"] == len(back) + len(syns)
+    assert st["nat44"]["in2out"] == len(out_flows) + len(srv)
+    out = nfvd.stop()
+
+    def routed(l3, dst_mac, src_mac):
+        l3 = IP(bytes(l3))
+        l3.ttl -= 1
+        return bytes(Ether(dst=dst_mac, src=src_mac) / fresh(l3))
+
+    want_b = [routed(tcp(OUT, S, 40000, 80, "S"), R1, b.mac),
+              routed(udp(OUT, S, 33280, 53), R1, b.mac),
+              routed(echo(OUT, S, 8, 33281), R1, b.mac),
+              routed(tcp(OUT, S, 33282, 80, "S"), R1, b.mac),
+              routed(udp(OUT, S2, 50000, 53), R1, b.mac)]
+    want_b += [routed(x, R1, b.mac) for _, x in srv]
+    want_a = [routed(x, H0, a.mac) for _, x in back + syns]
+    assert sorted(out["b"]) == sorted(want_b)
+    assert sorted(out["a"]) == sorted(want_a)

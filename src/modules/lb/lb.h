@@ -43,6 +43,7 @@
 #include "core/common.h"
 #include "core/counters.h"
 #include "core/slots.h"
+#include "modules/infra/handoff.h"
 #include "modules/ip/flow_cache.h"
 #include "modules/lb/maglev.h"
 
@@ -141,8 +142,16 @@ struct nfv_lb_counters {
 	uint64_t expired;
 	uint64_t no_backend;
 	uint64_t table_full;
+	uint64_t handoff_out;  /* packets handed to the worker owning their session */
+	uint64_t handoff_in;   /* packets other workers handed to this one */
+	uint64_t handoff_full; /* refused by a full handoff ring (dropped) */
 };
 extern struct nfv_counter_block nfv_lb_counters_block;
+/* With several workers, a mode nat session lives on the worker its
+ * client's address and port name (nfv_handoff_endpoint_owner): the
+ * client's packets carry them as source, the backend's replies as
+ * destination. */
+extern struct nfv_handoff nfv_lb_handoff;
 extern uint64_t nfv_lb_timeout_tsc[NFV_LB_STATES];
 
 static __rte_always_inline uint32_t

@@ -41,6 +41,7 @@
 #include "core/common.h"
 #include "core/counters.h"
 #include "core/slots.h"
+#include "modules/infra/handoff.h"
 #include "modules/ip/flow_cache.h"
 
 #define NFV_NAT_RULES_MAX 64
@@ -136,8 +137,37 @@ struct nfv_nat_counters {
 	uint64_t no_port;
 	uint64_t table_full;
 	uint64_t unsupported;
+	uint64_t handoff_out;  /* packets handed to the worker owning their session */
+	uint64_t handoff_in;   /* packets other workers handed to this one */
+	uint64_t handoff_full; /* refused by a full handoff ring (dropped) */
 };
 extern struct nfv_counter_block nfv_nat_counters_block;
+
+/*
+ * Which worker a packet's session lives on, when the two directions of a
+ * flow reach different workers (RSS hashes them apart: NAT changes the
+ * tuple). An SNAT session lives where its first packet came in and takes
+ * its outside port from that worker's share (nfv_nat_port_span ports a
+ * worker, from 1024), so the port of a reply names its owner. A DNAT
+ * session lives on the worker its client's address and port name
+ * (nfv_handoff_endpoint_owner), which both directions carry. A packet that finds no session on
+ * its worker goes to the owner (the nodes' handoffs, infra/handoff.h).
+ */
+extern uint32_t nfv_nat_port_span;
+extern struct nfv_handoff nfv_nat_in_handoff, nfv_nat_out_handoff;
+
+/* The worker whose share holds outside port port, or NFV_HANDOFF_KEEP
+ * for a port no worker gives out. */
+static __rte_always_inline uint16_t
+nfv_nat_port_owner(rte_be16_t port)
+{
+	uint32_t p = rte_be_to_cpu_16(port), span = nfv_nat_port_span, w;
+
+	if (p < 1024 || span == 0)
+		return NFV_HANDOFF_KEEP;
+	w = (p - 1024) / span;
+	return w < nfv_n_workers ? (uint16_t)w : NFV_HANDOFF_KEEP;
+}
 
 /* The cache set (two slots) of a key. */
 static __rte_always_inline uint32_t

@@ -208,6 +208,8 @@ tables_setup(char *err)
 			goto nomem;
 		memset(t->cache, 0xff, sizeof(uint32_t) << NFV_LB_CACHE_BITS);
 	}
+	/* Packets received by another worker go to the session's owner. */
+	nfv_handoff_use(true);
 	timeouts_publish();
 	return 0;
 nomem:
@@ -662,13 +664,16 @@ lb_show_stats(json_t *stats)
 
 	nfv_counters_sum(&nfv_lb_counters_block, &c);
 	json_object_set_new(stats, "lb",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				      "fwd", (json_int_t)c.fwd, "rev", (json_int_t)c.rev,
 				      "scheduled", (json_int_t)c.scheduled,
 				      "rescheduled", (json_int_t)c.rescheduled,
 				      "expired", (json_int_t)c.expired,
 				      "no_backend", (json_int_t)c.no_backend,
-				      "table_full", (json_int_t)c.table_full));
+				      "table_full", (json_int_t)c.table_full,
+				      "handoff_out", (json_int_t)c.handoff_out,
+				      "handoff_in", (json_int_t)c.handoff_in,
+				      "handoff_full", (json_int_t)c.handoff_full));
 }
 
 static void
@@ -686,6 +691,7 @@ lb_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_lb_sessions_scheduled_total", "counter",
 			 "load-balancer sessions created");
 	fprintf(f, "nfvd_lb_sessions_scheduled_total %" PRIu64 "\n", c.scheduled);
+	nfv_handoff_metrics(f, "lb", c.handoff_out, c.handoff_in, c.handoff_full);
 }
 
 static const struct nfv_collector lb_collector = {

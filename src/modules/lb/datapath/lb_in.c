@@ -15,6 +15,13 @@
  * untouched (ICMP to a VIP that is also an interface address is answered
  * by nfvd, as without lb). Fragments are not translated.
  *
+ * With several workers, a packet of a mode nat service that finds no
+ * session on its worker goes to the worker its client's address and port
+ * name (lb.h): a packet to the VIP (client as source) before it is
+ * scheduled, a packet from a backend endpoint (client as destination).
+ * Mode dsr has no reply through nfvd: its sessions stay where RSS puts
+ * the flow.
+ *
  * Mode dsr: the packet is not changed; it goes straight to ip4_rewrite
  * with the next hop of the route to its backend (lb_dsr).
  *
@@ -22,7 +29,7 @@
  * Reads: mbuf->port. Writes: IPv4 source or destination, the L4 port, the
  * checksums (RFC 1624 updates); meta.nh (dsr).
  * Drops: lb/no_backend, lb/table_full, lb/backend_no_route,
- * lb/backend_unresolved.
+ * lb/backend_unresolved, lb/handoff_full.
  */
 #include <rte_cycles.h>
 #include <rte_graph.h>
@@ -50,6 +57,18 @@ NFV_DROP_REASON(drop_lb_no_route, "lb", "backend_no_route",
 NFV_DROP_REASON(drop_lb_unresolved, "lb", "backend_unresolved",
 	"mode dsr: the backend is on a link of nfvd's and its MAC is not known yet "
 	"(asked for each second)");
+
+NFV_DROP_REASON(drop_lb_handoff_full, "lb", "handoff_full",
+	"the ring to the worker owning the packet's session was full");
+
+struct nfv_handoff nfv_lb_handoff = {
+	.node = "nfv_lb_in",
+	.block = &nfv_lb_counters_block,
+	.out_off = offsetof(struct nfv_lb_counters, handoff_out),
+	.in_off = offsetof(struct nfv_lb_counters, handoff_in),
+	.full_off = offsetof(struct nfv_lb_counters, handoff_full),
+};
+NFV_HANDOFF_REGISTER(nfv_lb_handoff);
 
 static struct nfv_arc_feature lb_in_feature = {
 	.arc_name = "ip4_ingress", .node = "nfv_lb_in", .runs_after = "nfv_policer_in4",
@@ -121,7 +140,8 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	struct nfv_lb_counters *c = nfv_worker_counters(w, &nfv_lb_counters_block);
 	const struct nfv_lb_config *cfg = __atomic_load_n(&nfv_lb_cfg, __ATOMIC_ACQUIRE);
 	struct nfv_lb_table *t = &nfv_lb_tables[w->index];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE], owner[RTE_GRAPH_BURST_SIZE], n_ho = 0;
+	const bool ho = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
 	uint64_t now = rte_get_tsc_cycles();
 
 	nfv_lb_burst_start(t, c, now);
@@ -134,6 +154,7 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		unsigned int dir;
 
 		nexts[i] = nfv_arc_next_edge(&lb_in_feature, m->port);
+		owner[i] = NFV_HANDOFF_KEEP;
 		nat_parse(m, &p);
 		if (!p.ok || p.proto == IPPROTO_ICMP)
 			continue;
@@ -145,6 +166,15 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				continue;
 			lb_key(&k, &p);
 			s = nfv_lb_lookup(t, c, &k, &dir, now);
+			if (s == NULL && ho) {
+				uint16_t o = nfv_handoff_endpoint_owner(p.dst, p.dport);
+
+				if (o != w->index) {
+					owner[i] = o;
+					n_ho++;
+				}
+				continue;
+			}
 			if (s == NULL || dir != NFV_LB_REV)
 				continue;
 			if (!lb_live(cfg, s)) {
@@ -170,7 +200,18 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 			s = NULL;
 		}
 		if (s == NULL) {
-			uint8_t b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
+			uint8_t b;
+
+			if (ho && svc->mode != NFV_LB_DSR) {
+				uint16_t o = nfv_handoff_endpoint_owner(p.src, p.sport);
+
+				if (o != w->index) {
+					owner[i] = o;
+					n_ho++;
+					continue;
+				}
+			}
+			b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
 
 			if (unlikely(b == NFV_MAGLEV_NONE)) {
 				nexts[i] = nfv_mark_drop(m, drop_lb_no_backend.id, LB_IN_NEXT_DROP);
@@ -189,6 +230,13 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 			nexts[i] = lb_dsr(m, nfv_fib4_active(), s->backend);
 		else
 			nat_rewrite(&p, true, s->backend, s->bport);
+	}
+	if (unlikely(n_ho != 0)) {
+		uint16_t keep = nfv_handoff_split(w, node, &nfv_lb_handoff, objs, nexts, owner,
+						  n, LB_IN_NEXT_DROP, drop_lb_handoff_full.id);
+
+		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
+		return n;
 	}
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
 	return n;

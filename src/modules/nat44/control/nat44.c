@@ -40,6 +40,7 @@
 struct nfv_nat_config *nfv_nat_cfg;
 struct nfv_nat_table *nfv_nat_tables;
 uint32_t nfv_nat_gen;
+uint32_t nfv_nat_port_span;
 NFV_COUNTER_BLOCK(nfv_nat_counters_block, "nat44", struct nfv_nat_counters);
 
 static uint32_t nat_capacity = 65536; /* sessions per worker (--nat44-sessions) */
@@ -152,6 +153,27 @@ o2i_key(struct nfv_nat_key *o, const struct nfv_nat_key *k, rte_be32_t addr, rte
 	o->iface = k->iface;
 }
 
+/* Whether port (network order) at addr is a dnat rule's on k's interface:
+ * never an snat session's outside port, so that a packet to it is the
+ * rule's (and its owner found by the client, nat44.h). */
+static bool
+dnat_port(const struct nfv_nat_key *k, rte_be32_t addr, rte_be16_t port)
+{
+	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
+	const struct nfv_port_l3 *l3;
+
+	for (uint32_t i = 0; i < cfg->n_dnat; i++) {
+		const struct nfv_nat_dnat *r = &cfg->dnat[i];
+
+		if (r->iface == k->iface && r->proto == k->proto && r->dport == port) {
+			l3 = nfv_port_l3_get(k->iface);
+			if (l3 != NULL && l3->has4 && l3->src4 == addr)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* A free outside port for key k at addr: the inside port itself when it is
  * this worker's and free (port preservation), else the next free one of
  * the worker's share. 0 when none is found within 512 tries. */
@@ -161,7 +183,7 @@ port_alloc(struct nfv_nat_table *t, const struct nfv_nat_key *k, rte_be32_t addr
 	struct nfv_nat_key o;
 	uint32_t p = rte_be_to_cpu_16(k->sport);
 
-	if (p >= t->port_lo && p < t->port_lo + t->port_n) {
+	if (p >= t->port_lo && p < t->port_lo + t->port_n && !dnat_port(k, addr, k->sport)) {
 		o2i_key(&o, k, addr, k->sport);
 		if (rte_hash_lookup(t->hash, &o) < 0)
 			return k->sport;
@@ -170,7 +192,8 @@ port_alloc(struct nfv_nat_table *t, const struct nfv_nat_key *k, rte_be32_t addr
 		p = t->port_lo + t->port_next;
 		t->port_next = t->port_next + 1 == t->port_n ? 0 : t->port_next + 1;
 		o2i_key(&o, k, addr, rte_cpu_to_be_16((uint16_t)p));
-		if (rte_hash_lookup(t->hash, &o) < 0)
+		if (rte_hash_lookup(t->hash, &o) < 0 &&
+		    !dnat_port(k, addr, rte_cpu_to_be_16((uint16_t)p)))
 			return rte_cpu_to_be_16((uint16_t)p);
 	}
 	return 0;
@@ -278,6 +301,9 @@ tables_setup(char *err)
 		t->slots.gen = nfv_nat_gen;
 		table_clear(t);
 	}
+	__atomic_store_n(&nfv_nat_port_span, span, __ATOMIC_RELEASE);
+	/* Replies received by another worker go to the session's owner. */
+	nfv_handoff_use(true);
 	timeouts_publish();
 	return 0;
 nomem:
@@ -670,14 +696,17 @@ nat_show_stats(json_t *stats)
 
 	nfv_counters_sum(&nfv_nat_counters_block, &c);
 	json_object_set_new(stats, "nat44",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				      "in2out", (json_int_t)c.in2out,
 				      "out2in", (json_int_t)c.out2in,
 				      "created", (json_int_t)c.created,
 				      "expired", (json_int_t)c.expired,
 				      "no_port", (json_int_t)c.no_port,
 				      "table_full", (json_int_t)c.table_full,
-				      "unsupported", (json_int_t)c.unsupported));
+				      "unsupported", (json_int_t)c.unsupported,
+				      "handoff_out", (json_int_t)c.handoff_out,
+				      "handoff_in", (json_int_t)c.handoff_in,
+				      "handoff_full", (json_int_t)c.handoff_full));
 }
 
 static void
@@ -695,6 +724,7 @@ nat_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_nat44_sessions_created_total", "counter",
 			 "NAT44 sessions created");
 	fprintf(f, "nfvd_nat44_sessions_created_total %" PRIu64 "\n", c.created);
+	nfv_handoff_metrics(f, "nat44", c.handoff_out, c.handoff_in, c.handoff_full);
 }
 
 static const struct nfv_collector nat_collector = {

@@ -13,10 +13,15 @@
  * untouched (to nfvd's own address it is delivered locally, as without
  * NAT).
  *
+ * With several workers, a packet that finds no session here goes to the
+ * worker that owns it (nat44.h): to the client's hash owner when a dnat
+ * rule names it, else to the owner of its destination port when that is
+ * an outside address of an snat rule of the interface.
+ *
  * Edges: drop, then the arc's.
  * Reads: mbuf->port. Writes: the IPv4 destination, the L4 destination
  * port or ICMP identifier, the checksums.
- * Drops: nat44_in/table_full.
+ * Drops: nat44_in/table_full, handoff_full.
  */
 #include <rte_cycles.h>
 #include <rte_graph.h>
@@ -41,6 +46,41 @@ static struct nfv_arc_feature nat44_in_feature = {
 };
 NFV_ARC_FEATURE_REGISTER(nat44_in_feature);
 
+NFV_DROP_REASON(drop_nat_in_handoff_full, "nat44_in", "handoff_full",
+	"the ring to the worker owning the packet's session was full");
+
+struct nfv_handoff nfv_nat_in_handoff = {
+	.node = "nfv_nat44_in",
+	.block = &nfv_nat_counters_block,
+	.out_off = offsetof(struct nfv_nat_counters, handoff_out),
+	.in_off = offsetof(struct nfv_nat_counters, handoff_in),
+	.full_off = offsetof(struct nfv_nat_counters, handoff_full),
+};
+NFV_HANDOFF_REGISTER(nfv_nat_in_handoff);
+
+/* Whether dst is an outside address of an snat rule of iface. */
+static __rte_always_inline bool
+snat_outside(const struct nfv_nat_config *cfg, uint16_t iface, rte_be32_t dst)
+{
+	for (uint32_t i = 0; i < cfg->n_snat; i++) {
+		const struct nfv_nat_snat *r = &cfg->snat[i];
+		const struct nfv_port_l3 *l3;
+		uint32_t d = rte_be_to_cpu_32(dst);
+
+		if (r->outif != iface)
+			continue;
+		if (!r->iface_addr) {
+			if (d >= r->lo && d <= r->hi)
+				return true;
+			continue;
+		}
+		l3 = nfv_port_l3_get(iface);
+		if (l3 != NULL && l3->has4 && l3->src4 == dst)
+			return true;
+	}
+	return false;
+}
+
 static __rte_always_inline const struct nfv_nat_dnat *
 dnat_match(const struct nfv_nat_config *cfg, uint16_t iface, const struct nat_pkt *p)
 {
@@ -64,7 +104,8 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct nfv_nat_counters *c = nfv_worker_counters(w, &nfv_nat_counters_block);
 	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
 	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE], owner[RTE_GRAPH_BURST_SIZE], n_ho = 0;
+	const bool ho = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
 	uint64_t now = rte_get_tsc_cycles();
 
 	nfv_nat_burst_start(t, c, now);
@@ -79,6 +120,7 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		uint64_t *why;
 
 		nexts[i] = nfv_arc_next_edge(&nat44_in_feature, iface);
+		owner[i] = NFV_HANDOFF_KEEP;
 		nat_parse(m, &p);
 		if (!p.ok)
 			continue;
@@ -94,7 +136,19 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		if (s == NULL || dir != NFV_NAT_O2I) {
 			struct nfv_nat_key i2o;
 
-			if (p.proto == IPPROTO_ICMP || (r = dnat_match(cfg, iface, &p)) == NULL)
+			r = p.proto == IPPROTO_ICMP ? NULL : dnat_match(cfg, iface, &p);
+			if (ho) {
+				uint16_t o = r != NULL ? nfv_handoff_endpoint_owner(p.src, p.sport) :
+					     snat_outside(cfg, iface, p.dst) ?
+					     nfv_nat_port_owner(p.dport) : NFV_HANDOFF_KEEP;
+
+				if (o != NFV_HANDOFF_KEEP && o != w->index) {
+					owner[i] = o;
+					n_ho++;
+					continue;
+				}
+			}
+			if (r == NULL)
 				continue;
 			i2o.src = r->to_addr;
 			i2o.dst = p.src;
@@ -111,6 +165,13 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		}
 		nat_apply(s, &p, m, NFV_NAT_O2I, now);
 		c->out2in++;
+	}
+	if (unlikely(n_ho != 0)) {
+		uint16_t keep = nfv_handoff_split(w, node, &nfv_nat_in_handoff, objs, nexts, owner,
+						  n, NAT44_IN_NEXT_DROP, drop_nat_in_handoff_full.id);
+
+		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
+		return n;
 	}
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
 	return n;

@@ -15,10 +15,16 @@
  * inside server) leave with the address and port the client used.
  * Anything else passes untouched.
  *
+ * With several workers, a packet from a dnat rule's inside address and
+ * port that finds no session here goes to the worker owning the client's
+ * DNAT sessions (nat44.h); an snat rule's new session is made here, its
+ * outside port from this worker's share.
+ *
  * Edges: drop, then the arc's.
  * Reads: meta.tx_port. Writes: the IPv4 source, the L4 source port or
  * ICMP identifier, the checksums.
- * Drops: nat44_out/no_address, no_port, table_full, fragment, unsupported.
+ * Drops: nat44_out/no_address, no_port, table_full, fragment, unsupported,
+ *        handoff_full.
  */
 #include <rte_cycles.h>
 #include <rte_graph.h>
@@ -53,6 +59,33 @@ static struct nfv_arc_feature nat44_out_feature = {
 };
 NFV_ARC_FEATURE_REGISTER(nat44_out_feature);
 
+NFV_DROP_REASON(drop_nat_out_handoff_full, "nat44_out", "handoff_full",
+	"the ring to the worker owning the packet's session was full");
+
+struct nfv_handoff nfv_nat_out_handoff = {
+	.node = "nfv_nat44_out",
+	.block = &nfv_nat_counters_block,
+	.out_off = offsetof(struct nfv_nat_counters, handoff_out),
+	.in_off = offsetof(struct nfv_nat_counters, handoff_in),
+	.full_off = offsetof(struct nfv_nat_counters, handoff_full),
+};
+NFV_HANDOFF_REGISTER(nfv_nat_out_handoff);
+
+/* Whether a packet from src:sport leaving by iface is a reply of a dnat
+ * rule's server (the rule's inside address and port). */
+static __rte_always_inline bool
+dnat_reply(const struct nfv_nat_config *cfg, uint16_t iface, const struct nat_pkt *p)
+{
+	for (uint32_t i = 0; i < cfg->n_dnat; i++) {
+		const struct nfv_nat_dnat *r = &cfg->dnat[i];
+
+		if (r->iface == iface && r->proto == p->proto && r->to_addr == p->src &&
+		    r->to_port == p->sport)
+			return true;
+	}
+	return false;
+}
+
 static __rte_always_inline const struct nfv_nat_snat *
 snat_match(const struct nfv_nat_config *cfg, uint16_t iface, rte_be32_t src)
 {
@@ -84,7 +117,8 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	struct nfv_nat_counters *c = nfv_worker_counters(w, &nfv_nat_counters_block);
 	const struct nfv_nat_config *cfg = __atomic_load_n(&nfv_nat_cfg, __ATOMIC_ACQUIRE);
 	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE], owner[RTE_GRAPH_BURST_SIZE], n_ho = 0;
+	const bool ho = __atomic_load_n(&nfv_handoff_active, __ATOMIC_RELAXED);
 	uint64_t now = rte_get_tsc_cycles();
 
 	nfv_nat_burst_start(t, c, now);
@@ -100,6 +134,7 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		rte_be32_t out;
 
 		nexts[i] = nfv_arc_next_edge(&nat44_out_feature, iface);
+		owner[i] = NFV_HANDOFF_KEEP;
 		nat_parse(m, &p);
 		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
 				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {
@@ -114,6 +149,15 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		nat_key(&k, &p, iface);
 		s = nfv_nat_lookup(t, c, &k, &dir, now);
 		if (s == NULL || dir != NFV_NAT_I2O) {
+			if (ho && dnat_reply(cfg, iface, &p)) {
+				uint16_t o = nfv_handoff_endpoint_owner(p.dst, p.dport);
+
+				if (o != w->index) {
+					owner[i] = o;
+					n_ho++;
+					continue;
+				}
+			}
 			r = snat_match(cfg, iface, p.src);
 			if (r == NULL)
 				continue;
@@ -132,6 +176,13 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		}
 		nat_apply(s, &p, m, NFV_NAT_I2O, now);
 		c->in2out++;
+	}
+	if (unlikely(n_ho != 0)) {
+		uint16_t keep = nfv_handoff_split(w, node, &nfv_nat_out_handoff, objs, nexts, owner,
+						  n, NAT44_OUT_NEXT_DROP, drop_nat_out_handoff_full.id);
+
+		nfv_enqueue_nexts(graph, node, objs, nexts, keep);
+		return n;
 	}
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
 	return n;
