@@ -23,7 +23,7 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6
 from scapy.layers.l2 import Dot1Q, Ether
 
-from nfvdlib import Nfvd, drops, pcap_mac
+from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 from test_acl import acl_cache  # noqa: F401 (autouse: each test with the ACL cache on and off)
 
 T = pcap_mac(0)
@@ -77,8 +77,19 @@ def routed(frame):
 
 
 def tcp(src, dst, sport, dport, flags, v6=False):
+    """A segment of a connection from a client port (1024 and up) to a
+    server port whose sequence numbers agree with the handshake (the
+    client's first is 1000, the server's 5000), so that connection
+    tracking's window checks pass it."""
     ip = IPv6(src=src, dst=dst, hlim=64) if v6 else IP(src=src, dst=dst, ttl=64)
-    return ip / TCP(sport=sport, dport=dport, flags=flags, seq=1000, ack=2000)
+    client = sport >= 1024
+    if "S" in flags:
+        seq, ack = (1000, 0) if client else (5000, 1001)
+    else:
+        seq, ack = (1001, 5001) if client else (5001, 1001)
+    if "A" not in flags:
+        ack = 0
+    return ip / TCP(sport=sport, dport=dport, flags=flags, seq=seq, ack=ack)
 
 
 
@@ -322,9 +333,11 @@ def _dec_ttl(ip):
     return IP(bytes(ip))
 
 
-def seg(src, dst, sport, dport, flags, seq, ack, window, options=None):
-    return IP(src=src, dst=dst, ttl=64) / TCP(sport=sport, dport=dport, flags=flags, seq=seq,
-                                              ack=ack, window=window, options=options or [])
+def seg(src, dst, sport, dport, flags, seq, ack, window, options=None, data=b"", v6=False):
+    ip = IPv6(src=src, dst=dst, hlim=64) if v6 else IP(src=src, dst=dst, ttl=64)
+    t = TCP(sport=sport, dport=dport, flags=flags, seq=seq % (1 << 32), ack=ack % (1 << 32),
+            window=window, options=options or [])
+    return ip / t / data if data else ip / t
 
 
 def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
@@ -365,6 +378,110 @@ def test_tcp_reset_outside_the_window_is_dropped(tmp_path):
                                                                40002: "close"}
     out = nfvd.stop()
     assert out["t"] == [routed(f) for f in passes]
+
+
+def window_exchange():
+    """(frame, passes) in order: TCP connections whose segments fall in or
+    out of the windows (Linux's tcp_in_window checks I-IV, conntrack.c)."""
+    W = 1 << 32
+    out = lambda *a, **k: out_pkt(seg(H, S, *a, **k))    # noqa: E731
+    back = lambda *a, **k: in_pkt(seg(S, H, *a, **k))    # noqa: E731
+    d100, d10 = b"x" * 100, b"y" * 10
+    return [
+        # A: no window scale. S advertises 3000 in its SYN+ACK: H may send
+        # up to 1001 + 3000; after S acknowledges 1101 with 3000, to 4101.
+        (out(40010, 80, "S", 1000, 0, 4000), True),
+        (back(80, 40010, "SA", 5000, 1001, 3000), True),
+        (out(40010, 80, "A", 1001, 5001, 2000), True),
+        (out(40010, 80, "PA", 1001, 5001, 2000, data=d100), True),
+        (back(80, 40010, "A", 5001, 1101, 3000), True),
+        (out(40010, 80, "PA", 1001, 5001, 2000, data=d100), True),    # retransmission
+        (out(40010, 80, "PA", 4102, 5001, 2000, data=d10), False),    # I: past 1101 + 3000
+        (out(40010, 80, "PA", 1101 - 10000, 5001, 2000, data=d100), False),  # II: too old
+        (back(80, 40010, "A", 5001, 1101 + 50000, 3000), False),      # III: acks unsent data
+        (back(80, 40010, "A", 5001, (1101 - 70000) % W, 3000), False),  # IV: ack too old
+        (back(80, 40010, "PA", 5001, 1101, 3000, data=d10), True),
+        (out(40010, 80, "FA", 1101, 5011, 2000), True),
+        (back(80, 40010, "FA", 5011, 1102, 3000), True),
+        (out(40010, 80, "A", 1102, 5012, 2000), True),
+        # B: both SYNs scale by 2^7. S's 500 is 64,000 bytes: H may send
+        # up to 1001 + 64000; H's 1000 is 128,000: S up to 9001 + 128000.
+        (out(40011, 80, "S", 1000, 0, 4000, [("WScale", 7)]), True),
+        (back(80, 40011, "SA", 9000, 1001, 3000, [("WScale", 7)]), True),
+        (out(40011, 80, "A", 1001, 9001, 1000), True),
+        (back(80, 40011, "A", 9001, 1001, 500), True),
+        (out(40011, 80, "PA", 51001, 9001, 1000, data=d100), True),
+        (out(40011, 80, "PA", 65002, 9001, 1000, data=d10), False),   # one past the edge
+        (back(80, 40011, "PA", 109001, 51101, 500, data=d10), True),
+        (back(80, 40011, "PA", 137002, 51101, 500, data=d10), False),  # one past the edge
+        # C: only H's SYN offers a scale, so windows are not scaled: what
+        # B let through is out of C's window.
+        (out(40012, 80, "S", 1000, 0, 4000, [("WScale", 7)]), True),
+        (back(80, 40012, "SA", 9000, 1001, 3000), True),
+        (out(40012, 80, "A", 1001, 9001, 1000), True),
+        (back(80, 40012, "A", 9001, 1001, 500), True),
+        (out(40012, 80, "PA", 51001, 9001, 1000, data=d100), False),
+        (out(40012, 80, "PA", 1001, 9001, 1000, data=b"z" * 400), True),
+        # D: picked up in the middle (no SYN seen): not enforced.
+        (out(40013, 80, "A", 1001, 7001, 1000), True),
+        (back(80, 40013, "PA", 7001 + 1000000, 1001, 1000, data=d10), True),
+        # E: IPv6; S's acknowledgment of all 1000 bytes H sent is right
+        # only if their length was counted.
+        (out_pkt(seg(H6, S6, 40014, 443, "S", 1000, 0, 4000, v6=True)), True),
+        (in_pkt(seg(S6, H6, 443, 40014, "SA", 5000, 1001, 3000, v6=True)), True),
+        (out_pkt(seg(H6, S6, 40014, 443, "A", 1001, 5001, 2000, v6=True)), True),
+        (out_pkt(seg(H6, S6, 40014, 443, "PA", 1001, 5001, 2000, data=b"w" * 1000, v6=True)),
+         True),
+        (out_pkt(seg(H6, S6, 40014, 443, "PA", 4002, 5001, 2000, data=d10, v6=True)), False),
+        (in_pkt(seg(S6, H6, 443, 40014, "A", 5001, 2001, 3000, v6=True)), True),
+        (in_pkt(seg(S6, H6, 443, 40014, "A", 5001, 2002, 3000, v6=True)), False),  # III
+    ]
+
+
+def test_tcp_segments_outside_the_windows_are_dropped(tmp_path):
+    """TCP window tracking (Linux's nf_conntrack_proto_tcp, strict by
+    default): in-window data and retransmissions pass; a segment beyond
+    what the receiver allows, one older than a window, an acknowledgment
+    of data never sent or far too old are dropped (conntrack/out_of_window,
+    counted) and leave the flow as it was; window scales from both SYNs
+    are honoured, from one only they are not; a flow picked up in the
+    middle is not enforced; IPv6 segment lengths are counted."""
+    ex = window_exchange()
+    seq = [f for f, _ in ex]
+    passes = [f for f, ok in ex if ok]
+    dropped = len(ex) - len(passes)
+    nfvd, st = run_trunk(tmp_path, seq)
+    assert drops(st) == {"conntrack/out_of_window": dropped}, drops(st)
+    assert st["conntrack"]["out_of_window"] == dropped
+    assert st["conntrack"]["invalid_rst"] == 0
+    ct = show(nfvd)
+    assert ct["tcp_liberal"] is False
+    assert {e["sport"]: e["state"] for e in ct["entries"]} == {
+        40010: "time_wait", 40011: "established", 40012: "established",
+        40013: "established", 40014: "established"}, ct["entries"]
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_tcp_liberal_lets_out_of_window_segments_through(tmp_path):
+    """"conntrack set tcp-liberal on" (Linux's nf_conntrack_tcp_be_liberal):
+    the same exchange passes whole, nothing is counted out of window; off
+    again restores the default; a bad value is refused."""
+    ex = window_exchange()
+    seq = [f for f, _ in ex]
+    nfvd, st = run_trunk(tmp_path, seq, extra_cfg=["conntrack set tcp-liberal on"])
+    assert drops(st) == {}, drops(st)
+    assert st["conntrack"]["out_of_window"] == 0
+    assert show(nfvd)["tcp_liberal"] is True
+    try:
+        nfvd.ctl("conntrack set tcp-liberal maybe")
+        raise AssertionError("tcp-liberal maybe accepted")
+    except CtlError as e:
+        assert "bad tcp-liberal 'maybe'" in str(e), str(e)
+    nfvd.ctl("conntrack set tcp-liberal off")
+    assert show(nfvd)["tcp_liberal"] is False
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in seq]
 
 
 def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):

@@ -26,10 +26,12 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_hash.h>
+#include <rte_mbuf.h>
 #include <rte_ring.h>
 
 #include "core/common.h"
 #include "core/counters.h"
+#include "core/meta.h"
 #include "core/slots.h"
 #include "core/worker.h"
 
@@ -227,7 +229,17 @@ struct nfv_ct_flow {
 	uint32_t ack[2];
 	uint32_t maxwin[2];
 	uint8_t wscale[2];
+	uint8_t liberal;  /* TCP: picked up in the middle, windows not enforced */
 	uint64_t serial;  /* the table's count of flows created when this one was */
+	/* TCP window tracking (Linux's nf_conntrack_proto_tcp), per direction
+	 * d as sender: the highest sequence number it sent plus the
+	 * segment's length (td_end), the highest it may send (the other
+	 * side's acknowledgment plus window: td_maxend) and the largest
+	 * window it advertised, scaled (td_maxwin; 0 until a segment of d
+	 * was seen). */
+	uint32_t td_end[2];
+	uint32_t td_maxend[2];
+	uint32_t td_maxwin[2];
 };
 
 /*
@@ -286,6 +298,7 @@ struct nfv_ct_counters {
 	uint64_t hits;
 	uint64_t related;     /* ICMP errors about a tracked flow, permitted */
 	uint64_t invalid_rst; /* TCP resets outside the receiver's window, dropped */
+	uint64_t out_of_window; /* other TCP segments outside the windows, dropped */
 };
 extern struct nfv_counter_block nfv_ct_counters_block;
 
@@ -303,15 +316,32 @@ struct nfv_ct_pkt {
 	uint16_t win;
 	uint8_t wscale;
 	uint8_t pad;
+	uint16_t seglen;    /* TCP: the segment's data bytes (nfv_ct_tcp_seglen) */
 };
+
+/* The data bytes of the TCP segment whose header starts at off (data
+ * offset byte doff) in m, whose IP header is at NFV_L2_LEN in the first
+ * segment: the IP packet's end less the TCP header's. */
+static __rte_always_inline uint16_t
+nfv_ct_tcp_seglen(const struct rte_mbuf *m, uint32_t off, uint8_t doff)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
+	uint32_t end = NFV_L2_LEN + ((ip[0] >> 4) == 4 ? (uint32_t)(ip[2] << 8 | ip[3]) :
+				     40u + (uint32_t)(ip[4] << 8 | ip[5]));
+	uint32_t hdr = off + (uint32_t)(doff >> 4) * 4;
+
+	return end > hdr ? (uint16_t)(end - hdr) : 0;
+}
 
 /* Prepares the worker's table for a burst (a flush clears it); returns
  * true when it has flows. */
 bool nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now);
 /* A packet of the flow whose key rte_hash_lookup_bulk_data found (data:
  * its value): updates the flow and returns 1; 0 when the flow expired or
- * the packet starts a new connection (the rules decide); -1 for a TCP
- * reset outside the receiver's window (dropped, the flow unchanged). */
+ * the packet starts a new connection (the rules decide); minus the id of
+ * a drop reason when the packet is to be dropped, the flow unchanged (a
+ * TCP reset outside the receiver's window: conntrack/invalid_rst; another
+ * TCP segment outside the windows: conntrack/out_of_window). */
 int nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data,
 	       uint8_t proto, const struct nfv_ct_pkt *p, uint64_t now);
 /* The same with a key to look up. */
@@ -329,6 +359,10 @@ int nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c,
 /* Control side. */
 int nfv_ct_set_max(uint32_t max, char *err);
 int nfv_ct_set_timeout(const char *name, uint32_t seconds, char *err);
+/* "conntrack set tcp-liberal on|off": out-of-window segments pass (off:
+ * dropped, the default, as Linux's nf_conntrack_tcp_be_liberal 0). */
+void nfv_ct_set_tcp_liberal(bool on);
+extern bool nfv_ct_tcp_liberal; /* workers read */
 void nfv_ct_flush(void);
 json_t *nfv_ct_show(void);
 

@@ -74,6 +74,10 @@ struct nfv_capture_dp {
 struct nfv_capture_classes {
 	uint64_t gen;                          /* the capture whose classes these are */
 	uint64_t key[NFV_CAPTURE_CLASSES];     /* class | REJECT or FILTER; 0: empty */
+	/* Bytes 8-23 of the last frame found of a rejected class (has_last):
+	 * the next burst starts with its tight loop. */
+	uint8_t last[16] __rte_aligned(16);
+	uint8_t has_last;
 } __rte_cache_aligned;
 
 extern struct nfv_capture_classes nfv_capture_classes[NFV_MAX_WORKERS][NFV_CAPTURE_MAX];
@@ -228,6 +232,66 @@ nfv_capture_copy(struct nfv_worker *w, struct nfv_capture_counters *c, struct nf
 	r->copies[r->k++] = copy;
 }
 
+#if NFV_CAPTURE_LAST_CLASS
+/* The class bytes (12-14, 20, 23) among a frame's bytes 8-23. */
+#define NFV_CAPTURE_CLASS_MASK \
+	_mm_setr_epi8(0, 0, 0, 0, -1, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0, -1)
+
+/* Whether m is of port p0 (when it must be said), has 24 bytes at least
+ * and the class whose bytes 8-23 are last. */
+static __rte_always_inline bool
+nfv_capture_same(struct rte_mbuf *m, enum nfv_capture_dir dir, uint16_t p0, const bool one_port,
+		 __m128i last)
+{
+	if ((!one_port && nfv_capture_port(m, dir) != p0) || rte_pktmbuf_data_len(m) < 24)
+		return false;
+	return _mm_testz_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)
+		rte_pktmbuf_mtod_offset(m, const uint8_t *, 8)), last), NFV_CAPTURE_CLASS_MASK);
+}
+
+/*
+ * The first frame of pkts[i..n) that is not of port p0 (when it must be
+ * said), shorter than 24 bytes or not of the class whose bytes 8-23 are
+ * last (a class the filter rejects): the frames before it need no filter.
+ * Four frames at a time, their differences from last OR-ed and tested
+ * once; a group that fails is gone over again frame by frame.
+ */
+static __rte_always_inline uint16_t
+nfv_capture_skip(struct rte_mbuf **pkts, uint16_t i, uint16_t n, enum nfv_capture_dir dir,
+		 uint16_t p0, const bool one_port, __m128i last)
+{
+	struct rte_mbuf **p = pkts + i, **end = pkts + n;
+
+	/* Frame k of the group: out of the group loop when it is not of the
+	 * port or too short, else its difference from last in d. */
+#define CAPTURE_SKIP_DIFF(k, d) do { \
+		struct rte_mbuf *m_ = p[k]; \
+		if ((!one_port && nfv_capture_port(m_, dir) != p0) || \
+		    rte_pktmbuf_data_len(m_) < 24) \
+			goto one_by_one; \
+		d = _mm_xor_si128(_mm_loadu_si128((const __m128i *) \
+			rte_pktmbuf_mtod_offset(m_, const uint8_t *, 8)), last); \
+	} while (0)
+	for (; p + 4 <= end; p += 4) {
+		__m128i d0, d1, d2, d3;
+
+		CAPTURE_SKIP_DIFF(0, d0);
+		CAPTURE_SKIP_DIFF(1, d1);
+		CAPTURE_SKIP_DIFF(2, d2);
+		CAPTURE_SKIP_DIFF(3, d3);
+		if (!_mm_testz_si128(_mm_or_si128(_mm_or_si128(d0, d1), _mm_or_si128(d2, d3)),
+				     NFV_CAPTURE_CLASS_MASK))
+			break;
+	}
+#undef CAPTURE_SKIP_DIFF
+one_by_one:
+	for (; p < end; p++)
+		if (!nfv_capture_same(*p, dir, p0, one_port, last))
+			break;
+	return (uint16_t)(p - pkts);
+}
+#endif
+
 /* Whether m passes capture s's filter. */
 static __rte_always_inline bool
 nfv_capture_match(const struct nfv_capture_dp *s, struct rte_mbuf *m)
@@ -273,15 +337,14 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 
 		if (unlikely(cc->gen != s->gen)) {
 			memset(cc->key, 0, sizeof(cc->key));
+			cc->has_last = 0;
 			cc->gen = s->gen;
 		}
 #if NFV_CAPTURE_LAST_CLASS
-		/* The last class found rejected, as the frame's bytes 8-23 under
-		 * a mask of the class bytes; none: all ones until there is one
-		 * (nothing then compares equal). */
-		const __m128i cmask = _mm_setr_epi8(0, 0, 0, 0, -1, -1, -1, 0,
-						    0, 0, 0, 0, -1, 0, 0, -1);
-		__m128i last = _mm_setzero_si128(), none = _mm_set1_epi8(-1);
+		/* The usual burst: frames of the class rejected last. */
+		if (likely(cc->has_last))
+			i = nfv_capture_skip(pkts, i, n, dir, p0, one_port,
+					     _mm_load_si128((const __m128i *)cc->last));
 #endif
 
 		/* Kept in registers (the compiler would rebuild them per frame). */
@@ -293,39 +356,20 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			if (!one_port && unlikely(nfv_capture_port(m, dir) != p0))
 				break;
 			if (likely(rte_pktmbuf_data_len(m) >= 24)) {
-#if NFV_CAPTURE_LAST_CLASS
-				/* The frame of the usual burst: the class of the
-				 * frame before, rejected, in one compare. */
-				__m128i x = _mm_loadu_si128((const __m128i *)
-					rte_pktmbuf_mtod_offset(m, const uint8_t *, 8));
-
-				if (likely(_mm_testz_si128(_mm_or_si128(_mm_xor_si128(x, last),
-									none), cmask)))
-					continue;
-#endif
 				cls = nfv_capture_class(m);
 				slot = &keys[nfv_capture_class_slot(cls)];
 				if (likely(*slot == (cls | reject))) {
 #if NFV_CAPTURE_LAST_CLASS
-					last = x;
-					none = _mm_setzero_si128();
-					/* The frames after it of its port and class:
-					 * a loop of one compare (the usual burst). */
-					for (i++; i < n; i++) {
-						struct rte_mbuf *m2 = pkts[i];
-						__m128i y;
+					/* Its class is the last one now: the
+					 * frames after it of that class and port
+					 * in the tight loop. */
+					__m128i x = _mm_loadu_si128((const __m128i *)
+						rte_pktmbuf_mtod_offset(m, const uint8_t *, 8));
 
-						if ((!one_port &&
-						     nfv_capture_port(m2, dir) != p0) ||
-						    rte_pktmbuf_data_len(m2) < 24)
-							break;
-						y = _mm_loadu_si128((const __m128i *)
-							rte_pktmbuf_mtod_offset(m2, const uint8_t *,
-										8));
-						if (!_mm_testz_si128(_mm_xor_si128(y, last), cmask))
-							break;
-					}
-					i--; /* the frame that left the loop: the outer one's */
+					_mm_store_si128((__m128i *)cc->last, x);
+					cc->has_last = 1;
+					i = (uint16_t)(nfv_capture_skip(pkts, (uint16_t)(i + 1), n, dir,
+									p0, one_port, x) - 1);
 #endif
 					continue;
 				}

@@ -40,13 +40,14 @@ enum nfv_flow_family {
 };
 
 /* Laid out as the packet's bytes fall in two 64-bit words (flow_in's fast
- * path): the protocol, the port and the source; the destination and the
- * ports. */
+ * path): the source (a 32-bit load, zero-extended), then the protocol and
+ * the port (a per-burst constant OR-ed over it); the destination and the
+ * ports (one 64-bit load). */
 struct nfv_flow_key4 {
+	uint32_t src;
 	uint8_t pad;
 	uint8_t proto;
 	uint16_t iface;
-	uint32_t src;
 	uint32_t dst;
 	uint16_t sport;
 	uint16_t dport;
@@ -165,9 +166,8 @@ nfv_flow_record_make(int fam, const struct nfv_flow_entry *e, bool end,
 /*
  * In front of the IPv4 table, a cache of entries: sets of four ways, the
  * set chosen by a multiplicative hash of the key. The IPv4 entries follow
- * the cache in memory, and a way holds an entry's byte offset from the
- * cache's start (a frame reaches the entry with one add, from one base
- * register), no key: a frame hits when the entry there has the frame's
+ * the cache in memory, and a way holds an entry's address (a frame
+ * reaches the entry with the one load of its way), no key: a frame hits when the entry there has the frame's
  * key (a freed entry's key never matches, so nothing is cleared when a
  * flow ends, and an empty way points at entry 0). A frame that misses
  * every way goes to the table's bulk lookup and takes way 0 of its set,
@@ -188,12 +188,13 @@ nfv_flow_cache_set(uint64_t lo, uint64_t hi)
 
 /* The ways: way 0 of every set in an array of its own (a frame's first
  * look is one scaled load), then the others. */
+struct nfv_flow_entry;
 struct nfv_flow_cache {
-	uint32_t way0[NFV_FLOW_CACHE_SETS];
-	uint32_t more[NFV_FLOW_CACHE_SETS][NFV_FLOW_CACHE_WAYS - 1];
+	struct nfv_flow_entry *way0[NFV_FLOW_CACHE_SETS];
+	struct nfv_flow_entry *more[NFV_FLOW_CACHE_SETS][NFV_FLOW_CACHE_WAYS - 1];
 };
 
-static __rte_always_inline uint32_t *
+static __rte_always_inline struct nfv_flow_entry **
 nfv_flow_cache_way(struct nfv_flow_cache *c, uint32_t set, unsigned int way)
 {
 	return way == 0 ? &c->way0[set] : &c->more[set][way - 1];
@@ -201,9 +202,6 @@ nfv_flow_cache_way(struct nfv_flow_cache *c, uint32_t set, unsigned int way)
 
 /* Bytes of the cache, where the IPv4 entries begin. */
 #define NFV_FLOW_CACHE_BYTES (sizeof(struct nfv_flow_cache))
-/* A cache way's value for the IPv4 entry at position pos. */
-#define NFV_FLOW_CACHE_OFF(pos) \
-	((uint32_t)NFV_FLOW_CACHE_BYTES + (uint32_t)(pos) * (uint32_t)sizeof(struct nfv_flow_entry))
 
 struct nfv_flow_worker {
 	struct nfv_flow_cache *cache; /* the IPv4 entries follow it */

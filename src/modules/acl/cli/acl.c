@@ -11,6 +11,7 @@
  *   acl set cache on|off
  *   conntrack show | conntrack flush | conntrack set max N
  *   conntrack set timeout NAME SECONDS
+ *   conntrack set tcp-liberal on|off
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -293,7 +294,8 @@ cmd_conntrack_flush(int argc, char **argv, struct nfv_reply *r)
 static int
 cmd_conntrack_set(int argc, char **argv, struct nfv_reply *r)
 {
-	static const char usage[] = "conntrack set max N | conntrack set timeout NAME SECONDS";
+	static const char usage[] = "conntrack set max N | conntrack set timeout NAME SECONDS | "
+				    "conntrack set tcp-liberal on|off";
 	uint32_t v;
 
 	if (argc >= 3 && strcmp(argv[2], "max") == 0) {
@@ -312,6 +314,15 @@ cmd_conntrack_set(int argc, char **argv, struct nfv_reply *r)
 			NFV_FAIL(r, -EINVAL, "bad timeout '%s' (seconds, 1 or more)", argv[4]);
 		return nfv_ct_set_timeout(argv[3], v, r->err);
 	}
+	if (argc >= 3 && strcmp(argv[2], "tcp-liberal") == 0) {
+		if (nfv_cmd_need_args(argc, 4, usage, r) < 0 ||
+		    nfv_cmd_max_args(argc, argv, 4, r) < 0)
+			return -EINVAL;
+		if (strcmp(argv[3], "on") != 0 && strcmp(argv[3], "off") != 0)
+			NFV_FAIL(r, -EINVAL, "bad tcp-liberal '%s' (on or off)", argv[3]);
+		nfv_ct_set_tcp_liberal(strcmp(argv[3], "on") == 0);
+		return 0;
+	}
 	NFV_FAIL(r, -EINVAL, "usage: %s", usage);
 }
 
@@ -326,6 +337,7 @@ static const struct nfv_command acl_commands[] = {
 	{ "conntrack", "show", cmd_conntrack_show, "conntrack show" },
 	{ "conntrack", "flush", cmd_conntrack_flush, "conntrack flush" },
 	{ "conntrack", "set", cmd_conntrack_set,
-	  "conntrack set max N | conntrack set timeout NAME SECONDS" },
+	  "conntrack set max N | conntrack set timeout NAME SECONDS | "
+	  "conntrack set tcp-liberal on|off" },
 };
 NFV_COMMANDS_REGISTER(acl_commands);

@@ -5,10 +5,26 @@
  * A flow is two rte_hash keys (its two directions, each naming the
  * interface of the ACL that recorded it) pointing at one entry of the
  * worker's flow array. The TCP state machine follows the flags (RFC 793
- * states, as Linux's conntrack names them, without sequence checks):
- * SYN -> syn_sent, SYN+ACK back -> syn_recv, ACK -> established, a FIN ->
- * fin_wait, FINs both ways -> time_wait, RST -> close; a SYN on a flow in
- * time_wait or close starts it again. UDP flows are udp until replied,
+ * states, as Linux's conntrack names them): SYN -> syn_sent, SYN+ACK back
+ * -> syn_recv, ACK -> established, a FIN -> fin_wait, FINs both ways ->
+ * time_wait, RST -> close; a SYN on a flow in time_wait or close starts it
+ * again. TCP segments are checked against the windows as Linux's
+ * nf_conntrack_proto_tcp does (tcp_in_window, after "Real Stateful TCP
+ * Packet Filtering in IP Filter", G. van Rooij): per direction the highest
+ * sequence number sent (td_end), the highest the receiver allows
+ * (td_maxend: its acknowledgment plus its window, scaled as RFC 7323 says
+ * when both SYNs carried the option) and the largest window (td_maxwin).
+ * A segment passes when its sequence number is at most td_maxend (I), its
+ * end is past td_end less the receiver's largest window (II: not older
+ * than a window), and its acknowledgment is at most what the other side
+ * sent (III) and not older than the larger of its largest window and
+ * 66,000 bytes (IV). Others are dropped (conntrack/out_of_window) and
+ * leave the flow as it was, unless the flow was picked up in the middle
+ * (no SYN seen: the scales are unknown) or "conntrack set tcp-liberal on"
+ * (Linux's nf_conntrack_tcp_be_liberal). Not done: SACK blocks (the
+ * acknowledgment number stands for the highest SACKed byte, which only
+ * makes III easier to meet). Resets have their own check
+ * (rst_in_window). UDP flows are udp until replied,
  * then udp_stream; ICMP echo flows are keyed by the identifier. Each
  * state has a timeout (Linux's defaults, "conntrack set timeout").
  *
@@ -38,6 +54,7 @@
 #include <rte_malloc.h>
 #include <rte_tcp.h>
 
+#include "core/drop_reasons.h"
 #include "core/log.h"
 #include "core/module.h"
 #include "core/stats.h"
@@ -51,6 +68,15 @@ NFV_COUNTER_BLOCK(nfv_ct_counters_block, "conntrack", struct nfv_ct_counters);
 static uint32_t ct_capacity = 65536; /* flows per worker */
 static uint32_t ct_max;              /* "conntrack set max": all workers */
 static uint32_t ct_worker_max;       /* what each worker may hold; workers read */
+
+/* A reason nfv_ct_hit gives (minus its id) for the packets it drops. */
+NFV_DROP_REASON(drop_ct_invalid_rst, "conntrack", "invalid_rst",
+	"a TCP reset of a tracked flow outside the window the receiver advertised");
+NFV_DROP_REASON(drop_ct_out_of_window, "conntrack", "out_of_window",
+	"a TCP segment of a tracked flow outside the windows of its connection "
+	"(conntrack set tcp-liberal)");
+
+bool nfv_ct_tcp_liberal; /* "conntrack set tcp-liberal": workers read */
 
 static const char *const state_names[NFV_CT_STATES] = {
 	"syn_sent", "syn_recv", "established", "fin_wait", "time_wait", "close",
@@ -224,6 +250,121 @@ tcp_track(struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
 	f->ack_seen |= (uint8_t)(1u << d);
 }
 
+/* Sequence number order (RFC 793: modulo 2^32). */
+static __rte_always_inline bool
+seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static __rte_always_inline bool
+seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* The window scale of direction d's windows (RFC 7323 2.2: only when both
+ * SYNs carried the option). */
+static __rte_always_inline unsigned int
+tcp_scale(const struct nfv_ct_flow *f, unsigned int d)
+{
+	if (f->wscale[0] == 0xff || f->wscale[1] == 0xff)
+		return 0;
+	return RTE_MIN(f->wscale[d], 14);
+}
+
+/* A segment's sequence space: its data, a SYN and a FIN one each. */
+static __rte_always_inline uint32_t
+tcp_end(const struct nfv_ct_pkt *p)
+{
+	return p->seq + p->seglen + !!(p->tcp_flags & RTE_TCP_SYN_FLAG) +
+	       !!(p->tcp_flags & RTE_TCP_FIN_FLAG);
+}
+
+/* The window state of a flow's first segment (direction 0). A SYN
+ * without ACK opens it; anything else (a flow picked up in the middle)
+ * sets it as Linux does and marks the flow liberal. */
+static void
+tcp_window_init(struct nfv_ct_flow *f, const struct nfv_ct_pkt *p)
+{
+	uint32_t end = tcp_end(p);
+
+	f->td_end[1] = f->td_maxend[1] = f->td_maxwin[1] = 0;
+	f->td_end[0] = end;
+	f->td_maxwin[0] = RTE_MAX((uint32_t)p->win, 1u);
+	if ((p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG) {
+		f->td_maxend[0] = end;
+		f->liberal = 0;
+	} else {
+		f->td_maxend[0] = end + f->td_maxwin[0];
+		f->liberal = 1;
+	}
+}
+
+/*
+ * Whether a segment (not a reset) in direction d falls in the windows
+ * (Linux's tcp_in_window, without SACK); when it does, the windows learn
+ * from it. The checks, for sender d and receiver r:
+ *   I   seq <= td_maxend[d]                  (not beyond what r allows)
+ *   II  end > td_end[d] - td_maxwin[r]       (not older than r's window)
+ *   III ack <= td_end[r]                     (nothing r has not sent)
+ *   IV  ack >= td_end[r] - max(td_maxwin[d], 66000)  (not too old)
+ */
+static bool
+tcp_in_window(struct nfv_ct_flow *f, unsigned int d, const struct nfv_ct_pkt *p)
+{
+	unsigned int r = d ^ 1;
+	uint32_t seq = p->seq, ack = p->ack, win = p->win, end = tcp_end(p), maxack;
+	uint8_t fl = p->tcp_flags;
+
+	if (f->td_maxwin[d] == 0) {
+		/* The first segment of this direction. */
+		f->td_end[d] = end;
+		if (fl & RTE_TCP_SYN_FLAG) {
+			f->td_maxend[d] = end;
+			f->td_maxwin[d] = RTE_MAX(win, 1u);
+			if (!(fl & RTE_TCP_ACK_FLAG))
+				return true; /* simultaneous open */
+		} else {
+			win <<= tcp_scale(f, d);
+			f->td_maxwin[d] = RTE_MAX(win, 1u);
+			f->td_maxend[d] = end + f->td_maxwin[d];
+			if (f->td_maxwin[r] == 0)
+				f->td_end[r] = f->td_maxend[r] = ack;
+			else if (ack == f->td_end[r] + 1)
+				f->td_end[r]++; /* a keepalive's answer */
+		}
+	} else if (((f->state == NFV_CT_TCP_SYN_SENT && d == 0) ||
+		    (f->state == NFV_CT_TCP_SYN_RECV && d == 1)) && seq_after(end, f->td_end[d])) {
+		/* A SYN again, with a later sequence number (RFC 793: a TCP
+		 * that restarts uses numbers larger than those recently used). */
+		f->td_end[d] = f->td_maxend[d] = end;
+		f->td_maxwin[d] = RTE_MAX(win, 1u);
+	}
+	if (!(fl & RTE_TCP_ACK_FLAG))
+		ack = f->td_end[r]; /* no acknowledgment: as if it were right */
+	maxack = RTE_MAX(f->td_maxwin[d], 66000u);
+	if (!(seq_before(seq, f->td_maxend[d] + 1) &&
+	      (f->td_maxwin[r] == 0 || seq_after(end, f->td_end[d] - f->td_maxwin[r] - 1)) &&
+	      seq_before(ack, f->td_end[r] + 1) &&
+	      seq_after(ack, f->td_end[r] - maxack - 1)))
+		return false;
+	if (!(fl & RTE_TCP_SYN_FLAG))
+		win <<= tcp_scale(f, d);
+	if (f->td_maxwin[d] < win)
+		f->td_maxwin[d] = win;
+	if (seq_after(end, f->td_end[d]))
+		f->td_end[d] = end;
+	if (f->td_maxwin[r] != 0 && seq_after(end, f->td_maxend[d]))
+		f->td_maxwin[r] += end - f->td_maxend[d];
+	if (seq_after(ack + win, f->td_maxend[r] - 1)) {
+		f->td_maxend[r] = ack + win;
+		if (win == 0)
+			f->td_maxend[r]++;
+	}
+	return true;
+}
+
 /* A reset in direction d is believed when its sequence number falls in the
  * window the receiver advertised from its last acknowledgment (RFC 5961's
  * spirit: a blind reset must guess it). Only once both SYNs were seen (the
@@ -264,9 +405,15 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 			flow_forget(t, idx);
 			return 0;
 		}
-		if ((p->tcp_flags & RTE_TCP_RST_FLAG) && !rst_in_window(f, d, p)) {
-			c->invalid_rst++;
-			return -1;
+		if (p->tcp_flags & RTE_TCP_RST_FLAG) {
+			if (!rst_in_window(f, d, p)) {
+				c->invalid_rst++;
+				return -(int)drop_ct_invalid_rst.id;
+			}
+		} else if (!tcp_in_window(f, d, p) && !f->liberal &&
+			   !__atomic_load_n(&nfv_ct_tcp_liberal, __ATOMIC_RELAXED)) {
+			c->out_of_window++;
+			return -(int)drop_ct_out_of_window.id;
 		}
 		tcp_track(f, d, p);
 		f->state = tcp_next(f, d, p->tcp_flags, &fin);
@@ -345,8 +492,10 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	f->ack_seen = 0;
 	f->maxwin[0] = f->maxwin[1] = 0;
 	f->wscale[0] = f->wscale[1] = 0xff;
-	if (k->proto == IPPROTO_TCP)
+	if (k->proto == IPPROTO_TCP) {
 		tcp_track(f, 0, p);
+		tcp_window_init(f, p);
+	}
 	f->packets[0] = 1;
 	f->packets[1] = 0;
 	f->gen = t->slots.gen;
@@ -450,6 +599,12 @@ nfv_ct_set_timeout(const char *name, uint32_t seconds, char *err)
 }
 
 void
+nfv_ct_set_tcp_liberal(bool on)
+{
+	__atomic_store_n(&nfv_ct_tcp_liberal, on, __ATOMIC_RELAXED);
+}
+
+void
 nfv_ct_flush(void)
 {
 	__atomic_fetch_add(&nfv_ct_gen, 1, __ATOMIC_RELEASE);
@@ -508,12 +663,13 @@ nfv_ct_show(void)
 		json_object_set_new(tmo, timeout_names[i], json_integer(timeout_s[i]));
 	}
 	nfv_counters_sum(&nfv_ct_counters_block, &c);
-	o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:b, s:o}",
+	o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:b, s:b, s:o}",
 		      "count", (json_int_t)count, "max", (json_int_t)ct_max,
 		      "capacity", (json_int_t)ct_capacity * RTE_MAX(nfv_n_workers, 1u),
 		      "by_state", states, "timeouts", tmo,
 		      "created", (json_int_t)c.created, "expired", (json_int_t)c.expired,
 		      "table_full", (json_int_t)c.table_full, "truncated", truncated,
+		      "tcp_liberal", nfv_ct_tcp_liberal,
 		      "entries", entries);
 	return o;
 }
@@ -524,10 +680,11 @@ ct_show_stats(json_t *stats)
 	struct nfv_ct_counters c;
 
 	nfv_counters_sum(&nfv_ct_counters_block, &c);
-	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_object_set_new(stats, "conntrack", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		"created", (json_int_t)c.created, "expired", (json_int_t)c.expired,
 		"table_full", (json_int_t)c.table_full, "hits", (json_int_t)c.hits,
-		"related", (json_int_t)c.related, "invalid_rst", (json_int_t)c.invalid_rst));
+		"related", (json_int_t)c.related, "invalid_rst", (json_int_t)c.invalid_rst,
+		"out_of_window", (json_int_t)c.out_of_window));
 }
 
 static void
@@ -550,6 +707,9 @@ ct_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_conntrack_invalid_rst_total", "counter",
 			 "TCP resets outside the receiver's window, dropped.");
 	fprintf(f, "nfvd_conntrack_invalid_rst_total %" PRIu64 "\n", c.invalid_rst);
+	nfv_metrics_help(f, "nfvd_conntrack_out_of_window_total", "counter",
+			 "TCP segments outside the windows of their connection, dropped.");
+	fprintf(f, "nfvd_conntrack_out_of_window_total %" PRIu64 "\n", c.out_of_window);
 }
 
 static const struct nfv_collector ct_collector = {

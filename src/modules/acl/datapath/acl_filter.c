@@ -24,7 +24,8 @@
  * whose flow another worker owns is first handed to it (acl.h).
  *
  * Drops: acl/denied, acl/no_match, acl/handoff_full, conntrack/table_full,
- *        conntrack/invalid_rst.
+ *        and the reasons connection tracking gives (conntrack/invalid_rst,
+ *        conntrack/out_of_window).
  * Counters: acl (permitted, denied, no_match, flow_hits, cache_hits,
  *           cache_misses, handoff_out, handoff_full), per-rule hits,
  *           conntrack (created, expired, table_full, hits, related,
@@ -58,8 +59,6 @@ NFV_DROP_REASON(drop_acl_no_match, "acl", "no_match",
 	"no rule of the attached ACL matched (the default action is deny)");
 NFV_DROP_REASON(drop_acl_handoff_full, "acl", "handoff_full",
 	"the ring to the worker that owns the packet's flow was full");
-NFV_DROP_REASON(drop_ct_invalid_rst, "conntrack", "invalid_rst",
-	"a TCP reset of a tracked flow outside the window the receiver advertised");
 NFV_DROP_REASON(drop_ct_full, "conntrack", "table_full",
 	"a reflect rule matched but the connection table is full (conntrack set max)");
 
@@ -121,6 +120,7 @@ tcp_read(const struct rte_mbuf *m, uint32_t off, struct nfv_ct_pkt *p)
 	p->win = rte_be_to_cpu_16(t->rx_win);
 	p->wscale = t->tcp_flags & RTE_TCP_SYN_FLAG ? tcp_wscale(m, off, (t->data_off >> 4) * 4u) :
 						     0xff;
+	p->seglen = nfv_ct_tcp_seglen(m, off, t->data_off);
 	return true;
 }
 
@@ -734,8 +734,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 					continue;
 				}
 				if (r < 0) {
-					nexts[i] = nfv_mark_drop(m, drop_ct_invalid_rst.id,
-								 ACL_NEXT_DROP);
+					nexts[i] = nfv_mark_drop(m, (uint16_t)-r, ACL_NEXT_DROP);
 					continue;
 				}
 			} else {
@@ -955,8 +954,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 					ct_cache_put(ct, &s.k4[i], s.ifaces[i],
 						     (uint32_t)(uintptr_t)s.ctdata[k + j]);
 			} else if (r < 0)
-				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_invalid_rst.id,
-							   ACL_NEXT_DROP);
+				s.nexts[i] = nfv_mark_drop(pkts[i], (uint16_t)-r, ACL_NEXT_DROP);
 			else
 				s.todo[nt++] = i;
 		}
@@ -1051,8 +1049,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 			 * an earlier packet of the burst, can be found now. */
 			r = cc->created != created0 ? nfv_ct_lookup(ct, cc, &ck, &s.cp[i], now) : 0;
 			if (r < 0) {
-				s.nexts[i] = nfv_mark_drop(pkts[i], drop_ct_invalid_rst.id,
-							   ACL_NEXT_DROP);
+				s.nexts[i] = nfv_mark_drop(pkts[i], (uint16_t)-r, ACL_NEXT_DROP);
 				continue;
 			}
 			if (r == 0 && nfv_ct_create(ct, cc, &ck, &s.cp[i], now) < 0) {

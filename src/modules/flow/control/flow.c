@@ -132,7 +132,7 @@ worker_make(unsigned int i, char *err)
 	/* Every way points at entry 0, which holds no flow yet. */
 	for (uint32_t set = 0; set < NFV_FLOW_CACHE_SETS; set++)
 		for (unsigned int way = 0; way < NFV_FLOW_CACHE_WAYS; way++)
-			*nfv_flow_cache_way(fw->cache, set, way) = NFV_FLOW_CACHE_OFF(0);
+			*nfv_flow_cache_way(fw->cache, set, way) = fw->entries[NFV_FLOW_V4];
 	snprintf(name, sizeof(name), "nfv_flow_ring_w%u", i);
 	fw->ring = rte_ring_create_elem(name, sizeof(struct nfv_flow_record), FLOW_RING_SIZE,
 					socket, RING_F_SP_ENQ | RING_F_SC_DEQ);

@@ -10,10 +10,11 @@
  * not IP, or too short for their headers, are not counted. The frames go
  * on untouched, the whole stream at once when they came from one port.
  *
- * The common frame (untagged IPv4 without options, not a later fragment,
- * at least 48 bytes) is read with four wide loads and counted in place
- * when its flow is in the worker's cache (flow.h): no call, no table
- * lookup. The others, and the frames whose flow the cache misses, wait
+ * The common frame (untagged IPv4 UDP or TCP without options, not a later
+ * fragment, at least 48 bytes) is read with a few wide loads (the header
+ * checks: one 16-byte load, an XOR and a test against a mask) and
+ * counted in place when its flow is in the worker's cache (flow.h): no
+ * call, no table lookup. The others, and the frames whose flow the cache misses, wait
  * for one bulk lookup per table (up to 64 frames each); a key not found
  * is a flow's first packet (a new entry).
  *
@@ -37,6 +38,13 @@
 #include "core/node.h"
 #include "modules/flow/flow.h"
 #include "modules/flow/l2_end.h"
+
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__) && RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#include <smmintrin.h>
+#define FLOW_SSE_CHECKS 1
+#else
+#define FLOW_SSE_CHECKS 0
+#endif
 
 #define FLOW_CHUNK 64 /* keys per bulk lookup (RTE_HASH_LOOKUP_BULK_MAX) */
 
@@ -201,8 +209,7 @@ flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t len, ui
 	uint32_t set = nfv_flow_cache_set(lo, hi);
 
 	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS; way++) {
-		struct nfv_flow_entry *e = RTE_PTR_ADD(fw->cache,
-			*nfv_flow_cache_way(fw->cache, set, way));
+		struct nfv_flow_entry *e = *nfv_flow_cache_way(fw->cache, set, way);
 
 		if (key4_is(e, lo, hi)) {
 			flow_update(e, len, (uint16_t)(flags * 0x101), now);
@@ -224,7 +231,7 @@ flow_count4(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *k, uint32_t 
 	memcpy(&lo, k, 8);
 	memcpy(&hi, (const uint8_t *)k + 8, 8);
 	set = nfv_flow_cache_set(lo, hi);
-	e = RTE_PTR_ADD(fw->cache, fw->cache->way0[set]);
+	e = fw->cache->way0[set];
 	if (key4_is(e, lo, hi))
 		flow_update(e, len, (uint16_t)(flags * 0x101), now);
 	else
@@ -292,12 +299,12 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 		}
 		/* Way 0, the others down one (up to the one it held). */
 		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 &&
-			    *nfv_flow_cache_way(fw->cache, set, w) != NFV_FLOW_CACHE_OFF(at); w++)
+			    *nfv_flow_cache_way(fw->cache, set, w) != &entries[at]; w++)
 			;
 		for (; w > 0; w--)
 			*nfv_flow_cache_way(fw->cache, set, w) =
 				*nfv_flow_cache_way(fw->cache, set, w - 1);
-		fw->cache->way0[set] = NFV_FLOW_CACHE_OFF(at);
+		fw->cache->way0[set] = &entries[at];
 		flow_update(&entries[at], p->len4[k], p->fl4[k], now);
 	}
 	p->n4 = 0;
@@ -355,15 +362,14 @@ flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t
 		uint64_t len, uint8_t flags, uint64_t now, struct flow_pending *p)
 {
 	uint32_t set = nfv_flow_cache_set(lo, hi);
-	struct nfv_flow_entry *e = (struct nfv_flow_entry *)(base + *(const uint32_t *)
-		(base + set * sizeof(uint32_t)));
+	struct nfv_flow_entry *e = ((struct nfv_flow_cache *)base)->way0[set];
 	uint64_t k0, k1;
 
 	memcpy(&k0, &e->key4, 8);
 	memcpy(&k1, (const uint8_t *)&e->key4 + 8, 8);
 	if (unlikely(k0 != lo) || unlikely(k1 != hi)) {
 		/* Way 1 here too: the flows that share a set with another. */
-		e = (struct nfv_flow_entry *)(base + ((struct nfv_flow_cache *)base)->more[set][0]);
+		e = ((struct nfv_flow_cache *)base)->more[set][0];
 		if (!key4_is(e, lo, hi)) {
 			flow_ways(fw, lo, hi, (uint32_t)len, flags, now, p);
 			return;
@@ -392,12 +398,25 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint8_t *base = (uint8_t *)fw->cache; /* the ways, then the IPv4 entries */
 	/* The first word of a UDP key from port0 but for the source address
-	 * (struct nfv_flow_key4: pad, protocol, port). */
-	uint64_t key_udp = (uint64_t)port0 << 16 | IPPROTO_UDP << 8;
+	 * (struct nfv_flow_key4: source, pad, protocol, port). */
+	uint64_t key_udp = (uint64_t)port0 << 48 | (uint64_t)IPPROTO_UDP << 40;
 
 	/* Loop constants in registers (the compiler would rebuild them for
 	 * every frame). */
 	__asm__("" : "+r"(key_udp), "+r"(base));
+#endif
+#if FLOW_SSE_CHECKS
+	/* Bytes 8-23 of the frame: the ethertype (12-13), version and header
+	 * length (14), the fragment offset (20-21, not the flags) and the
+	 * protocol (23) under hdr_mask must be those of hdr_udp (IPv4, 20
+	 * bytes of header, offset 0, UDP); TCP differs in byte 23 by
+	 * hdr_tcp. */
+	const __m128i hdr_mask = _mm_setr_epi8(0, 0, 0, 0, -1, -1, -1, 0,
+					       0, 0, 0, 0, 0x1f, -1, 0, -1);
+	const __m128i hdr_udp = _mm_setr_epi8(0, 0, 0, 0, 0x08, 0x00, 0x45, 0,
+					      0, 0, 0, 0, 0, 0, 0, IPPROTO_UDP);
+	const __m128i hdr_tcp = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0,
+					      0, 0, 0, 0, 0, 0, 0, IPPROTO_UDP ^ IPPROTO_TCP);
 #endif
 	/* From -n up to 0 before the end: one register, one add and branch. */
 	pkts += n;
@@ -419,29 +438,44 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 		/* The source address; the destination address and the ports. */
 		memcpy(&src, b + 26, 4);
 		memcpy(&hi, b + 30, 8);
+		len = flow_be16(b + 16);
+		/* The key (struct nfv_flow_key4): source, protocol, port;
+		 * destination, ports. */
+		lo = (uint64_t)src | key_udp;
+#if FLOW_SSE_CHECKS
+		/* UDP and TCP here (ports in the key), each with its own copy
+		 * of the count; ICMP and the others through the full parse. */
+		__m128i hdr = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(b + 8)), hdr_udp);
+
+		/* (The TCP test XORs this again rather than keep the load.) */
+		__asm__("" : "+x"(hdr));
+		if (likely(_mm_testz_si128(hdr, hdr_mask))) {
+			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
+			continue;
+		}
+		if (likely(_mm_testz_si128(_mm_xor_si128(hdr, hdr_tcp), hdr_mask))) {
+			lo ^= (uint64_t)(IPPROTO_UDP ^ IPPROTO_TCP) << 40;
+			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
+			continue;
+		}
+#else
 		/* IPv4 (08 00), version 4 with 5 words of header (45),
 		 * fragment offset 0: compares of memory with immediates. */
 		if (unlikely(*(const unaligned_uint16_t *)(b + 12) != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 			     b[14] != 0x45 ||
 			     (*(const unaligned_uint16_t *)(b + 20) & RTE_BE16(0x1fff)) != 0))
 			goto slow;
-		/* UDP and TCP here (ports in the key), each with its own copy
-		 * of the count (no test of the protocol there); ICMP and the
-		 * others through the full parse. */
-		len = flow_be16(b + 16);
-		/* The key (struct nfv_flow_key4): protocol, port, source;
-		 * destination, ports. */
-		lo = (uint64_t)src << 32 | key_udp;
 		if (likely(b[23] == IPPROTO_UDP)) {
 			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
 			continue;
 		}
 		/* (Read again, so that the UDP test is one compare with memory.) */
 		if (likely(*(const volatile uint8_t *)(b + 23) == IPPROTO_TCP)) {
-			lo ^= (IPPROTO_UDP ^ IPPROTO_TCP) << 8;
+			lo ^= (uint64_t)(IPPROTO_UDP ^ IPPROTO_TCP) << 40;
 			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
 			continue;
 		}
+#endif
 #endif
 slow:
 		flow_slow(fw, m, now, p);
