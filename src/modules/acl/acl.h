@@ -357,6 +357,9 @@ int nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c,
 		  const struct nfv_ct_key *k, const struct nfv_ct_pkt *p, uint64_t now);
 
 /* Control side. */
+/* The flow tables allocated, before the first reflect rule is published;
+ * -ENOMEM with err set when there is no memory for them. */
+int nfv_ct_reserve(char *err);
 int nfv_ct_set_max(uint32_t max, char *err);
 int nfv_ct_set_timeout(const char *name, uint32_t seconds, char *err);
 /* "conntrack set tcp-liberal on|off": out-of-window segments pass (off:

@@ -423,6 +423,8 @@ acl_changed(struct nfv_acl *a, char *err)
 	a->dirty = true;
 	if (a->n_attached == 0)
 		return 0;
+	if (acl_has_reflect(a) && nfv_ct_reserve(err) < 0)
+		return -ENOMEM;
 	handoff_update(true);
 	rc = acl_compile(a, err);
 	handoff_update(false);
@@ -597,6 +599,8 @@ acl_prepare(void *obj, uint16_t iface, char *err)
 {
 	struct nfv_acl *a = obj;
 
+	if (acl_has_reflect(a) && nfv_ct_reserve(err) < 0)
+		return -ENOMEM;
 	if (a->dirty || a->active == NULL) {
 		int rc = acl_compile(a, err);
 

@@ -525,16 +525,33 @@ ct_key_hash(const void *key, uint32_t len, uint32_t init)
 
 /* ---- control side ---- */
 
-static int
-ct_setup(void)
+/* The flow tables take memory (--conntrack-size flows per worker, tens of
+ * MB) only once a reflect rule is about to be published (nfv_ct_reserve):
+ * until then the per-worker structs are empty, their counts 0, and
+ * nfv_ct_burst_start keeps the workers away from them. */
+static bool ct_reserved;
+
+static void
+tables_free(void)
 {
-	nfv_ct_tables = rte_zmalloc("nfv_ct_tables", nfv_n_workers * sizeof(*nfv_ct_tables),
-				    RTE_CACHE_LINE_SIZE);
-	if (nfv_ct_tables == NULL)
-		return -ENOMEM;
-	if (ct_max == 0)
-		ct_max = ct_capacity * nfv_n_workers;
-	ct_worker_max = (ct_max + nfv_n_workers - 1) / nfv_n_workers;
+	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
+		struct nfv_ct_table *t = &nfv_ct_tables[w];
+
+		rte_hash_free(t->hash);
+		rte_free(t->flows);
+		rte_free(t->cache);
+		nfv_slots_fini(&t->slots);
+		t->hash = NULL;
+		t->flows = NULL;
+		t->cache = NULL;
+	}
+}
+
+int
+nfv_ct_reserve(char *err)
+{
+	if (ct_reserved)
+		return 0;
 	for (unsigned int w = 0; w < nfv_n_workers; w++) {
 		struct nfv_ct_table *t = &nfv_ct_tables[w];
 		int socket = (int)rte_lcore_to_socket_id(nfv_workers[w].lcore_id);
@@ -556,12 +573,27 @@ ct_setup(void)
 					      RTE_CACHE_LINE_SIZE, socket);
 		if (t->hash == NULL || t->flows == NULL || t->cache == NULL ||
 		    nfv_slots_init(&t->slots, ct_capacity, socket) < 0) {
-			NFV_LOG(ERR, "conntrack: no memory for %u flows per worker "
-				"(--conntrack-size)", ct_capacity);
+			tables_free();
+			snprintf(err, NFV_ERR_LEN, "conntrack: no memory for %u flows per worker "
+				 "(--conntrack-size; reserve more hugepages or lower it)", ct_capacity);
 			return -ENOMEM;
 		}
 		table_clear(t);
 	}
+	ct_reserved = true;
+	return 0;
+}
+
+static int
+ct_setup(void)
+{
+	nfv_ct_tables = rte_zmalloc("nfv_ct_tables", nfv_n_workers * sizeof(*nfv_ct_tables),
+				    RTE_CACHE_LINE_SIZE);
+	if (nfv_ct_tables == NULL)
+		return -ENOMEM;
+	if (ct_max == 0)
+		ct_max = ct_capacity * nfv_n_workers;
+	ct_worker_max = (ct_max + nfv_n_workers - 1) / nfv_n_workers;
 	timeouts_publish();
 	return 0;
 }
@@ -626,7 +658,7 @@ nfv_ct_show(void)
 	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
 		const struct nfv_ct_table *t = &nfv_ct_tables[w];
 
-		for (uint32_t i = 0; i < ct_capacity; i++) {
+		for (uint32_t i = 0; t->flows != NULL && i < ct_capacity; i++) {
 			struct nfv_ct_flow f;
 			char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pb[8];
 
@@ -733,12 +765,8 @@ ct_parse_option(const char *name, const char *value, char *err, size_t len)
 static void
 ct_fini(void)
 {
-	for (unsigned int w = 0; nfv_ct_tables != NULL && w < nfv_n_workers; w++) {
-		rte_hash_free(nfv_ct_tables[w].hash);
-		rte_free(nfv_ct_tables[w].flows);
-		rte_free(nfv_ct_tables[w].cache);
-		nfv_slots_fini(&nfv_ct_tables[w].slots);
-	}
+	tables_free();
+	ct_reserved = false;
 	rte_free(nfv_ct_tables);
 	nfv_ct_tables = NULL;
 }
