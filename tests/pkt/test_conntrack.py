@@ -107,6 +107,41 @@ def show(nfvd):
     return nfvd.ctl("conntrack show")
 
 
+def test_flow_tables_taken_at_the_first_reflect_rule(tmp_path):
+    """The connection tables take their memory when the first reflect rule
+    is about to be published, not at start: nfvd starts in 512 MB with room
+    asked for 16M flows, stateless ACLs work, and a reflect rule it has no
+    memory for is refused with a clear error (attached, or added to an
+    attached ACL) and changes nothing: the ACLs it held stay as they were,
+    traffic keeps flowing and nfvd stays up."""
+    seq = [out_pkt(IP(src=H, dst=S, ttl=64) / UDP(sport=5000 + i, dport=53))
+           for i in range(8)]
+    nfvd = Nfvd(tmp_path, mem_mb=512)
+    nfvd.extra_args = ["--conntrack-size", str(1 << 24)]
+    nfvd.add_port("t", rx=seq)
+    nfvd.cmd(*[c for c in CONFIG if not c.startswith("acl attach lan_in")],
+             "acl add plain", "acl rule add plain prio 1 action permit")
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {}, drops(st)
+    before = nfvd.ctl("acl show")
+    for cmd in ("acl attach lan_in dev lan in",
+                "acl rule add lan_out prio 5 proto udp action reflect"):
+        try:
+            nfvd.ctl(cmd)
+            raise AssertionError("%r accepted without memory for its flows" % cmd)
+        except CtlError as e:
+            assert "conntrack: no memory for 16777216 flows per worker" in str(e), str(e)
+    assert nfvd.ctl("acl show") == before
+    assert show(nfvd)["count"] == 0
+    # Stateless rules still attach and count.
+    nfvd.ctl("acl attach plain dev wan in")
+    assert [a["attached"] for a in nfvd.ctl("acl show plain")["acls"]] == \
+        [[{"dev": "wan", "dir": "in"}]]
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in seq]
+
+
 def test_reflect_tcp_udp_icmp_states(tmp_path):
     passes = [
         out_pkt(tcp(H, S, 40000, 80, "S")),
