@@ -752,7 +752,8 @@ static const struct nfv_collector ct_collector = {
 NFV_COLLECTOR_REGISTER(ct_collector);
 
 static const struct nfv_module_option ct_options[] = {
-	{ "conntrack-size", "N", "flows each worker's connection table holds (65536)" },
+	{ "conntrack-size", "N",
+	  "flows each worker's connection table holds, taken at the first reflect rule (65536)" },
 	{ NULL, NULL, NULL },
 };
 
