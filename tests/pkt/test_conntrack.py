@@ -110,7 +110,7 @@ def show(nfvd):
 def test_flow_tables_taken_at_the_first_reflect_rule(tmp_path):
     """The connection tables take their memory when the first reflect rule
     is about to be published, not at start: nfvd starts in 512 MB with room
-    asked for 16M flows, stateless ACLs work, and a reflect rule it has no
+    asked for 16M flows, stateless ACLs attach, and a reflect rule it has no
     memory for is refused with a clear error (attached, or added to an
     attached ACL) and changes nothing: the ACLs it held stay as they were,
     traffic keeps flowing and nfvd stays up."""
@@ -134,7 +134,7 @@ def test_flow_tables_taken_at_the_first_reflect_rule(tmp_path):
             assert "conntrack: no memory for 16777216 flows per worker" in str(e), str(e)
     assert nfvd.ctl("acl show") == before
     assert show(nfvd)["count"] == 0
-    # Stateless rules still attach and count.
+    # A stateless ACL still attaches.
     nfvd.ctl("acl attach plain dev wan in")
     assert [a["attached"] for a in nfvd.ctl("acl show plain")["acls"]] == \
         [[{"dev": "wan", "dir": "in"}]]
