@@ -11,6 +11,7 @@
 #include "core/common.h"
 #include "core/iface_event.h"
 #include "core/log.h"
+#include "core/worker.h"
 
 #define NFV_ARCS_MAX 16
 #define NFV_FEATURES_MAX 64
@@ -150,11 +151,26 @@ arc_order(struct nfv_arc *a)
 /* The edges of one interface: from the start node (and each entry) to the
  * first enabled feature, from each feature to the next enabled one, else to
  * the end. */
+static bool arc_routed(const struct nfv_arc *a, uint32_t on);
+
 static void
 arc_iface_update(struct nfv_arc *a, uint16_t iface)
 {
 	uint32_t on = a->enabled[iface];
 	int next = (int)a->n_features; /* the end */
+	bool routed = arc_routed(a, on);
+
+	/* Routed packets stamped before this are routed again at the arc's
+	 * end; a feature that does not keep the route: no packet routed
+	 * before it is enabled is still in a walk when its edges are written.
+	 * (routed_ok first, then the gen: a packet stamped with the old gen
+	 * may have seen routed_ok 1, one with the new gen has seen 0.) */
+	if (!routed && __atomic_load_n(&a->routed_ok[iface], __ATOMIC_RELAXED)) {
+		__atomic_store_n(&a->routed_ok[iface], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&a->route_gen[iface], a->route_gen[iface] + 1, __ATOMIC_RELEASE);
+		if (on != 0)
+			nfv_rcu_sync();
+	}
 
 	for (int i = (int)a->n_features - 1; i >= 0; i--) {
 		struct nfv_arc_feature *f = a->features[i];
@@ -180,6 +196,8 @@ arc_iface_update(struct nfv_arc *a, uint16_t iface)
 			n += a->enabled[i] != 0;
 		__atomic_store_n(&a->n_ifaces_on, n, __ATOMIC_RELEASE);
 	}
+	if (routed)
+		__atomic_store_n(&a->routed_ok[iface], 1, __ATOMIC_RELEASE);
 }
 
 int
@@ -295,6 +313,18 @@ nfv_arc_feature_set(const char *arc, const char *feature_node, uint16_t iface, b
 		a->enabled[iface] &= ~(1u << i);
 	arc_iface_update(a, iface);
 	return 0;
+}
+
+/* Whether enabled set on (of arc a) lets packets walk it routed. */
+static bool
+arc_routed(const struct nfv_arc *a, uint32_t on)
+{
+	if (on == 0)
+		return false;
+	for (unsigned int i = 0; i < a->n_features; i++)
+		if ((on & (1u << i)) && !a->features[i]->keeps_route)
+			return false;
+	return true;
 }
 
 void

@@ -54,6 +54,11 @@ struct nfv_arc {
 	struct nfv_arc_entry *entries[NFV_ARC_ENTRIES_MAX]; /* other start nodes */
 	uint32_t enabled[NFV_ARC_IFACES];   /* control: bit i for features[i] */
 	uint16_t start_edge[NFV_ARC_IFACES] __rte_cache_aligned; /* workers */
+	/* Workers: 1 when the interface has features on the arc and every one
+	 * of them keeps_route (nfv_arc_routed_ok); route_gen counts the times
+	 * it went from 1 to 0. */
+	uint8_t routed_ok[NFV_ARC_IFACES];
+	uint32_t route_gen[NFV_ARC_IFACES];
 };
 
 struct nfv_arc_feature {
@@ -61,6 +66,13 @@ struct nfv_arc_feature {
 	const char *node;
 	const char *runs_before; /* a feature node of the same arc, or NULL */
 	const char *runs_after;
+	/* The feature reads a packet's headers and may drop it or pass it on,
+	 * but never changes its addresses (nor anything else a route depends
+	 * on) and reads neither its TTL / hop limit nor its Ethernet header:
+	 * a packet may reach it already forwarded (looked up, rewritten, its
+	 * output port in meta.tx_port), as the fused IPv4 node sends it to an
+	 * interface's ingress features when all of them keep the route. */
+	bool keeps_route;
 	/* Set by nfv_arcs_init(). */
 	struct nfv_arc *arc;
 	uint16_t index;                               /* in arc->features */
@@ -130,6 +142,30 @@ static __rte_always_inline uint16_t
 nfv_arc_entry_edge(const struct nfv_arc_entry *e, uint16_t iface)
 {
 	return e->start_edge[iface];
+}
+
+/*
+ * Whether a packet of iface may walk the arc's features already routed:
+ * iface has features on the arc, all of them keeps_route. A node that
+ * routes a packet on this answer stamps it with nfv_arc_route_gen(), read
+ * before it. When the answer goes to 0, the gen moves on: the arc's end
+ * node trusts a routed packet only while its stamp is the interface's gen
+ * (else it routes the packet again, as if it had not been). When that is
+ * because a feature that does not keep the route is enabled, a grace
+ * period also passes before its edges are written: no packet routed
+ * before meets it within a walk (one handed to another worker in between
+ * may, and the end node sees its stamp is old).
+ */
+static __rte_always_inline uint32_t
+nfv_arc_route_gen(const struct nfv_arc *a, uint16_t iface)
+{
+	return __atomic_load_n(&a->route_gen[iface], __ATOMIC_ACQUIRE);
+}
+
+static __rte_always_inline bool
+nfv_arc_routed_ok(const struct nfv_arc *a, uint16_t iface)
+{
+	return __atomic_load_n(&a->routed_ok[iface], __ATOMIC_ACQUIRE) != 0;
 }
 
 static __rte_always_inline uint16_t

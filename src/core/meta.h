@@ -21,6 +21,9 @@ enum nfv_meta_flag {
 	NFV_META_L2_MCAST = 1 << 1,     /* received as link-layer broadcast/multicast */
 	NFV_META_ICMP_ERROR = 1 << 2,   /* an ICMP error: from its output port's address */
 	NFV_META_L2_OUTPUT_DONE = 1 << 3, /* been through the l2_output arc (port_tx) */
+	/* Forwarded before the ingress features (core/arc.h keeps_route):
+	 * rewritten, tx_port and routed_gen set. */
+	NFV_META_ROUTED = 1 << 4,
 };
 
 /*
@@ -34,6 +37,7 @@ struct nfv_mbuf_meta {
 	union {
 		const struct nfv_nexthop *nh; /* set by ipX_lookup (NULL: no route) */
 		uint32_t icmp_info;   /* MTU for "fragmentation needed" / "packet too big" */
+		uint32_t routed_gen;  /* NFV_META_ROUTED: the arc's route gen then (core/arc.h) */
 	};
 	uint16_t tx_port;             /* set by ipX_rewrite */
 	uint16_t drop_reason;         /* a drop reason id, set before the drop edge */

@@ -113,17 +113,25 @@ def nodes(n):
     return out
 
 
-@pytest.mark.parametrize("path", ["fast", "chain"])
+@pytest.mark.parametrize("path", ["fast", "chain", "reroute"])
 @pytest.mark.parametrize("fam", [4, 6])
 def test_ingress_and_egress_features(nfvd, fam, path):
     """ACLs in on p0 and out on p1: every packet through acl_in, the lookup
     and (to p1) acl_out, none through the input node (fast) nor the
-    rewrite node (either path)."""
+    rewrite node (either path). An ACL keeps the route: on the fused path
+    IPv4 packets are forwarded before acl_in and the lookup sends them on
+    by their output port. "reroute" (IPv4): the lookup routes each of them
+    again, as after a feature change on the way, through the rewrite node,
+    its TTL restored first: the same packets leave."""
+    if path == "reroute" and fam == 6:
+        pytest.skip("IPv6 packets are not forwarded before the ingress features")
     n_frames = 8 * BURST
     frames, d_in, d_out = traffic(fam, n_frames)
     n = router(nfvd, frames)
     if path == "chain":
         n.cmd("debug fastpath off")
+    if path == "reroute":
+        n.cmd("debug reroute on")
     n.start()
     st = n.wait_processed({"p0": n_frames})
     assert nfvdlib.drops(st) == {"acl/denied": d_in + d_out}, nfvdlib.drops(st)
@@ -131,7 +139,7 @@ def test_ingress_and_egress_features(nfvd, fam, path):
     g = nodes(n)
     x = "ip%d" % fam
     to_p1 = sum(1 for i in range(n_frames) if i % 2 == 0 and i % 7 != 3)
-    if path == "fast":
+    if path != "chain":
         assert g["%s_fast" % x] == n_frames, g
         assert g.get("%s_input" % x, 0) == 0, g
     else:
@@ -139,7 +147,9 @@ def test_ingress_and_egress_features(nfvd, fam, path):
         assert g["%s_input" % x] == n_frames, g
     assert g["acl_in%d" % fam] == n_frames, g
     assert g["%s_lookup" % x] == n_frames - d_in, g
-    assert g.get("%s_rewrite" % x, 0) == 0, g
+    rerouted = n_frames - d_in if path == "reroute" else 0
+    assert g.get("%s_rewrite" % x, 0) == rerouted, g
+    assert st["ip4"]["routed_again"] == rerouted, st["ip4"]
     assert g["acl_out%d" % fam] == to_p1, g
     out = n.stop()
     for port in (1, 2):
@@ -228,3 +238,43 @@ def test_what_the_features_path_leaves_to_the_chain(nfvd, fam, path):
     for port in (1, 2):
         assert out["p%d" % port] == expected(good, fam, port), port
     assert len(out["p0"]) == 2    # time exceeded, unreachable
+
+
+@pytest.mark.parametrize("reroute", [False, True])
+def test_features_change_under_routed_traffic(nfvd, reroute):
+    """An ACL in on p0 keeps the route: ip4_fast forwards p0's packets
+    before it (rewritten, output port chosen) and ip4_lookup sends them on
+    by that port, without a second lookup. While a long stream runs (each
+    burst held back, so that it lasts), a feature that may change the route
+    (NAT44's on p0, for a DNAT rule on a port the traffic does not use) and
+    one that keeps it (a policer no packet exceeds) go on and off p0 again
+    and again: a packet routed before such a change and looked at again at
+    the arc's end is routed once more, its TTL as it came. Every packet
+    leaves exactly as routed once, in order; nothing is dropped but what
+    the ACL denies; every mbuf comes back. With "debug reroute on", every
+    packet forwarded before the ACL (none while NAT44 is on p0) is routed
+    again at the arc's end."""
+    reps = 40
+    base, d_in, _ = traffic(4, 4 * BURST, acl_in=True)
+    frames = base * reps
+    n = router(nfvd, frames, acl_in=True, acl_out=False)
+    n.cmd("policer add big cir 10G cbs 10000000", "debug rx-delay-us 300")
+    if reroute:
+        n.cmd("debug reroute on")
+    n.start()
+    lines = []
+    for k in range(30):
+        lines += ["nat44 dnat add dev p0 proto tcp dport 8080 to 10.1.0.5:80",
+                  "policer attach big dev p0 in",
+                  "nat44 dnat del dev p0 proto tcp dport 8080",
+                  "policer detach big dev p0 in"]
+    n.ctl_batch(lines)
+    st = n.wait_processed({"p0": len(frames)}, timeout=120)
+    assert nfvdlib.drops(st) == {"acl/denied": d_in * reps}, nfvdlib.drops(st)
+    assert st["packets"]["forwarded"] == len(frames) - d_in * reps
+    if reroute:
+        # Those forwarded before the ACL: not while NAT44 was on p0.
+        assert 0 < st["ip4"]["routed_again"] <= len(frames) - d_in * reps, st["ip4"]
+    out = n.stop()
+    for port in (1, 2):
+        assert out["p%d" % port] == expected(frames, 4, port, acl_out=False), port

@@ -50,6 +50,7 @@ static struct nfv_arc_feature feat_second = {
 };
 static struct nfv_arc_feature feat_first = {
 	.arc_name = "ip4_ingress", .node = "nfv_test_first", .runs_before = "nfv_test_second",
+	.keeps_route = true,
 };
 static struct nfv_arc_feature feat_l2 = {
 	.arc_name = "l2_input", .node = "nfv_test_l2",
@@ -402,6 +403,54 @@ test_features_run_per_interface_in_order(void **state)
 			 seen[FEAT_EGRESS][b], 0);
 }
 
+/*
+ * An interface whose ingress features all keep the route lets packets walk
+ * them routed (routed_ok); enabling one that does not takes that back and
+ * moves the route gen on, as does the last feature going; disabling it
+ * gives it back without a new gen. Packets walk the routed way with the
+ * same result: every one forwarded, the features and the egress feature
+ * seeing each.
+ */
+static void
+test_routed_ingress(void **state)
+{
+	char err[NFV_ERR_LEN];
+	uint16_t a = port_a->port_id, b = port_b->port_id;
+	const struct nfv_arc *in = nfv_arc_by_name("ip4_ingress");
+	uint32_t gen = nfv_arc_route_gen(in, a);
+
+	assert_false(nfv_arc_routed_ok(in, a));
+	assert_int_equal(nfv_arc_feature_set("ip4_ingress", "nfv_test_first", a, true, err), 0);
+	assert_true(nfv_arc_routed_ok(in, a));
+	assert_false(nfv_arc_routed_ok(in, b));
+	assert_int_equal(nfv_arc_route_gen(in, a), gen);
+	assert_int_equal(nfv_arc_feature_set("ip4_egress", "nfv_test_egress", b, true, err), 0);
+	memset(seen, 0, sizeof(seen));
+	assert_int_equal(walk(10), 20);
+	assert_int_equal(seen[FEAT_FIRST][a], 10);
+	assert_int_equal(seen[FEAT_EGRESS][b], 10);
+
+	/* One that does not keep the route: taken back, a new gen. */
+	assert_int_equal(nfv_arc_feature_set("ip4_ingress", "nfv_test_second", a, true, err), 0);
+	assert_false(nfv_arc_routed_ok(in, a));
+	assert_int_equal(nfv_arc_route_gen(in, a), gen + 1);
+	memset(seen, 0, sizeof(seen));
+	assert_int_equal(walk(10), 20);
+	assert_int_equal(seen[FEAT_FIRST][a], 10);
+	assert_int_equal(seen[FEAT_SECOND][a], 10);
+	assert_int_equal(seen[FEAT_EGRESS][b], 10);
+	/* Gone again: given back, the gen stays. */
+	assert_int_equal(nfv_arc_feature_set("ip4_ingress", "nfv_test_second", a, false, err), 0);
+	assert_true(nfv_arc_routed_ok(in, a));
+	assert_int_equal(nfv_arc_route_gen(in, a), gen + 1);
+	/* The last feature off: nothing to walk, a new gen. */
+	assert_int_equal(nfv_arc_feature_set("ip4_ingress", "nfv_test_first", a, false, err), 0);
+	assert_false(nfv_arc_routed_ok(in, a));
+	assert_int_equal(nfv_arc_route_gen(in, a), gen + 2);
+	nfv_arcs_iface_clear(a);
+	nfv_arcs_iface_clear(b);
+}
+
 /* The order one packet saw, from the stamps in its private-area slice. */
 static void
 test_order_is_first_then_second(void **state)
@@ -531,6 +580,7 @@ main(void)
 		cmocka_unit_test(test_no_feature_goes_straight_to_the_end),
 		cmocka_unit_test(test_features_run_per_interface_in_order),
 		cmocka_unit_test(test_order_is_first_then_second),
+		cmocka_unit_test(test_routed_ingress),
 		cmocka_unit_test(test_bad_names_are_refused),
 		cmocka_unit_test(test_udp_port_of_a_local_address),
 		cmocka_unit_test(test_l2_input_arc_on_a_real_port),

@@ -226,6 +226,10 @@ struct nfv_ip_counters {
 	uint64_t icmp_no_source[2];
 	uint64_t icmp_not_allowed[2];
 	uint64_t echo_replies[2];
+	/* IPv4 packets ip4_fast forwarded before the ingress features that
+	 * ip4_lookup routed again (the interface's features changed on the
+	 * way, core/arc.h) */
+	uint64_t routed_again;
 };
 
 /* Route sources, highest priority first. */

@@ -682,6 +682,103 @@ nfv_ip_fast_to_ingress(struct rte_graph *graph, struct rte_node *node, void **ob
 	return n;
 }
 
+/* nfv_ip_fast_tail() with meta.flags NFV_META_ROUTED. */
+static __rte_always_inline uint64_t
+nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct nfv_mbuf_meta, flags) - offsetof(struct nfv_mbuf_meta, tx_port)
+			 != 4);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return nfv_ip_fast_tail(nh) | (uint64_t)NFV_META_ROUTED << 32;
+#else
+	return nfv_ip_fast_tail(nh) | (uint64_t)NFV_META_ROUTED << 24;
+#endif
+}
+
+/*
+ * IPv4: nfv_ip_fast_to_ingress for a burst of one interface in the default
+ * VRF whose ingress features all keep the route (core/arc.h): each packet
+ * this node would forward (nhs[]: its FIB value, read in the first pass)
+ * is forwarded here first, rewritten (TTL, Ethernet header, meta.tx_port)
+ * and marked NFV_META_ROUTED, stamped with the interface's route gen
+ * (route_gen, read before the arc's answer: core/arc.h); the
+ * others (TTL expiring, no route, local, unresolved, too big) get meta.flags
+ * 0 as from the input node. The whole burst then goes to the interface's
+ * first ingress feature; at the arc's end ip4_lookup sends the marked
+ * packets on by meta.tx_port (to the output interface's egress features or
+ * port_tx) without a second lookup and rewrite, and decides for the others
+ * as for any packet.
+ */
+static __rte_noinline uint16_t
+nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
+			      uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
+			      const struct nfv_arc_entry *entry, uint32_t route_gen)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	struct {
+		uint32_t id;
+		uint32_t mtu;
+		const struct nfv_nexthop *nh;
+	} cache[NFV_IP_FAST_CACHE];
+	uint16_t i;
+	const uint32_t gen = route_gen;
+	/* The last packet's next hop in registers (a burst mostly goes to
+	 * one), the others in the cache. */
+	uint32_t cur_id = UINT32_MAX, cur_lim = 0; /* the frame length its MTU allows */
+	const struct nfv_nexthop *cur = &nfv_ip_fast_no_nh;
+	uint64_t l2a = 0, l2b = 0, tail = 0;
+
+	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
+		cache[i].id = UINT32_MAX;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = hdrs[i];
+		uint32_t id = nfv_fib_nh_id(nhs[i]);
+		uint32_t frame_len = rte_pktmbuf_pkt_len(m);
+		bool ttl_ok = ip[offsetof(struct rte_ipv4_hdr, time_to_live)] > 1;
+
+		if (unlikely(id != cur_id)) {
+			uint32_t slot = nfv_ip_fast_slot(id);
+
+			if (cache[slot].id != id) {
+				const struct nfv_nexthop *nh = nfv_nh_get(id);
+
+				if (nh == NULL)
+					nh = &nfv_ip_fast_no_nh;
+				cache[slot].id = id;
+				cache[slot].nh = nh;
+				cache[slot].mtu = nh->fwd_mtu;
+			}
+			cur_id = id;
+			cur = cache[slot].nh;
+			cur_lim = cache[slot].mtu + NFV_L2_LEN;
+			memcpy(&l2a, cur->l2, sizeof(l2a));
+			memcpy(&l2b, cur->l2 + 6, sizeof(l2b));
+			tail = nfv_ip_fast_tail_routed(cur);
+		}
+		if (likely(ttl_ok & (frame_len <= cur_lim))) {
+			nfv_ip_fast_rewrite_with(m, ip, l2a, l2b, tail, false);
+		} else {
+			const struct nfv_nexthop *nh = cur;
+			uint64_t ga, gb;
+
+			if (nh->type == NFV_NH_GROUP)
+				nh = nfv_ip_fast_group_pick(nh, m, ip, false);
+			if (nh == NULL || nh->type == NFV_NH_GROUP ||
+			    !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
+				nfv_meta(m)->flags = 0;
+				continue;
+			}
+			memcpy(&ga, nh->l2, sizeof(ga));
+			memcpy(&gb, nh->l2 + 6, sizeof(gb));
+			nfv_ip_fast_rewrite_with(m, ip, ga, gb, nfv_ip_fast_tail_routed(nh), false);
+		}
+		nfv_meta(m)->routed_gen = gen;
+	}
+	rte_node_next_stream_move(graph, node, nfv_arc_entry_edge(entry, pkts[0]->port));
+	return n;
+}
+
 /* The receiving interface's test: default VRF, no feature on the family's
  * ingress arc. */
 static __rte_always_inline bool
@@ -848,10 +945,18 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		nfv_ip_fast_to_chain(graph, node, objs, n);
 		return n;
 	}
-	if (unlikely(!here))
+	if (unlikely(!here)) {
+		/* (The gen before the answer: core/arc.h.) */
+		uint32_t gen = v6 ? 0 : nfv_arc_route_gen(ingress, pkts[0]->port);
+
+		if (!v6 && dir != NULL && ports == 0 && nfv_ifaces[pkts[0]->port].vrf == 0 &&
+		    nfv_arc_routed_ok(ingress, pkts[0]->port))
+			return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
+							     &nfv_ip4_fast_ingress_entry, gen);
 		return nfv_ip_fast_to_ingress(graph, node, objs, n, ports == 0,
 					      v6 ? &nfv_ip6_fast_ingress_entry :
 					      &nfv_ip4_fast_ingress_entry);
+	}
 	if (v6 || dir == NULL)
 		lookup(&dsts, nhs, n);
 	/* Which packets are forwarded here; the others (no route, local,

@@ -64,6 +64,7 @@ NFV_DROP_REASON(drop_ct_full, "conntrack", "table_full",
 
 static struct nfv_arc_feature acl_in4_feature = {
 	.arc_name = "ip4_ingress", .node = "nfv_acl_in4",
+	.keeps_route = true, /* reads the 5-tuple (and TCP state) only */
 };
 static struct nfv_arc_feature acl_in6_feature = {
 	.arc_name = "ip6_ingress", .node = "nfv_acl_in6",

@@ -31,6 +31,8 @@ ip_show_stats(json_t *stats)
 	nfv_counters_sum(&nfv_ip_counters_block, &c);
 	json_object_set_new(stats, "icmp", icmp_json(&c, 0));
 	json_object_set_new(stats, "icmp6", icmp_json(&c, 1));
+	json_object_set_new(stats, "ip4", json_pack("{s:I}", "routed_again",
+						    (json_int_t)c.routed_again));
 	if (tables != NULL) {
 		json_object_set_new(tables, "ipv4_routes",
 				    json_integer((json_int_t)nfv_route_count(AF_INET)));
@@ -64,6 +66,10 @@ ip_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_icmp_errors_sent_total", "counter", "ICMP errors sent");
 	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv4\"} %" PRIu64 "\n", c.icmp_sent[0]);
 	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv6\"} %" PRIu64 "\n", c.icmp_sent[1]);
+	nfv_metrics_help(f, "nfvd_ip4_routed_again_total", "counter",
+			 "IPv4 packets forwarded before the ingress features and routed again "
+			 "after those features changed");
+	fprintf(f, "nfvd_ip4_routed_again_total %" PRIu64 "\n", c.routed_again);
 	nfv_metrics_help(f, "nfvd_routes", "gauge", "Routes in the FIB");
 	fprintf(f, "nfvd_routes{family=\"ipv4\"} %u\n", nfv_route_count(AF_INET));
 	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));

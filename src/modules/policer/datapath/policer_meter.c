@@ -32,6 +32,7 @@ NFV_DROP_REASON(drop_policer_red, "policer", "red",
 
 static struct nfv_arc_feature policer_in4_feature = {
 	.arc_name = "ip4_ingress", .node = "nfv_policer_in4", .runs_after = "nfv_acl_in4",
+	.keeps_route = true, /* reads the length only */
 };
 static struct nfv_arc_feature policer_in6_feature = {
 	.arc_name = "ip6_ingress", .node = "nfv_policer_in6", .runs_after = "nfv_acl_in6",
