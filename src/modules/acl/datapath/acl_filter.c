@@ -477,17 +477,26 @@ acl_handoff(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w
 
 /* ---- decision cache ---- */
 
-/* An IPv4 key as the cache holds it: the addresses; the protocol, has-L4
- * and the ports. */
+/* The second word's flags: the key has L4 fields; they are the packet's
+ * first four L4 bytes as they are (TCP, UDP and SCTP ports: what the
+ * one-pass loop reads without looking at the protocol). */
+#define CACHE4_HAS_L4 (UINT64_C(1) << 8)
+#define CACHE4_RAW_PORTS (UINT64_C(1) << 9)
+
+/* An IPv4 key as the cache holds it: the addresses; the protocol, the
+ * flags above and the ports. */
 static __rte_always_inline void
 cache4_words(const void *key, uint64_t *a, uint64_t *b)
 {
 	const struct nfv_acl4_key *k = key;
 	uint32_t ports;
+	bool raw = k->l4 != 0 && (k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP ||
+				  k->proto == IPPROTO_SCTP);
 
 	memcpy(a, &k->src, 8);
 	memcpy(&ports, &k->sport, 4);
-	*b = (uint64_t)k->proto | (uint64_t)(k->l4 != 0) << 8 | (uint64_t)ports << 32;
+	*b = (uint64_t)k->proto | (k->l4 != 0 ? CACHE4_HAS_L4 : 0) |
+	     (raw ? CACHE4_RAW_PORTS : 0) | (uint64_t)ports << 32;
 }
 
 /*
@@ -613,14 +622,9 @@ struct acl_scratch {
 	uint16_t lk[RTE_GRAPH_BURST_SIZE];
 };
 
-/* The bytes of a packet of each protocol that acl_fast4 reads in its first
- * segment: the Ethernet and IP headers and the ports (TCP: the header, for
- * its flags); 0 for a protocol it leaves to the general path (need - 1, as
- * a 16-bit number, is then above any segment's length). */
-static const uint16_t acl_fast4_need[256] = {
-	[IPPROTO_UDP] = NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 4,
-	[IPPROTO_TCP] = NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 20,
-};
+/* The bytes of a packet acl_fast4 reads in its first segment: the
+ * Ethernet and IP headers and the ports. */
+#define ACL_FAST4_NEED (NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 4)
 
 /*
  * IPv4 with the decision cache on and no tracked flow on this worker (the
@@ -630,8 +634,11 @@ static const uint16_t acl_fast4_need[256] = {
  * hit, the packet decided at once (permit, deny, no match). The probes of
  * successive packets do not depend on each other, so the CPU overlaps
  * them (a pass that computed and prefetched every set first cost 13 more
- * instructions a packet). What this path does not finish (misses, reflect
- * rules, headers it cannot read in place) is listed in slow[] for the
+ * instructions a packet). The protocol is not looked at: the first four
+ * L4 bytes go in the key as they are, which is the key of a TCP, UDP or
+ * SCTP packet only (CACHE4_RAW_PORTS), so any other packet misses. What
+ * this path does not finish (misses, reflect rules, headers it cannot
+ * read in place) is listed in slow[] for the
  * general path; returns how many. Counters go to sum; nexts[] is set for
  * every packet.
  */
@@ -655,6 +662,10 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	const uint8_t want_bytes[8] = { 0x45, 0, 0, 0, 0, 0, 0, 0 };
 	const uint8_t mask_bytes[8] = { 0xff, 0, 0, 0, 0, 0, 0x1f, 0xff };
 	uint64_t want, mask;
+	/* The cache's entries in a register: the stores of the loop (nexts[],
+	 * hits[]) could alias dc->v4 for the compiler, which would reload it
+	 * for every packet. */
+	const struct nfv_acl_cache4_entry *v4 = dc->v4;
 
 	memcpy(&want, want_bytes, sizeof(want));
 	memcpy(&mask, mask_bytes, sizeof(mask));
@@ -690,7 +701,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		if (unlikely(c == NULL))
 			continue; /* detached while the packet was on its way */
 		memcpy(&w0, ip, sizeof(w0));
-		if (unlikely(((w0 & mask) != want) | (m->data_len <= (uint16_t)(acl_fast4_need[proto] - 1)))) {
+		if (unlikely(((w0 & mask) != want) | (m->data_len < ACL_FAST4_NEED))) {
 			slow[ns++] = i;
 			continue;
 		}
@@ -728,7 +739,10 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 				struct nfv_ct_pkt cp = { .trackable = 1 };
 				int r;
 
-				tcp_read(m, NFV_L2_LEN + sizeof(*ip), &cp);
+				if (unlikely(!tcp_read(m, NFV_L2_LEN + sizeof(*ip), &cp))) {
+					slow[ns++] = i; /* no whole TCP header: not tracked */
+					continue;
+				}
 				r = nfv_ct_hit(ct, cc, (const void *)(uintptr_t)val, proto, &cp, now);
 				if (r == 0) {
 					slow[ns++] = i; /* a new connection: the rules decide */
@@ -751,8 +765,12 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			nflow++;
 			continue;
 		}
-		kb = (uint64_t)proto | 1u << 8 | (uint64_t)ports << 32;
-		e = &dc->v4[cache4_set(ka, kb, gen_mix)];
+		/* As cache4_words() says it for TCP, UDP and SCTP: ports in
+		 * place. Any other protocol's key has no CACHE4_RAW_PORTS, so
+		 * this one is never found: such a packet takes the general
+		 * path, which builds its key as that protocol has it. */
+		kb = (uint64_t)proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
+		e = &v4[cache4_set(ka, kb, gen_mix)];
 		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
 			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ cgen)) == 0) {
 				res = e->res;
