@@ -32,10 +32,6 @@ NFV_SHOW_COMMAND(cmd_graph_dot, nfv_stats_graph_dot)
  *   debug fastpath on|off   off: IPv4 and IPv6 take the node chain, never the
  *                           fused ip4_fast / ip6_fast nodes (the reference
  *                           path, for tests)
- *   debug reroute on|off    on: a packet ip4_fast routed before its
- *                           interface's ingress features is routed again at
- *                           the arc's end, as after a feature change there
- *                           (that path, for tests)
  */
 static int
 cmd_debug(int argc, char **argv, struct nfv_reply *r)
@@ -43,21 +39,19 @@ cmd_debug(int argc, char **argv, struct nfv_reply *r)
 	uint32_t v;
 
 	if (nfv_cmd_need_args(argc, 3,
-			      "debug tx-split N | debug rx-delay-us N | debug fastpath on|off | "
-			      "debug reroute on|off", r) < 0)
+			      "debug tx-split N | debug rx-delay-us N | debug fastpath on|off",
+			      r) < 0)
 		return -EINVAL;
 	if (argc > 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
-	if (strcmp(argv[1], "fastpath") == 0 || strcmp(argv[1], "reroute") == 0) {
-		bool off, fp = argv[1][0] == 'f';
+	if (strcmp(argv[1], "fastpath") == 0) {
+		bool off;
 
 		if (strcmp(argv[2], "on") != 0 && strcmp(argv[2], "off") != 0)
 			NFV_FAIL(r, -EINVAL, "expected on or off, not '%s'", argv[2]);
 		off = strcmp(argv[2], "off") == 0;
 		for (unsigned int w = 0; w < nfv_n_workers; w++)
-			__atomic_store_n(fp ? &nfv_workers[w].debug.fastpath_off :
-					 &nfv_workers[w].debug.reroute, fp ? off : !off,
-					 __ATOMIC_RELAXED);
+			__atomic_store_n(&nfv_workers[w].debug.fastpath_off, off, __ATOMIC_RELAXED);
 		return 0;
 	}
 	if (strcmp(argv[1], "tx-split") == 0) {
@@ -148,7 +142,6 @@ static const struct nfv_command core_commands[] = {
 	{ "debug", "tx-split", cmd_debug, "debug tx-split N" },
 	{ "debug", "rx-delay-us", cmd_debug, "debug rx-delay-us N" },
 	{ "debug", "fastpath", cmd_debug, "debug fastpath on|off" },
-	{ "debug", "reroute", cmd_debug, "debug reroute on|off" },
 	{ "stats", "reset", cmd_stats_reset, "stats reset" },
 	{ "stats", "on", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },
 	{ "stats", "off", cmd_stats_switch, "stats on|off (node, burst and latency counters)" },

@@ -95,7 +95,6 @@ struct nfv_worker_debug {
 	uint16_t tx_split;    /* send TX bursts in chunks of at most this many */
 	uint32_t delay_cycles; /* busy-wait this long in port_rx per non-empty burst */
 	bool fastpath_off;     /* IP through the node chain, not ip4_fast/ip6_fast */
-	bool reroute;          /* packets routed before the ingress features: routed again */
 };
 
 /*

@@ -232,6 +232,11 @@ struct nfv_ip_counters {
 	uint64_t routed_again;
 };
 
+/* "debug reroute on" (a test hook): ip4_lookup routes again every packet
+ * ip4_fast forwarded before the ingress features, as after a feature
+ * change on the way. Written by control, read once per burst. */
+extern bool nfv_ip4_reroute_all;
+
 /* Route sources, highest priority first. */
 enum nfv_route_source {
 	NFV_RT_LOCAL,     /* addr add: the address itself */

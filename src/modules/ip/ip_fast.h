@@ -717,16 +717,15 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct {
 		uint32_t id;
-		uint32_t mtu;
 		const struct nfv_nexthop *nh;
 	} cache[NFV_IP_FAST_CACHE];
-	uint16_t i;
-	const uint32_t gen = route_gen;
 	/* The last packet's next hop in registers (a burst mostly goes to
-	 * one), the others in the cache. */
-	uint32_t cur_id = UINT32_MAX, cur_lim = 0; /* the frame length its MTU allows */
+	 * one): its id, the frame length its MTU allows, its Ethernet header
+	 * and metadata word; the others in the cache. */
+	uint32_t cur_id = UINT32_MAX, cur_lim = 0;
 	const struct nfv_nexthop *cur = &nfv_ip_fast_no_nh;
 	uint64_t l2a = 0, l2b = 0, tail = 0;
+	uint16_t i;
 
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
 		cache[i].id = UINT32_MAX;
@@ -736,44 +735,41 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 		uint32_t id = nfv_fib_nh_id(nhs[i]);
 		uint32_t frame_len = rte_pktmbuf_pkt_len(m);
 		bool ttl_ok = ip[offsetof(struct rte_ipv4_hdr, time_to_live)] > 1;
+		uint64_t a = l2a, b = l2b, t = tail;
 
 		if (unlikely(id != cur_id)) {
 			uint32_t slot = nfv_ip_fast_slot(id);
 
 			if (cache[slot].id != id) {
-				const struct nfv_nexthop *nh = nfv_nh_get(id);
-
-				if (nh == NULL)
-					nh = &nfv_ip_fast_no_nh;
 				cache[slot].id = id;
-				cache[slot].nh = nh;
-				cache[slot].mtu = nh->fwd_mtu;
+				cache[slot].nh = nfv_nh_get(id);
+				if (cache[slot].nh == NULL)
+					cache[slot].nh = &nfv_ip_fast_no_nh;
 			}
 			cur_id = id;
 			cur = cache[slot].nh;
-			cur_lim = cache[slot].mtu + NFV_L2_LEN;
+			cur_lim = cur->fwd_mtu + NFV_L2_LEN;
 			memcpy(&l2a, cur->l2, sizeof(l2a));
 			memcpy(&l2b, cur->l2 + 6, sizeof(l2b));
 			tail = nfv_ip_fast_tail_routed(cur);
+			a = l2a, b = l2b, t = tail;
 		}
-		if (likely(ttl_ok & (frame_len <= cur_lim))) {
-			nfv_ip_fast_rewrite_with(m, ip, l2a, l2b, tail, false);
-		} else {
-			const struct nfv_nexthop *nh = cur;
-			uint64_t ga, gb;
+		if (unlikely(!(ttl_ok & (frame_len <= cur_lim)))) {
+			/* An ECMP group (fwd_mtu 0): its member, as for any
+			 * packet; else not forwarded here. */
+			const struct nfv_nexthop *nh = cur->type == NFV_NH_GROUP ?
+				nfv_ip_fast_group_pick(cur, m, ip, false) : NULL;
 
-			if (nh->type == NFV_NH_GROUP)
-				nh = nfv_ip_fast_group_pick(nh, m, ip, false);
-			if (nh == NULL || nh->type == NFV_NH_GROUP ||
-			    !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
+			if (nh == NULL || !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
 				nfv_meta(m)->flags = 0;
 				continue;
 			}
-			memcpy(&ga, nh->l2, sizeof(ga));
-			memcpy(&gb, nh->l2 + 6, sizeof(gb));
-			nfv_ip_fast_rewrite_with(m, ip, ga, gb, nfv_ip_fast_tail_routed(nh), false);
+			memcpy(&a, nh->l2, sizeof(a));
+			memcpy(&b, nh->l2 + 6, sizeof(b));
+			t = nfv_ip_fast_tail_routed(nh);
 		}
-		nfv_meta(m)->routed_gen = gen;
+		nfv_ip_fast_rewrite_with(m, ip, a, b, t, false);
+		nfv_meta(m)->routed_gen = route_gen;
 	}
 	rte_node_next_stream_move(graph, node, nfv_arc_entry_edge(entry, pkts[0]->port));
 	return n;

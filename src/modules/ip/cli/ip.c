@@ -516,6 +516,23 @@ cmd_neigh_show(int argc, char **argv, struct nfv_reply *r)
 }
 
 
+bool nfv_ip4_reroute_all;
+
+/* debug reroute on|off: the path of packets routed again at the ingress
+ * arc's end (nfv_ip4_reroute_all), for tests. */
+static int
+cmd_debug_reroute(int argc, char **argv, struct nfv_reply *r)
+{
+	if (nfv_cmd_need_args(argc, 3, "debug reroute on|off", r) < 0)
+		return -EINVAL;
+	if (argc > 3)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+	if (strcmp(argv[2], "on") != 0 && strcmp(argv[2], "off") != 0)
+		NFV_FAIL(r, -EINVAL, "expected on or off, not '%s'", argv[2]);
+	__atomic_store_n(&nfv_ip4_reroute_all, strcmp(argv[2], "on") == 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
 NFV_SHOW_COMMAND(cmd_addr_show, nfv_ip_addrs_json)
 NFV_SHOW_COMMAND(cmd_nexthop_show, nfv_ip_nexthops_json)
 
@@ -533,5 +550,6 @@ static const struct nfv_command ip_commands[] = {
 	{ "route", "load", cmd_route_load, "route load FILE [vrf VRF]" },
 	{ "route", "show", cmd_route_show, "route show [PREFIX] [vrf VRF]" },
 	{ "nexthop", "show", cmd_nexthop_show, "nexthop show" },
+	{ "debug", "reroute", cmd_debug_reroute, "debug reroute on|off" },
 };
 NFV_COMMANDS_REGISTER(ip_commands);

@@ -160,9 +160,9 @@ ip4_lookup_routed(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	 * then tx_port, drop reason 0, flags NFV_META_ROUTED, the ICMP fields
 	 * and pad 0 (what ip4_fast writes in one store). */
 	struct nfv_mbuf_meta want = { .tx_port = tx0, .flags = NFV_META_ROUTED };
-	const bool reroute = __atomic_load_n(&nfv_node_worker(node)->debug.reroute,
-					     __ATOMIC_RELAXED);
+	const bool reroute = __atomic_load_n(&nfv_ip4_reroute_all, __ATOMIC_RELAXED);
 	uint64_t want0 = gen0, want1, odd = reroute;
+	uint32_t gen = gen0;
 	const uint64_t mask0 = UINT32_MAX;
 
 	memcpy(&want1, &want.tx_port, sizeof(want1));
@@ -190,17 +190,20 @@ ip4_lookup_routed(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		rte_node_next_stream_move(graph, node, edge);
 		return n;
 	}
-	for (uint16_t i = 0; i < n; i++)
-		nfv_meta(pkts[i])->flags = flags[i];
-	for (uint16_t i = 0; i < n; i++) {
+	for (uint16_t i = 0, last = in0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct nfv_mbuf_meta *meta = nfv_meta(m);
 
-		if (likely(meta->flags & NFV_META_ROUTED) && likely(!reroute) &&
-		    likely(meta->routed_gen == nfv_arc_route_gen(&nfv_ip4_ingress_arc, m->port))) {
-			meta->flags = 0;
+		/* The receiving interface's gen, read again when it changes. */
+		if (unlikely(m->port != last)) {
+			last = m->port;
+			gen = nfv_arc_route_gen(&nfv_ip4_ingress_arc, last);
+		}
+		if (likely(flags[i] & NFV_META_ROUTED) && likely(!reroute) &&
+		    likely(meta->routed_gen == gen)) {
 			nexts[i] = ip4_lookup_routed_edge(meta->tx_port);
 		} else {
+			meta->flags = flags[i]; /* as it came, for the decision */
 			nexts[i] = ip4_lookup_one(m, nfv_node_worker(node));
 		}
 	}
