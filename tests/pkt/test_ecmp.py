@@ -19,6 +19,8 @@ egress pcaps, read at exit, say which member carried what.
 import random
 from collections import Counter
 
+import pytest
+
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
@@ -103,9 +105,10 @@ class Rounds:
         self.sent = {}     # (round, family, flow, k) -> input frame
         self.n = 0
 
-    def send(self):
-        """One round: every flow, PACKETS packets each (what varies inside a flow:
-        IPv4 id and TTL, IPv6 hop limit, the payload and its length)."""
+    def frames(self):
+        """The frames of a new round, to the next port added: every flow,
+        PACKETS packets each (what varies inside a flow: IPv4 id and TTL, IPv6
+        hop limit, the payload and its length)."""
         self.n += 1
         mac = nfvdlib.pcap_mac(self.d.n_pcap)
         frames = []
@@ -120,6 +123,11 @@ class Rounds:
                     tag(self.n, fam, i, k) + b"." * (k * 9))
                 self.sent[(self.n, fam, i, k)] = f
                 frames.append(f)
+        return frames
+
+    def send(self):
+        """One round in by a new port; the final "show stats"."""
+        frames = self.frames()
         name = "in%d" % self.n
         self.d.add_port_now(name, rx=frames)
         st = self.d.wait_processed({name: len(frames)})
@@ -236,3 +244,62 @@ def test_ecmp_route_without_a_member(nfvd):
     """The route is added again without member 2: only its flows move."""
     problems = run(nfvd, route_add([0, 1, 3]), gone=2)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", ["fast", "chain", "reroute"])
+def test_ecmp_behind_an_ingress_acl(nfvd, path):
+    """An ACL in on the receiving port denies TCP to port 80 and UDP to ports
+    below 10000 and permits the rest. IPv4 packets are then forwarded before
+    the ACL (it keeps the route) and the lookup sends them on by the member
+    ip4_fast chose; "chain": the node chain from ip4_input; "reroute": the
+    lookup routes each again. On each path every packet the ACL permits leaves
+    byte for byte as a member sends it, each flow by the member it takes with
+    no ACL at all, and every other packet is an acl/denied drop."""
+    def deny(fam, hdr):
+        l4 = hdr[TCP] if TCP in hdr else hdr[UDP]
+        return l4.dport == 80 if TCP in hdr else l4.dport < 10000
+
+    mapping = {}
+    for with_acl in (False, True):
+        d = router(nfvd)
+        r = Rounds(d)
+        frames = r.frames()
+        d.add_port("in", rx=frames)
+        if with_acl:
+            d.cmd("acl add ain", "acl rule add ain prio 1 proto tcp dport 80 action deny",
+                  "acl rule add ain prio 2 proto udp dport 0-9999 action deny",
+                  "acl rule add ain prio 3 action permit", "acl attach ain dev in in")
+            if path == "chain":
+                d.cmd("debug fastpath off")
+            if path == "reroute":
+                d.cmd("debug reroute on")
+        denied = {k for k in r.sent if with_acl and deny(k[1], r.flows[
+            k[2] if k[1] == 4 else N_FLOWS + k[2]][2])}
+        assert 0 < len(denied) < len(r.sent) or not with_acl
+        d.start()
+        st = d.wait_processed({"in": len(frames)})
+        want_drops = {"acl/denied": len(denied)} if denied else {}
+        assert nfvdlib.drops(st) == want_drops, nfvdlib.drops(st)
+        assert st["packets"]["forwarded"] == len(frames) - len(denied)
+        g = {}
+        for x in d.ctl("show graph")["nodes"]:
+            g[x["node"]] = g.get(x["node"], 0) + x["packets"]
+        n4 = sum(1 for k in r.sent if k[1] == 4)
+        n4_permitted = n4 - sum(1 for k in denied if k[1] == 4)
+        if with_acl:
+            assert g["acl_in4"] == n4, g
+            assert g["ip4_lookup"] == n4_permitted, g
+            rerouted = n4_permitted if path == "reroute" else 0
+            assert g.get("ip4_rewrite", 0) == rerouted, g
+            assert st["ip4"]["routed_again"] == rerouted, st["ip4"]
+        outputs = d.stop()
+        for k in denied:
+            del r.sent[k]
+        got, problems = r.members(outputs)
+        assert not problems, "\n".join(problems)
+        problems = one_member_per_flow(1, got[1]) + spread(1, got[1], range(len(MEMBERS)))
+        assert not problems, "\n".join(problems)
+        mapping[with_acl] = member_of(got[1])
+    moved = {f: (mapping[False][f], m) for f, m in mapping[True].items()
+             if mapping[False][f] != m}
+    assert not moved, "flows by another member behind the ACL: %s" % sorted(moved.items())[:10]
