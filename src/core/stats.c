@@ -358,6 +358,10 @@ nfv_stats_workers_json(void)
 			(double)s.tx_bursts : 0.0,
 			"rx_burst_hist", burst_hist_json(s.rx_burst_hist),
 			"tx_burst_hist", burst_hist_json(s.tx_burst_hist)));
+		/* Streams longer than a node's arrays, given to it in slices. */
+		json_object_set_new(json_array_get(a, json_array_size(a) - 1), "sliced_streams",
+				    json_integer((json_int_t)__atomic_load_n(
+					    &nfv_workers[w].slice_streams, __ATOMIC_RELAXED)));
 	}
 	return json_pack("{s:o}", "workers", a);
 }

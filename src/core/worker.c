@@ -254,6 +254,10 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 			return -ENOMEM;
 		w->conf->burst = (uint16_t)burst_size;
 		w->conf->walk_max = (uint16_t)walk_max;
+		/* Address space only until a long stream first needs it. */
+		w->slice_rest = malloc(sizeof(void *) * (UINT16_MAX + 1 - RTE_GRAPH_BURST_SIZE));
+		if (w->slice_rest == NULL)
+			return -ENOMEM;
 		snprintf(name, sizeof(name), "worker%u", w->index);
 		nfv_worker_being_built = w;
 		w->graph_id = rte_graph_create(name, &prm);
@@ -266,6 +270,33 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 		w->graph = rte_graph_lookup(name);
 	}
 	return 0;
+}
+
+uint32_t
+nfv_walk_slices(struct rte_graph *graph, struct rte_node *node)
+{
+	const uint32_t rest = node->idx - RTE_GRAPH_BURST_SIZE;
+	struct nfv_worker *w = &nfv_workers[0];
+	uint32_t rc, done = 0;
+
+	for (unsigned int i = 1; i < nfv_n_workers; i++)
+		if (nfv_workers[i].graph == graph)
+			w = &nfv_workers[i];
+	__atomic_store_n(&w->slice_streams, w->slice_streams + 1, __ATOMIC_RELAXED);
+	memcpy(w->slice_rest, &node->objs[RTE_GRAPH_BURST_SIZE], sizeof(void *) * rest);
+	node->idx = RTE_GRAPH_BURST_SIZE;
+	rc = node->process(graph, node, node->objs, RTE_GRAPH_BURST_SIZE);
+	while (done < rest) {
+		/* The node may have moved its buffer on to the next node and
+		 * taken that one's (never smaller than a slice). */
+		uint16_t n = (uint16_t)RTE_MIN(rest - done, (uint32_t)RTE_GRAPH_BURST_SIZE);
+
+		memcpy(node->objs, &w->slice_rest[done], sizeof(void *) * n);
+		node->idx = n;
+		rc += node->process(graph, node, node->objs, n);
+		done += n;
+	}
+	return rc;
 }
 
 static int
@@ -327,6 +358,8 @@ nfv_workers_stop(void)
 		w->graph = NULL;
 		rte_free(w->conf);
 		w->conf = NULL;
+		free(w->slice_rest);
+		w->slice_rest = NULL;
 	}
 	rte_free(nfv_rcu);
 	nfv_rcu = NULL;

@@ -166,6 +166,10 @@ struct nfv_worker {
 	 * node reads and clears it: a stream of another size holds frames
 	 * from elsewhere too. */
 	uint16_t fast_l2_checked[2];
+	/* nfv_walk_slices' room for a long stream's packets past the first
+	 * slice (allocated when first needed), and how many such streams. */
+	void **slice_rest;
+	uint64_t slice_streams;
 	struct nfv_worker_stats stats;
 	/* Module counter blocks (core/counters.h) and their reset baselines. */
 	uint8_t *counters;

@@ -181,3 +181,41 @@ def test_vxlan_drops_dstport_and_commands(tmp_path):
     nfvd.ctl("vxlan del vx1")
     nfvd.ctl("vxlan add vx1 vni 100 local 192.0.2.1 dstport 8472")
     nfvd.stop()
+
+
+def test_flood_longer_than_a_slice(tmp_path):
+    """A burst of 32 broadcast frames flooded to 12 remote VTEPs: 384 copies
+    reach the underlay's nodes in one walk, more than a node's arrays hold
+    (RTE_GRAPH_BURST_SIZE, 256), so the walk hands them over in slices.
+    Every copy leaves, byte for byte, in order per frame; the worker counts
+    the sliced streams; every mbuf comes back."""
+    n_remotes, n_frames = 12, 32
+    remotes = ["192.0.2.%d" % (10 + i) for i in range(n_remotes)]
+    macs = ["02:00:00:00:03:%02x" % i for i in range(n_remotes)]
+    frames = [inner(H, BCAST, b"%03d" % i) for i in range(n_frames)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.add_port("p1", rx=[bytes(f) for f in frames])
+    nfvd.cmd("addr add 192.0.2.1/24 dev p0",
+             *["neigh add %s lladdr %s dev p0" % (r, m) for r, m in zip(remotes, macs)],
+             "vxlan add vx0 vni 100 local 192.0.2.1 " +
+             " ".join("remote %s" % r for r in remotes),
+             "bridge add br0", "bridge port add br0 dev p1", "bridge port add br0 dev vx0")
+    nfvd.start()
+    st = nfvd.wait_processed({"p1": n_frames})
+    assert drops(st) == {}, drops(st)
+    assert rows(nfvd)["vx0"]["tx_packets"] == n_frames * n_remotes
+    sliced = sum(w["sliced_streams"] for w in nfvd.ctl("show workers")["workers"])
+    assert sliced > 0, nfvd.ctl("show workers")
+    out = nfvd.stop()
+    got = out["p0"]
+    assert len(got) == n_frames * n_remotes
+    sport = {}
+    for b in got:
+        sport.setdefault(bytes(b[14 + 20 + 8 + 8:]), UDP(b[34:42]).sport)
+    want = sorted(encapsulated(f, r, m, sport[bytes(f)])
+                  for f in frames for r, m in zip(remotes, macs))
+    assert sorted(got) == want
+    for f in frames:   # each frame's copies in the order of the remotes
+        mine = [b for b in got if bytes(b[50:]) == bytes(f)]
+        assert [IP(b[14:34]).dst for b in mine] == remotes
