@@ -338,7 +338,14 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	memset(&conf, 0, sizeof(conf));
 	p->rss_hf = 0;
 	p->rss_key_len = 0;
-	if (c->n_rxq > 1) {
+	if (c->n_rxq > 1 && strcmp(info.driver_name, "net_af_packet") == 0) {
+		/* Each queue is a packet socket in one fanout group of the
+		 * kernel's, which spreads the flows over them by the skb's flow
+		 * hash (the same for both directions of a flow); a queue whose
+		 * ring is full rolls over to another. No RSS to configure. */
+		NFV_LOG(INFO, "port %s: %u RX queues, spread by the kernel's packet fanout "
+			"(flow hash)", p->name, c->n_rxq);
+	} else if (c->n_rxq > 1) {
 		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
 
 		if ((info.flow_type_rss_offloads & want) == 0) {
