@@ -278,32 +278,45 @@ def wait_counter(nfvd, block, key, want, timeout=20.0):
 
 
 def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
-    """Inside port a is polled by worker 1 (lcore 2): its SNAT sessions live
+    """Inside port a is polled by worker 1 (lcore 2). An SNAT session lives
+    on the worker its inside address and port hash to, wherever its packets
+    come in: HA's and HB's flows hash to worker 1 and make their sessions
     there, with outside ports from worker 1's share (from 33280), or the
-    inside port when it is in that share. What "punt inject" gives worker 0
-    as received on the outside port b: the replies (handed to worker 1
-    by their destination port), DNAT clients (each handed to the worker its
-    address and port hash to) and, as received on a, the DNAT server's
-    replies (handed the same way). Every packet is translated as with one
-    worker, byte for byte; the handoff counters are exact."""
+    inside port when it is in that share; HC's flow hashes to worker 0 and
+    is handed there, keeping its port (in worker 0's share). What "punt
+    inject" gives worker 0 as received on the outside port b: the replies
+    (handed to the owner of their destination port), DNAT clients (each
+    handed to the worker its address and port hash to) and, as received on
+    a, the DNAT server's replies (handed the same way). Every packet is
+    translated as with one worker, byte for byte; the handoff counters are
+    exact."""
+    HA, HB, HC = "10.0.0.3", "10.0.0.6", "10.0.0.1"
     out_flows = [
-        (tcp(H, S, 40000, 80, "S"), 40000),        # in worker 1's share: kept
-        (udp(H, S, 2000, 53), 33280),              # worker 0's: the first of 1's
-        (echo(H, S, 8, 9), 33281),                 # identifier 9: no worker's
-        (tcp(H2, S, 40000, 80, "S"), 33282),       # 40000 taken toward S:80
-        (udp(H2, S2, 50000, 53), 50000),
+        (tcp(HA, S, 40000, 80, "S"), 40000, 1),       # in worker 1's share: kept
+        (udp(HA, S, 2000, 53), 33280, 1),             # worker 0's: the first of 1's
+        (echo(HA, S, 8, 10), 33281, 1),               # identifier 10: no worker's
+        (tcp(HB, S, 40000, 80, "S"), 33282, 1),       # 40000 taken toward S:80
+        (udp(HB, S2, 50000, 53), 50000, 1),
+        (udp(HC, S2, 2000, 53), 2000, 0),             # handed to worker 0: kept
     ]
+
+    def inside_port(f):
+        return f[TCP].sport if TCP in f else f[UDP].sport if UDP in f else f[ICMP].id
+
+    assert [client_owner(f[IP].src, inside_port(f)) for f, _, _ in out_flows] == [
+        o for _, _, o in out_flows]
     clients = ["192.0.2.%d" % i for i in range(1, 13)]
     owners = [client_owner(cl, 51000 + i) for i, cl in enumerate(clients)]
     assert 0 in owners and 1 in owners, owners
     nfvd = Nfvd(tmp_path)
     nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
-    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / f for f, _ in out_flows])
+    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / f for f, _, _ in out_flows])
     b = nfvd.add_port("b")
     nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
              "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
-             "neigh add %s lladdr %s dev a" % (H, H0),
-             "neigh add %s lladdr %s dev a" % (H2, H0),
+             "neigh add %s lladdr %s dev a" % (HA, H0),
+             "neigh add %s lladdr %s dev a" % (HB, H0),
+             "neigh add %s lladdr %s dev a" % (HC, H0),
              "neigh add %s lladdr %s dev a" % (SRV, H0),
              "neigh add 203.0.113.2 lladdr %s dev b" % R1,
              "route add 198.51.100.0/24 via 203.0.113.2",
@@ -312,17 +325,20 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
              "nat44 dnat add dev b proto tcp dport 8080 to %s:80" % SRV)
     nfvd.start()
     nfvd.wait_processed({"a": len(out_flows)})
+    st = wait_counter(nfvd, "nat44", "in2out", len(out_flows))
+    moved = sum(1 for _, _, o in out_flows if o != 1)
+    assert st["nat44"]["handoff_out"] == moved and st["nat44"]["handoff_in"] == moved, \
+        st["nat44"]
     workers = nfvd.ctl("show workers")
     polled = {q: w["lcore"] for w in workers["workers"] for q in w["rxqs"]}
     assert polled == {"a:0": 2, "b:0": 1}, workers
     ses = sessions(nfvd)["session_list"]
     assert sorted((s["inside"], s["inside_port"], s["outside_port"], s["worker"])
                   for s in ses) == sorted(
-        (f[IP].src, f[TCP].sport if TCP in f else f[UDP].sport if UDP in f else f[ICMP].id,
-         port, 1) for f, port in out_flows)
+        (f[IP].src, inside_port(f), port, o) for f, port, o in out_flows)
 
     def replies():
-        for f, port in out_flows:
+        for f, port, _ in out_flows:
             if TCP in f:
                 yield (tcp(f[IP].dst, OUT, 80, port, "SA"), tcp(f[IP].dst, f[IP].src, 80,
                                                                   f[TCP].sport, "SA"))
@@ -330,7 +346,7 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
                 yield (udp(f[IP].dst, OUT, 53, port, b"a"),
                        udp(f[IP].dst, f[IP].src, 53, f[UDP].sport, b"a"))
             else:
-                yield (echo(f[IP].dst, OUT, 0, port), echo(f[IP].dst, f[IP].src, 0, 9))
+                yield (echo(f[IP].dst, OUT, 0, port), echo(f[IP].dst, f[IP].src, 0, 10))
 
     back = list(replies())
     syns = [(tcp(cl, OUT, 51000 + i, 8080, "S"), tcp(cl, SRV, 51000 + i, 80, "S"))
@@ -339,7 +355,8 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
         nfvd.ctl("punt", "inject", "dev", "b", "hex",
                  bytes(Ether(dst=b.mac, src=R1) / pkt).hex())
     st = wait_counter(nfvd, "nat44", "out2in", len(back) + len(syns))
-    moved = len(back) + owners.count(1)
+    # Each reply to the owner of its destination port: those of worker 1's.
+    moved += sum(1 for _, _, o in out_flows if o == 1) + owners.count(1)
     assert st["nat44"]["handoff_out"] == moved and st["nat44"]["handoff_in"] == moved, \
         st["nat44"]
     dn = [s for s in sessions(nfvd)["session_list"] if s["kind"] == "dnat"]
@@ -370,7 +387,8 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
               routed(udp(OUT, S, 33280, 53), R1, b.mac),
               routed(echo(OUT, S, 8, 33281), R1, b.mac),
               routed(tcp(OUT, S, 33282, 80, "S"), R1, b.mac),
-              routed(udp(OUT, S2, 50000, 53), R1, b.mac)]
+              routed(udp(OUT, S2, 50000, 53), R1, b.mac),
+              routed(udp(OUT, S2, 2000, 53), R1, b.mac)]
     want_b += [routed(x, R1, b.mac) for _, x in srv]
     want_a = [routed(x, H0, a.mac) for _, x in back + syns]
     assert sorted(out["b"]) == sorted(want_b)

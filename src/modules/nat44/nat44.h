@@ -146,12 +146,15 @@ extern struct nfv_counter_block nfv_nat_counters_block;
 /*
  * Which worker a packet's session lives on, when the two directions of a
  * flow reach different workers (RSS hashes them apart: NAT changes the
- * tuple). An SNAT session lives where its first packet came in and takes
- * its outside port from that worker's share (nfv_nat_port_span ports a
- * worker, from 1024), so the port of a reply names its owner. A DNAT
- * session lives on the worker its client's address and port name
- * (nfv_handoff_endpoint_owner), which both directions carry. A packet that finds no session on
- * its worker goes to the owner (the nodes' handoffs, infra/handoff.h).
+ * tuple). An SNAT session lives on the worker its inside address and port
+ * name (nfv_handoff_endpoint_owner), whichever queue or worker its packets
+ * come in by (RSS, the kernel's packet fanout rolling over, a queue moved
+ * to another worker), and takes its outside port from that worker's share
+ * (nfv_nat_port_span ports a worker, from 1024), so the port of a reply
+ * names its owner. A DNAT session lives on the worker its client's address
+ * and port name, which both directions carry. A packet that finds no
+ * session on its worker goes to the owner (the nodes' handoffs,
+ * infra/handoff.h).
  */
 extern uint32_t nfv_nat_port_span;
 extern struct nfv_handoff nfv_nat_in_handoff, nfv_nat_out_handoff;

@@ -15,10 +15,11 @@
  * inside server) leave with the address and port the client used.
  * Anything else passes untouched.
  *
- * With several workers, a packet from a dnat rule's inside address and
- * port that finds no session here goes to the worker owning the client's
- * DNAT sessions (nat44.h); an snat rule's new session is made here, its
- * outside port from this worker's share.
+ * With several workers, a packet that finds no session here goes to the
+ * worker owning its session (nat44.h): a packet from a dnat rule's inside
+ * address and port to the owner of the client's DNAT sessions, one an snat
+ * rule matches to the owner of its inside address and port, which makes
+ * the session with an outside port from its own share.
  *
  * Edges: drop, then the arc's.
  * Reads: meta.tx_port. Writes: the IPv4 source, the L4 source port or
@@ -148,6 +149,9 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 				continue;
 			r = snat_match(cfg, iface, p.src);
 			if (r == NULL)
+				continue;
+			if (ho.on &&
+			    nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.src, p.sport)))
 				continue;
 			out = snat_addr(r, iface, p.src);
 			if (out == 0) {
