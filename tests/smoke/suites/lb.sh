@@ -58,13 +58,13 @@ pass "nfvd up: $VIP:80/tcp, :53/udp over b1 and b2, :5201/tcp on b1"
 
 for b in 1 2; do
 	ns=nfvlb-b$b
-	ip netns exec "$ns" timeout 120 socat TCP-LISTEN:8080,reuseaddr,fork \
+	ip netns exec "$ns" timeout 240 socat TCP-LISTEN:8080,reuseaddr,fork \
 		SYSTEM:"echo b$b \$SOCAT_PEERADDR" &
 	BG+=($!)
 	# One process answers every datagram with its name and the sender's
 	# address (socat's UDP fork loses datagrams that arrive while a child
 	# starts).
-	ip netns exec "$ns" timeout 120 "$PY" -c '
+	ip netns exec "$ns" timeout 240 "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 5353))
@@ -140,5 +140,50 @@ n=$(grep -c "^dsr b2 $VIP 10.204.1.2$" "$WORK/dsr")
 d=$(ctl --json show drops | json '" ".join("%s/%s" % (x["node"], x["reason"]) for x in d["drops"] if x["node"] == "lb")')
 [ -z "$d" ] && pass "no load-balancer drop" || fail "lb drops: $d"
 info "drops: $(ctl --json show drops | json '" ".join("%s/%s=%d" % (x["node"], x["reason"], x["packets"]) for x in d["drops"])')"
+suite_stop_nfvd
+
+# Two workers, each polling one queue of every port (two-queue af_packet
+# ports: the kernel's fanout spreads the flows). A session lives on the
+# worker its client's address and port name; a client packet or a
+# backend's reply received by the other worker is handed to it.
+EAL=(--lcores 0@0,1@0,2@1 --no-huge -m 1024 --no-shconf --no-pci)
+sed -e 's/iface=[^ ]*/&,qpairs=2 rxq 2 txq 2/' "$WORK/startup.conf" >"$WORK/startup1.conf"
+{ cat "$WORK/startup1.conf"; echo "worker set 1 rxq p1:0,p2:0,p3:0"
+  echo "worker set 2 rxq p1:1,p2:1,p3:1"; } >"$WORK/startup.conf"
+suite_start_nfvd
+w=$(ctl --json show workers | json '" ".join("%d:%s" % (x["lcore"], ",".join(x["rxqs"])) for x in d["workers"])')
+[ "$w" = "1:p1:0,p2:0,p3:0 2:p1:1,p2:1,p3:1" ] && pass "two workers up: $w" || fail "workers: '$w'"
+: >"$WORK/replies2"
+for i in $(seq 24); do
+	ip netns exec "$C" timeout 5 socat -u TCP:$VIP:80,sourceport=$((46000 + i)) STDOUT \
+		>>"$WORK/replies2" 2>&1
+done
+n=$(grep -c "^b[12] 10.204.1.2$" "$WORK/replies2")
+n1=$(grep -c "^b1 " "$WORK/replies2")
+n2=$(grep -c "^b2 " "$WORK/replies2")
+if [ "$n" = 24 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ]; then
+	pass "TCP, two workers: 24 connections to $VIP:80 answered ($n1 by b1, $n2 by b2) with the client's address"
+else
+	fail "TCP to $VIP:80, two workers: $n of 24 answered (b1 $n1, b2 $n2): $(sort "$WORK/replies2" | uniq -c | head -5)"
+fi
+: >"$WORK/udp2"
+for i in $(seq 10); do
+	echo q | ip netns exec "$C" timeout 8 socat -t 4 - UDP:$VIP:53,sourceport=$((47000 + i)) \
+		>>"$WORK/udp2" 2>&1
+done
+n=$(grep -c "^b[12] 10.204.1.2$" "$WORK/udp2")
+[ "$n" = 10 ] && pass "UDP, two workers: 10 datagrams to $VIP:53 answered from the VIP" ||
+	fail "UDP to $VIP:53, two workers: $n of 10 answered: $(sort "$WORK/udp2" | uniq -c | head -4 | tr "\n" " ")"
+suite_iperf3 "$C" "$B1" 10.204.2.2 5201 "$C -> $VIP:5201 (b1), two workers" $VIP
+st=$(ctl --json show stats)
+h=$(json '"%d %d %d" % (d["lb"]["handoff_out"], d["lb"]["handoff_in"], d["lb"]["handoff_full"])' <<<"$st")
+read -r ho hi hf <<<"$h"
+if [ "$ho" -gt 0 ] && [ "$ho" = "$hi" ] && [ "$hf" = 0 ]; then
+	pass "packets handed to their session's owner: $ho out, as many in, none refused"
+else
+	fail "lb handoff out / in / full: $h"
+fi
+d=$(ctl --json show drops | json '" ".join("%s/%s" % (x["node"], x["reason"]) for x in d["drops"] if x["node"] == "lb")')
+[ -z "$d" ] && pass "no load-balancer drop with two workers" || fail "lb drops, two workers: $d"
 suite_stop_nfvd
 suite_finish
