@@ -483,20 +483,29 @@ acl_handoff(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w
 #define CACHE4_HAS_L4 (UINT64_C(1) << 8)
 #define CACHE4_RAW_PORTS (UINT64_C(1) << 9)
 
+/* A key's protocol, the flags above and its ports (sport, dport as they
+ * sit in memory) in one word. */
+static __rte_always_inline uint64_t
+cache_b_word(uint8_t proto, rte_be32_t l4, const rte_be16_t *sport)
+{
+	uint32_t ports;
+	bool raw = l4 != 0 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+			       proto == IPPROTO_SCTP);
+
+	memcpy(&ports, sport, 4);
+	return (uint64_t)proto | (l4 != 0 ? CACHE4_HAS_L4 : 0) | (raw ? CACHE4_RAW_PORTS : 0) |
+	       (uint64_t)ports << 32;
+}
+
 /* An IPv4 key as the cache holds it: the addresses; the protocol, the
  * flags above and the ports. */
 static __rte_always_inline void
 cache4_words(const void *key, uint64_t *a, uint64_t *b)
 {
 	const struct nfv_acl4_key *k = key;
-	uint32_t ports;
-	bool raw = k->l4 != 0 && (k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP ||
-				  k->proto == IPPROTO_SCTP);
 
 	memcpy(a, &k->src, 8);
-	memcpy(&ports, &k->sport, 4);
-	*b = (uint64_t)k->proto | (k->l4 != 0 ? CACHE4_HAS_L4 : 0) |
-	     (raw ? CACHE4_RAW_PORTS : 0) | (uint64_t)ports << 32;
+	*b = cache_b_word(k->proto, k->l4, &k->sport);
 }
 
 /*
@@ -520,27 +529,33 @@ cache4_set(uint64_t ka, uint64_t kb, uint64_t gen_mix)
 	return (uint32_t)(h >> (64 - __builtin_ctz(NFV_ACL_CACHE_SETS))) * NFV_ACL_CACHE_WAYS;
 }
 
+/* The set of an IPv6 key: its addresses in four words (s0, s1: source;
+ * d0, d1: destination), and its b word (cache_b_word), the same way. */
+static __rte_always_inline uint32_t
+cache6_set(uint64_t s0, uint64_t s1, uint64_t d0, uint64_t d1, uint64_t kb, uint64_t gen_mix)
+{
+	uint64_t h = (s0 * 0x9e3779b97f4a7c15ull) ^ (s1 * 0xbf58476d1ce4e5b9ull) ^
+		     (d0 * 0x94d049bb133111ebull) ^ (d1 * 0xff51afd7ed558ccdull) ^
+		     (kb * 0xc2b2ae3d27d4eb4full) ^ gen_mix;
+
+	return (uint32_t)(h >> (64 - __builtin_ctz(NFV_ACL_CACHE_SETS))) * NFV_ACL_CACHE_WAYS;
+}
+
 static __rte_always_inline void *
 cache_set(const struct nfv_acl_cache *dc, const void *key, uint64_t gen, const unsigned int fam)
 {
-	/* Keys sit 4-byte aligned in the burst's array; rte_hash_crc loads
-	 * 8 bytes at a time, so hash an aligned copy. */
-	union {
-		struct nfv_acl4_key k4;
-		struct nfv_acl6_key k6;
-		uint64_t align;
-	} a;
-	uint32_t h;
-
 	if (fam == 0) {
 		uint64_t ka, kb;
 
 		cache4_words(key, &ka, &kb);
 		return &dc->v4[cache4_set(ka, kb, cache4_gen_mix(gen))];
 	}
-	memcpy(&a.k6, key, sizeof(a.k6));
-	h = rte_hash_crc(&a.k6, sizeof(a.k6), (uint32_t)gen);
-	return &dc->v6[(h & (NFV_ACL_CACHE_SETS - 1)) * NFV_ACL_CACHE_WAYS];
+	const struct nfv_acl6_key *k = key;
+	uint64_t w[4];
+
+	memcpy(w, k->src, 32);
+	return &dc->v6[cache6_set(w[0], w[1], w[2], w[3], cache_b_word(k->proto, k->l4, &k->sport),
+				  cache4_gen_mix(gen))];
 }
 
 /* The cached result of key under version gen in set e; false: not cached. */
@@ -622,12 +637,30 @@ struct acl_scratch {
 	uint16_t lk[RTE_GRAPH_BURST_SIZE];
 };
 
-/* The bytes of a packet acl_fast4 reads in its first segment: the
+/* The bytes of a packet acl_fast reads in its first segment: the
  * Ethernet and IP headers and the ports. */
 #define ACL_FAST4_NEED (NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 4)
+#define ACL_FAST6_NEED (NFV_L2_LEN + sizeof(struct rte_ipv6_hdr) + 4)
+
+/* Way e of an IPv6 set holds the key whose words are proto (the first
+ * four bytes: protocol and padding), s0, s1, d0, d1 (the addresses) and
+ * tail (the ports, then l4 = 1), under version gen. */
+static __rte_always_inline bool
+cache6_is(const struct nfv_acl_cache6_entry *e, uint32_t proto, uint64_t s0, uint64_t s1,
+	  uint64_t d0, uint64_t d1, uint64_t tail, uint64_t gen)
+{
+	const uint8_t *b = (const uint8_t *)&e->key;
+	uint64_t w[5];
+	uint32_t p;
+
+	memcpy(&p, b, 4);
+	memcpy(w, b + 4, 40);
+	return ((uint64_t)(p ^ proto) | (w[0] ^ s0) | (w[1] ^ s1) | (w[2] ^ d0) | (w[3] ^ d1) |
+		(w[4] ^ tail) | (e->gen ^ gen)) == 0;
+}
 
 /*
- * IPv4 with the decision cache on and no tracked flow on this worker (the
+ * The decision cache on and, for IPv6, no tracked flow on this worker (the
  * common stateless case), one pass: each packet's cache key is read
  * straight from its header (the addresses in one load, the ports in
  * another), hashed with two multiplies (cache4_set), its set probed and, on a
@@ -636,18 +669,20 @@ struct acl_scratch {
  * them (a pass that computed and prefetched every set first cost 13 more
  * instructions a packet). The protocol is not looked at: the first four
  * L4 bytes go in the key as they are, which is the key of a TCP, UDP or
- * SCTP packet only (CACHE4_RAW_PORTS), so any other packet misses. What
+ * SCTP packet only (CACHE4_RAW_PORTS), so any other packet misses. IPv6
+ * (fam 1): a TCP, UDP or SCTP header right after the fixed one, the
+ * addresses in four words compared in place. What
  * this path does not finish (misses, reflect rules, headers it cannot
  * read in place) is listed in slow[] for the
  * general path; returns how many. Counters go to sum; nexts[] is set for
  * every packet.
  */
 static __rte_always_inline uint16_t
-acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
-	  const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
-	  uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum,
-	  struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on,
-	  bool *uniform)
+acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
+	 const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
+	 uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum,
+	 struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on,
+	 bool *uniform, const unsigned int fam)
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
@@ -666,6 +701,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	 * hits[]) could alias dc->v4 for the compiler, which would reload it
 	 * for every packet. */
 	const struct nfv_acl_cache4_entry *v4 = dc->v4;
+	const struct nfv_acl_cache6_entry *v6 = dc->v6;
 
 	memcpy(&want, want_bytes, sizeof(want));
 	memcpy(&mask, mask_bytes, sizeof(mask));
@@ -700,6 +736,33 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		nexts[i] = last_next;
 		if (unlikely(c == NULL))
 			continue; /* detached while the packet was on its way */
+		if (fam == 1) {
+			const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)ip;
+			const struct nfv_acl_cache6_entry *e6;
+			uint64_t s0, s1, d0, d1, tail;
+
+			proto = ip6->proto;
+			if (unlikely(!(proto == IPPROTO_UDP || proto == IPPROTO_TCP ||
+				       proto == IPPROTO_SCTP) | (m->data_len < ACL_FAST6_NEED))) {
+				slow[ns++] = i;
+				continue;
+			}
+			memcpy(&s0, ip6->src_addr, 8);
+			memcpy(&s1, ip6->src_addr + 8, 8);
+			memcpy(&d0, ip6->dst_addr, 8);
+			memcpy(&d1, ip6->dst_addr + 8, 8);
+			memcpy(&ports, ip6 + 1, 4);
+			kb = (uint64_t)proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
+			tail = (uint64_t)ports | (uint64_t)RTE_BE32(1) << 32;
+			e6 = &v6[cache6_set(s0, s1, d0, d1, kb, gen_mix)];
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e6++) {
+				if (cache6_is(e6, proto, s0, s1, d0, d1, tail, cgen)) {
+					res = e6->res;
+					break;
+				}
+			}
+			goto decided;
+		}
 		memcpy(&w0, ip, sizeof(w0));
 		if (unlikely(((w0 & mask) != want) | (m->data_len < ACL_FAST4_NEED))) {
 			slow[ns++] = i;
@@ -777,6 +840,7 @@ acl_fast4(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 				break;
 			}
 		}
+decided:
 		if (likely(res == run_res)) {
 			run++;
 			nhit++;
@@ -889,8 +953,8 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	bool uniform = false;
 
 	if (fam == 0 && ct_on && likely(ct->cache_skip == 0)) {
-		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true,
-				&uniform);
+		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true,
+			       &uniform, 0);
 		/* Over each window of packets: when misses outnumber hits
 		 * three to one, probing and filling the cache costs more than
 		 * it saves; go without it for a while, then look again. */
@@ -907,8 +971,11 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
 	} else if (fam == 0 && cache_on) {
-		cnt = acl_fast4(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
-				&uniform);
+		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
+			       &uniform, 0);
+	} else if (fam == 1 && cache_on && !ct_on) {
+		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
+			       &uniform, 1);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
