@@ -114,15 +114,15 @@ def nodes(n):
 
 
 @pytest.mark.parametrize("fam,path", [(4, "fast"), (4, "chain"), (4, "reroute"),
-                                      (6, "fast"), (6, "chain")])
+                                      (6, "fast"), (6, "chain"), (6, "reroute")])
 def test_ingress_and_egress_features(nfvd, fam, path):
     """ACLs in on p0 and out on p1: every packet through acl_in, the lookup
     and (to p1) acl_out, none through the input node (fast) nor the
     rewrite node (either path). An ACL keeps the route: on the fused path
-    IPv4 packets (not IPv6's) are forwarded before acl_in and the lookup
-    sends them on by their output port. "reroute" (IPv4): the lookup routes
-    each of them again, as after a feature change on the way, through the
-    rewrite node, its TTL restored first: the same packets leave."""
+    packets are forwarded before acl_in and the lookup sends them on by
+    their output port. "reroute": the lookup routes each of them again, as
+    after a feature change on the way, through the rewrite node, its TTL or
+    hop limit restored first: the same packets leave."""
     n_frames = 8 * BURST
     frames, d_in, d_out = traffic(fam, n_frames)
     n = router(nfvd, frames)
@@ -147,7 +147,8 @@ def test_ingress_and_egress_features(nfvd, fam, path):
     assert g["%s_lookup" % x] == n_frames - d_in, g
     rerouted = n_frames - d_in if path == "reroute" else 0
     assert g.get("%s_rewrite" % x, 0) == rerouted, g
-    assert st["ip4"]["routed_again"] == rerouted, st["ip4"]
+    assert st[x]["routed_again"] == rerouted, st[x]
+    assert st["ip%d" % (10 - fam)]["routed_again"] == 0
     assert g["acl_out%d" % fam] == to_p1, g
     out = n.stop()
     for port in (1, 2):
@@ -238,8 +239,8 @@ def test_what_the_features_path_leaves_to_the_chain(nfvd, fam, path):
     assert len(out["p0"]) == 2    # time exceeded, unreachable
 
 
-@pytest.mark.parametrize("reroute", [False, True])
-def test_features_change_under_routed_traffic(nfvd, reroute):
+@pytest.mark.parametrize("fam,reroute", [(4, False), (4, True), (6, False), (6, True)])
+def test_features_change_under_routed_traffic(nfvd, fam, reroute):
     """An ACL in on p0 keeps the route: ip4_fast forwards p0's packets
     before it (rewritten, output port chosen) and ip4_lookup sends them on
     by that port, without a second lookup. While a long stream runs (each
@@ -251,9 +252,10 @@ def test_features_change_under_routed_traffic(nfvd, reroute):
     leaves exactly as routed once, in order; nothing is dropped but what
     the ACL denies; every mbuf comes back. With "debug reroute on", every
     packet forwarded before the ACL (none while NAT44 is on p0) is routed
-    again at the arc's end."""
+    again at the arc's end. IPv6: the policer alone goes on and off (every
+    IPv6 ingress feature keeps the route)."""
     reps = 40
-    base, d_in, _ = traffic(4, 4 * BURST, acl_in=True)
+    base, d_in, _ = traffic(fam, 4 * BURST, acl_in=True)
     frames = base * reps
     n = router(nfvd, frames, acl_in=True, acl_out=False)
     n.cmd("policer add big cir 10G cbs 10000000", "debug rx-delay-us 300")
@@ -262,17 +264,26 @@ def test_features_change_under_routed_traffic(nfvd, reroute):
     n.start()
     lines = []
     for k in range(30):
-        lines += ["nat44 dnat add dev p0 proto tcp dport 8080 to 10.1.0.5:80",
-                  "policer attach big dev p0 in",
-                  "nat44 dnat del dev p0 proto tcp dport 8080",
-                  "policer detach big dev p0 in"]
+        if fam == 4:
+            lines += ["nat44 dnat add dev p0 proto tcp dport 8080 to 10.1.0.5:80",
+                      "policer attach big dev p0 in",
+                      "nat44 dnat del dev p0 proto tcp dport 8080",
+                      "policer detach big dev p0 in"]
+        else:
+            lines += ["policer attach big dev p0 in", "policer detach big dev p0 in"]
     n.ctl_batch(lines)
     st = n.wait_processed({"p0": len(frames)}, timeout=120)
     assert nfvdlib.drops(st) == {"acl/denied": d_in * reps}, nfvdlib.drops(st)
     assert st["packets"]["forwarded"] == len(frames) - d_in * reps
-    if reroute:
+    x = "ip%d" % fam
+    if reroute and fam == 4:
         # Those forwarded before the ACL: not while NAT44 was on p0.
-        assert 0 < st["ip4"]["routed_again"] <= len(frames) - d_in * reps, st["ip4"]
+        assert 0 < st[x]["routed_again"] <= len(frames) - d_in * reps, st[x]
+    elif reroute:
+        assert st[x]["routed_again"] == len(frames) - d_in * reps, st[x]
+    elif fam == 6:
+        # No IPv6 ingress feature changes the route: no gen moves.
+        assert st[x]["routed_again"] == 0, st[x]
     out = n.stop()
     for port in (1, 2):
-        assert out["p%d" % port] == expected(frames, 4, port, acl_out=False), port
+        assert out["p%d" % port] == expected(frames, fam, port, acl_out=False), port

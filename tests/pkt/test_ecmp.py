@@ -249,10 +249,10 @@ def test_ecmp_route_without_a_member(nfvd):
 @pytest.mark.parametrize("path", ["fast", "chain", "reroute"])
 def test_ecmp_behind_an_ingress_acl(nfvd, path):
     """An ACL in on the receiving port denies TCP to port 80 and UDP to ports
-    below 10000 and permits the rest. IPv4 packets are then forwarded before
+    below 10000 and permits the rest. Packets are then forwarded before
     the ACL (it keeps the route) and the lookup sends them on by the member
-    ip4_fast chose; "chain": the node chain from ip4_input; "reroute": the
-    lookup routes each again. On each path every packet the ACL permits leaves
+    the fused node chose; "chain": the node chain from the input node;
+    "reroute": the lookup routes each again. On each path every packet the ACL permits leaves
     byte for byte as a member sends it, each flow by the member it takes with
     no ACL at all, and every other packet is an acl/denied drop."""
     def deny(fam, hdr):
@@ -284,14 +284,15 @@ def test_ecmp_behind_an_ingress_acl(nfvd, path):
         g = {}
         for x in d.ctl("show graph")["nodes"]:
             g[x["node"]] = g.get(x["node"], 0) + x["packets"]
-        n4 = sum(1 for k in r.sent if k[1] == 4)
-        n4_permitted = n4 - sum(1 for k in denied if k[1] == 4)
-        if with_acl:
-            assert g["acl_in4"] == n4, g
-            assert g["ip4_lookup"] == n4_permitted, g
-            rerouted = n4_permitted if path == "reroute" else 0
-            assert g.get("ip4_rewrite", 0) == rerouted, g
-            assert st["ip4"]["routed_again"] == rerouted, st["ip4"]
+        for fam in (4, 6) if with_acl else ():
+            x = "ip%d" % fam
+            n_fam = sum(1 for k in r.sent if k[1] == fam)
+            permitted = n_fam - sum(1 for k in denied if k[1] == fam)
+            assert g["acl_in%d" % fam] == n_fam, g
+            assert g["%s_lookup" % x] == permitted, g
+            rerouted = permitted if path == "reroute" else 0
+            assert g.get("%s_rewrite" % x, 0) == rerouted, g
+            assert st[x]["routed_again"] == rerouted, st[x]
         outputs = d.stop()
         for k in denied:
             del r.sent[k]

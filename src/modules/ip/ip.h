@@ -226,16 +226,16 @@ struct nfv_ip_counters {
 	uint64_t icmp_no_source[2];
 	uint64_t icmp_not_allowed[2];
 	uint64_t echo_replies[2];
-	/* IPv4 packets ip4_fast forwarded before the ingress features that
-	 * ip4_lookup routed again (the interface's features changed on the
-	 * way, core/arc.h) */
-	uint64_t routed_again;
+	/* Packets the fused nodes forwarded before the ingress features that
+	 * the lookup routed again (the interface's features changed on the
+	 * way, core/arc.h): [0] IPv4, [1] IPv6 */
+	uint64_t routed_again[2];
 };
 
-/* "debug reroute on" (a test hook): ip4_lookup routes again every packet
- * ip4_fast forwarded before the ingress features, as after a feature
- * change on the way. Written by control, read once per burst. */
-extern bool nfv_ip4_reroute_all;
+/* "debug reroute on" (a test hook): the lookup nodes route again every
+ * packet the fused nodes forwarded before the ingress features, as after a
+ * feature change on the way. Written by control, read once per burst. */
+extern bool nfv_ip_reroute_all;
 
 /* Route sources, highest priority first. */
 enum nfv_route_source {

@@ -696,23 +696,23 @@ nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
 }
 
 /*
- * IPv4: nfv_ip_fast_to_ingress for a burst of one interface in the default
+ * nfv_ip_fast_to_ingress for a burst of one interface in the default
  * VRF whose ingress features all keep the route (core/arc.h): each packet
  * this node would forward (nhs[]: its FIB value, read in the first pass)
- * is forwarded here first, rewritten (TTL, Ethernet header, meta.tx_port)
- * and marked NFV_META_ROUTED, stamped with the interface's route gen
+ * is forwarded here first, rewritten (TTL or hop limit, Ethernet header,
+ * meta.tx_port) and marked NFV_META_ROUTED, stamped with the interface's route gen
  * (route_gen, read before the arc's answer: core/arc.h); the
  * others (TTL expiring, no route, local, unresolved, too big) get meta.flags
  * 0 as from the input node. The whole burst then goes to the interface's
- * first ingress feature; at the arc's end ip4_lookup sends the marked
+ * first ingress feature; at the arc's end the lookup node sends the marked
  * packets on by meta.tx_port (to the output interface's egress features or
  * port_tx) without a second lookup and rewrite, and decides for the others
- * as for any packet.
+ * as for any packet (nfv_ip_lookup_routed).
  */
-static __rte_noinline uint16_t
+static __rte_always_inline uint16_t
 nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
 			      uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
-			      const struct nfv_arc_entry *entry, uint32_t route_gen)
+			      const struct nfv_arc_entry *entry, uint32_t route_gen, const bool v6)
 {
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct {
@@ -734,7 +734,7 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 		uint8_t *ip = hdrs[i];
 		uint32_t id = nfv_fib_nh_id(nhs[i]);
 		uint32_t frame_len = rte_pktmbuf_pkt_len(m);
-		bool ttl_ok = ip[offsetof(struct rte_ipv4_hdr, time_to_live)] > 1;
+		bool ttl_ok = ip[NFV_IP_FAST_HOP_OFF(v6)] > 1;
 		uint64_t a = l2a, b = l2b, t = tail;
 
 		if (unlikely(id != cur_id)) {
@@ -758,7 +758,7 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 			/* An ECMP group (fwd_mtu 0): its member, as for any
 			 * packet; else not forwarded here. */
 			const struct nfv_nexthop *nh = cur->type == NFV_NH_GROUP ?
-				nfv_ip_fast_group_pick(cur, m, ip, false) : NULL;
+				nfv_ip_fast_group_pick(cur, m, ip, v6) : NULL;
 
 			if (nh == NULL || !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
 				nfv_meta(m)->flags = 0;
@@ -768,11 +768,30 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 			memcpy(&b, nh->l2 + 6, sizeof(b));
 			t = nfv_ip_fast_tail_routed(nh);
 		}
-		nfv_ip_fast_rewrite_with(m, ip, a, b, t, false);
+		nfv_ip_fast_rewrite_with(m, ip, a, b, t, v6);
 		nfv_meta(m)->routed_gen = route_gen;
 	}
 	rte_node_next_stream_move(graph, node, nfv_arc_entry_edge(entry, pkts[0]->port));
 	return n;
+}
+
+/* Out of the fused nodes' line, one per family. */
+static __rte_noinline __rte_unused uint16_t
+nfv_ip4_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
+			       uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
+			       uint32_t route_gen)
+{
+	return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
+					     &nfv_ip4_fast_ingress_entry, route_gen, false);
+}
+
+static __rte_noinline __rte_unused uint16_t
+nfv_ip6_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
+			       uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
+			       uint32_t route_gen)
+{
+	return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
+					     &nfv_ip6_fast_ingress_entry, route_gen, true);
 }
 
 /* The receiving interface's test: default VRF, no feature on the family's
@@ -943,12 +962,18 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	}
 	if (unlikely(!here)) {
 		/* (The gen before the answer: core/arc.h.) */
-		uint32_t gen = v6 ? 0 : nfv_arc_route_gen(ingress, pkts[0]->port);
+		uint32_t gen = nfv_arc_route_gen(ingress, pkts[0]->port);
 
-		if (!v6 && dir != NULL && ports == 0 && nfv_ifaces[pkts[0]->port].vrf == 0 &&
-		    nfv_arc_routed_ok(ingress, pkts[0]->port))
-			return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
-							     &nfv_ip4_fast_ingress_entry, gen);
+		if ((v6 || dir != NULL) && ports == 0 && nfv_ifaces[pkts[0]->port].vrf == 0 &&
+		    nfv_arc_routed_ok(ingress, pkts[0]->port)) {
+			if (v6) {
+				lookup(&dsts, nhs, n);
+				return nfv_ip6_fast_to_ingress_routed(graph, node, objs, n, nhs,
+								      hdrs, gen);
+			}
+			return nfv_ip4_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
+							      gen);
+		}
 		return nfv_ip_fast_to_ingress(graph, node, objs, n, ports == 0,
 					      v6 ? &nfv_ip6_fast_ingress_entry :
 					      &nfv_ip4_fast_ingress_entry);

@@ -68,6 +68,7 @@ static struct nfv_arc_feature acl_in4_feature = {
 };
 static struct nfv_arc_feature acl_in6_feature = {
 	.arc_name = "ip6_ingress", .node = "nfv_acl_in6",
+	.keeps_route = true,
 };
 static struct nfv_arc_feature acl_out4_feature = {
 	.arc_name = "ip4_egress", .node = "nfv_acl_out4", .runs_before = "nfv_vlan_output4",

@@ -516,10 +516,10 @@ cmd_neigh_show(int argc, char **argv, struct nfv_reply *r)
 }
 
 
-bool nfv_ip4_reroute_all;
+bool nfv_ip_reroute_all;
 
 /* debug reroute on|off: the path of packets routed again at the ingress
- * arc's end (nfv_ip4_reroute_all), for tests. */
+ * arc's end (nfv_ip_reroute_all), for tests. */
 static int
 cmd_debug_reroute(int argc, char **argv, struct nfv_reply *r)
 {
@@ -529,7 +529,7 @@ cmd_debug_reroute(int argc, char **argv, struct nfv_reply *r)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
 	if (strcmp(argv[2], "on") != 0 && strcmp(argv[2], "off") != 0)
 		NFV_FAIL(r, -EINVAL, "expected on or off, not '%s'", argv[2]);
-	__atomic_store_n(&nfv_ip4_reroute_all, strcmp(argv[2], "on") == 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&nfv_ip_reroute_all, strcmp(argv[2], "on") == 0, __ATOMIC_RELAXED);
 	return 0;
 }
 

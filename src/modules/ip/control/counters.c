@@ -32,7 +32,9 @@ ip_show_stats(json_t *stats)
 	json_object_set_new(stats, "icmp", icmp_json(&c, 0));
 	json_object_set_new(stats, "icmp6", icmp_json(&c, 1));
 	json_object_set_new(stats, "ip4", json_pack("{s:I}", "routed_again",
-						    (json_int_t)c.routed_again));
+						    (json_int_t)c.routed_again[0]));
+	json_object_set_new(stats, "ip6", json_pack("{s:I}", "routed_again",
+						    (json_int_t)c.routed_again[1]));
 	if (tables != NULL) {
 		json_object_set_new(tables, "ipv4_routes",
 				    json_integer((json_int_t)nfv_route_count(AF_INET)));
@@ -69,7 +71,11 @@ ip_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_ip4_routed_again_total", "counter",
 			 "IPv4 packets forwarded before the ingress features and routed again "
 			 "after those features changed");
-	fprintf(f, "nfvd_ip4_routed_again_total %" PRIu64 "\n", c.routed_again);
+	fprintf(f, "nfvd_ip4_routed_again_total %" PRIu64 "\n", c.routed_again[0]);
+	nfv_metrics_help(f, "nfvd_ip6_routed_again_total", "counter",
+			 "IPv6 packets forwarded before the ingress features and routed again "
+			 "after those features changed");
+	fprintf(f, "nfvd_ip6_routed_again_total %" PRIu64 "\n", c.routed_again[1]);
 	nfv_metrics_help(f, "nfvd_routes", "gauge", "Routes in the FIB");
 	fprintf(f, "nfvd_routes{family=\"ipv4\"} %u\n", nfv_route_count(AF_INET));
 	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));

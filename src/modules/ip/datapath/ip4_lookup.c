@@ -33,6 +33,7 @@
 #include "modules/ip/ip_counters.h"
 #include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
+#include "modules/ip/ip_routed.h"
 #include "modules/infra/iface.h"
 
 extern struct nfv_arc nfv_ip4_egress_arc; /* ip4_rewrite.c */
@@ -115,7 +116,7 @@ ip4_lookup_one(struct rte_mbuf *m, struct nfv_worker *w)
 	uint64_t v = 0;
 
 	if (meta->flags & NFV_META_ROUTED) {
-		nfv_ip_counters(w)->routed_again++;
+		nfv_ip_counters(w)->routed_again[0]++;
 		h->time_to_live++;
 		h->hdr_checksum = 0;
 		h->hdr_checksum = rte_ipv4_cksum(h);
@@ -128,87 +129,11 @@ ip4_lookup_one(struct rte_mbuf *m, struct nfv_worker *w)
 	       IP4_LOOKUP_NEXT_REWRITE : ip4_lookup_slow(m);
 }
 
-/* The edge of a routed packet of output port tx_port: its first egress
- * feature, or port_tx. */
-static __rte_always_inline uint16_t
-ip4_lookup_routed_edge(uint16_t tx_port)
-{
-	uint16_t edge = nfv_arc_entry_edge(&nfv_ip4_lookup_egress_entry, tx_port);
-
-	return edge == nfv_ip4_lookup_egress_entry.end_edge ? IP4_LOOKUP_NEXT_TX : edge;
-}
-
-/*
- * A burst with packets ip4_fast forwarded before the ingress features
- * (NFV_META_ROUTED): those go on by meta.tx_port, to the output interface's
- * first egress feature or port_tx, with meta.flags 0 as a packet this node
- * forwards leaves it. The usual burst (all routed, from one interface whose
- * route gen is their stamp, to one output port) in one test per packet and
- * one move of the stream; otherwise packet by packet, ip4_lookup_one for
- * the packets not routed or routed under an old gen.
- */
 static __rte_noinline uint16_t
 ip4_lookup_routed(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const uint16_t in0 = pkts[0]->port, tx0 = nfv_meta(pkts[0])->tx_port;
-	const uint32_t gen0 = nfv_arc_route_gen(&nfv_ip4_ingress_arc, in0);
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint8_t flags[RTE_GRAPH_BURST_SIZE];
-	/* The metadata of a routed packet of the usual burst, as two words:
-	 * the gen (the first word's low half; its high half is not written),
-	 * then tx_port, drop reason 0, flags NFV_META_ROUTED, the ICMP fields
-	 * and pad 0 (what ip4_fast writes in one store). */
-	struct nfv_mbuf_meta want = { .tx_port = tx0, .flags = NFV_META_ROUTED };
-	const bool reroute = __atomic_load_n(&nfv_ip4_reroute_all, __ATOMIC_RELAXED);
-	uint64_t want0 = gen0, want1, odd = reroute;
-	uint32_t gen = gen0;
-	const uint64_t mask0 = UINT32_MAX;
-
-	memcpy(&want1, &want.tx_port, sizeof(want1));
-	RTE_BUILD_BUG_ON(offsetof(struct nfv_mbuf_meta, tx_port) != 8 ||
-			 sizeof(struct nfv_mbuf_meta) != 16);
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct nfv_mbuf_meta *meta = nfv_meta(m);
-		uint64_t w0, w1;
-
-		memcpy(&w0, meta, sizeof(w0));
-		memcpy(&w1, &meta->tx_port, sizeof(w1));
-		odd |= ((w0 ^ want0) & mask0) | (w1 ^ want1) | (uint64_t)(m->port ^ in0);
-		flags[i] = meta->flags;
-		meta->flags = 0;
-	}
-	if (likely(odd == 0)) {
-		uint16_t edge = ip4_lookup_routed_edge(tx0);
-
-		/* To port_tx: one run, sent without a look at each packet. */
-		if (edge == IP4_LOOKUP_NEXT_TX)
-			nfv_tx_runs_add(&nfv_node_worker(node)->tx_runs,
-					__rte_node_next_node_get(node, IP4_LOOKUP_NEXT_TX)->idx, n,
-					tx0);
-		rte_node_next_stream_move(graph, node, edge);
-		return n;
-	}
-	for (uint16_t i = 0, last = in0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct nfv_mbuf_meta *meta = nfv_meta(m);
-
-		/* The receiving interface's gen, read again when it changes. */
-		if (unlikely(m->port != last)) {
-			last = m->port;
-			gen = nfv_arc_route_gen(&nfv_ip4_ingress_arc, last);
-		}
-		if (likely(flags[i] & NFV_META_ROUTED) && likely(!reroute) &&
-		    likely(meta->routed_gen == gen)) {
-			nexts[i] = ip4_lookup_routed_edge(meta->tx_port);
-		} else {
-			meta->flags = flags[i]; /* as it came, for the decision */
-			nexts[i] = ip4_lookup_one(m, nfv_node_worker(node));
-		}
-	}
-	nfv_enqueue_nexts(graph, node, objs, nexts, n);
-	return n;
+	return nfv_ip_lookup_routed(graph, node, objs, n, &nfv_ip4_ingress_arc,
+				    &nfv_ip4_lookup_egress_entry, IP4_LOOKUP_NEXT_TX, ip4_lookup_one);
 }
 
 static uint16_t

@@ -11,7 +11,9 @@
  *
  * Plain transit packets (meta.flags 0) are forwarded here in one pass, as
  * ip6_fast forwards them: to port_tx, or to the output interface's first
- * egress feature (this node's entry of the egress arc).
+ * egress feature (this node's entry of the egress arc). Packets ip6_fast
+ * forwarded before the ingress features (NFV_META_ROUTED) go on by their
+ * output port without a second lookup (ip_routed.h).
  *
  * Edges: ip6_rewrite, ip6_local, ip6_icmp_error, drop, port_tx, then the
  * egress arc's features.
@@ -24,11 +26,14 @@
 #include <rte_ip.h>
 
 #include "modules/ip/fib6_trie.h"
+#include "modules/ip/ip_counters.h"
 #include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
+#include "modules/ip/ip_routed.h"
 #include "modules/infra/iface.h"
 
-extern struct nfv_arc nfv_ip6_egress_arc; /* ip6_rewrite.c */
+extern struct nfv_arc nfv_ip6_egress_arc;  /* ip6_rewrite.c */
+extern struct nfv_arc nfv_ip6_ingress_arc; /* ip6_input.c */
 
 enum ip6_lookup_next {
 	IP6_LOOKUP_NEXT_REWRITE,
@@ -89,6 +94,41 @@ ip6_lookup_vrfs(uint8_t ips[][RTE_FIB6_IPV6_ADDR_SIZE], const uint16_t *vrfs, ui
 	}
 }
 
+/*
+ * A packet ip6_fast forwarded before the ingress features whose interface's
+ * features changed on the way (as in ip4_lookup): routed again, as if it had
+ * not been, its hop limit back as it came; any other packet of such a burst
+ * that is not routed: looked up, with its interface's VRF. Returns its edge.
+ */
+static __rte_noinline uint16_t
+ip6_lookup_one(struct rte_mbuf *m, struct nfv_worker *w)
+{
+	struct nfv_mbuf_meta *meta = nfv_meta(m);
+	struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, NFV_L2_LEN);
+	struct rte_fib6 *fib = nfv_fib_vrf_active(1, nfv_ifaces[m->port].vrf);
+	uint8_t a[1][RTE_FIB6_IPV6_ADDR_SIZE];
+	uint64_t v = 0;
+
+	if (meta->flags & NFV_META_ROUTED) {
+		nfv_ip_counters(w)->routed_again[1]++;
+		h->hop_limits++;
+		meta->flags = 0;
+	}
+	memcpy(a[0], h->dst_addr, sizeof(a[0]));
+	if (fib != NULL)
+		rte_fib6_lookup_bulk(fib, a, &v, 1);
+	meta->nh = nfv_nh_get(nfv_fib_nh_id(v));
+	return meta->nh != NULL && nfv_nh_forwards(meta->nh) && meta->flags == 0 ?
+	       IP6_LOOKUP_NEXT_REWRITE : ip6_lookup_slow(m);
+}
+
+static __rte_noinline uint16_t
+ip6_lookup_routed(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	return nfv_ip_lookup_routed(graph, node, objs, n, &nfv_ip6_ingress_arc,
+				    &nfv_ip6_lookup_egress_entry, IP6_LOOKUP_NEXT_TX, ip6_lookup_one);
+}
+
 static uint16_t
 ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -100,6 +140,10 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	uint16_t i, any_vrf = 0;
 	uint8_t flags = 0;
 
+	if (unlikely(n == 0))
+		return 0;
+	if (nfv_meta(pkts[0])->flags & NFV_META_ROUTED)
+		return ip6_lookup_routed(graph, node, objs, n);
 	for (i = 0; i < n; i++) {
 		vrfs[i] = nfv_ifaces[pkts[i]->port].vrf;
 		any_vrf |= vrfs[i];
@@ -107,6 +151,8 @@ ip6_lookup_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		hdrs[i] = rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, NFV_L2_LEN);
 		memcpy(ips[i], hdrs[i] + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
 	}
+	if (unlikely(flags & NFV_META_ROUTED))
+		return ip6_lookup_routed(graph, node, objs, n);
 	if (likely(any_vrf == 0))
 		nfv_fib6_lookup(ips, nhs, n);
 	else

@@ -36,6 +36,7 @@ static struct nfv_arc_feature policer_in4_feature = {
 };
 static struct nfv_arc_feature policer_in6_feature = {
 	.arc_name = "ip6_ingress", .node = "nfv_policer_in6", .runs_after = "nfv_acl_in6",
+	.keeps_route = true,
 };
 static struct nfv_arc_feature policer_out4_feature = {
 	.arc_name = "ip4_egress", .node = "nfv_policer_out4", .runs_after = "nfv_acl_out4",
