@@ -171,6 +171,74 @@ suite_stop_nfvd() {
 	fi
 }
 
+# Ends the background processes started so far (timeout passes the TERM
+# on to what it runs).
+suite_bg_stop() {
+	local pid
+	for pid in "${BG[@]}"; do kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+	BG=()
+}
+
+# nfvd again with two workers: every af_packet port of the startup file
+# with two queues (the kernel's packet fanout spreads the flows over them),
+# worker lcore 1 polling queue 0 of each of PORTs, lcore 2 queue 1; the
+# control thread shares the first CPU with lcore 1. Passes when the queue
+# map is that.
+suite_two_workers() { # suite_two_workers PORT...
+	local p q0="" q1="" w
+	EAL=(--lcores 0@0,1@0,2@1 --no-huge -m 1024 --no-shconf --no-pci)
+	for p in "$@"; do
+		q0+="${q0:+,}$p:0"
+		q1+="${q1:+,}$p:1"
+	done
+	sed -e 's/iface=[^ ]*/&,qpairs=2 rxq 2 txq 2/' "$WORK/startup.conf" >"$WORK/startup2.conf"
+	{ cat "$WORK/startup2.conf"; echo "worker set 1 rxq $q0"; echo "worker set 2 rxq $q1"; } \
+		>"$WORK/startup.conf"
+	suite_start_nfvd
+	w=$(ctl --json show workers | json '" ".join("%d:%s" % (x["lcore"], ",".join(x["rxqs"])) for x in d["workers"])')
+	[ "$w" = "1:$q0 2:$q1" ] && pass "two workers up: $w" || fail "workers: '$w' (want '1:$q0 2:$q1')"
+}
+
+# Passes when show stats' BLOCK handed packets to other workers and each
+# was taken in (out = in). Packets a full ring refused (dropped as
+# BLOCK/handoff_full) are reported, not failed: here a worker shares its
+# CPU, and while it waits for the scheduler the other can fill its ring.
+suite_handoff_ok() { # suite_handoff_ok BLOCK WHAT
+	local h ho hi hf
+	h=$(ctl --json show stats |
+		json "'%d %d %d' % tuple(d['$1']['handoff_' + k] for k in ('out', 'in', 'full'))")
+	read -r ho hi hf <<<"$h"
+	if [ "$ho" -gt 0 ] && [ "$ho" = "$hi" ]; then
+		pass "$2 handed to their owner: $ho out, as many in ($hf refused by a full ring)"
+	else
+		fail "$1 handoff out / in / full: $h"
+	fi
+}
+
+# Passes when the TCP entries of list KEY of "CMD" (--json) are on both
+# workers (an entry's "worker").
+suite_both_workers() { # suite_both_workers "CMD" KEY WHAT
+	local v
+	v=$(ctl --json $1 | json "' '.join('%d:%d' % (w, sum(1 for e in d['$2'] if e['worker'] == w and e['proto'] == 'tcp')) for w in (0, 1))")
+	if [[ "$v" =~ ^0:[1-9][0-9]*\ 1:[1-9][0-9]*$ ]]; then
+		pass "$3 on both workers (worker:entries $v)"
+	else
+		fail "$3 by worker: $v"
+	fi
+}
+
+# Passes when N TCP connections from namespace NS to ADDR:PORT (an echo
+# server) each get their line back.
+suite_tcp_echoes() { # suite_tcp_echoes NS ADDR PORT N WHAT
+	local ok=0 i reply
+	for i in $(seq "$4"); do
+		reply=$(echo "conn $i" | ip netns exec "$1" timeout 5 socat -t 1 - "TCP:$2:$3" 2>&1)
+		[ "$reply" = "conn $i" ] && ok=$((ok + 1))
+	done
+	[ "$ok" = "$4" ] && pass "$4 TCP connections $5 (socat echo)" ||
+		fail "TCP connections $5: $ok of $4 echoed"
+}
+
 # Passes when five pings from namespace NS to DST all come back.
 suite_ping() { # suite_ping NS DST WHAT
 	local out

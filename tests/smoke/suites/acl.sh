@@ -80,18 +80,20 @@ oow=$(ctl --json show stats | json "d['conntrack']['out_of_window']")
 	fail "real TCP: $oow segments dropped out of window (conntrack/out_of_window)"
 
 # Inward, unsolicited: h1 listens on 7002, but a SYN from h2 must not pass.
-before=$(drop_count acl/no_match)
-if echo x | ip netns exec "$H2" timeout 5 socat -t 1 - TCP:10.202.1.2:7002,connect-timeout=2 \
-	>/dev/null 2>&1; then
-	fail "TCP $H2 -> $H1:7002 connected: unsolicited SYN passed"
-else
-	after=$(drop_count acl/no_match)
-	if [ "$after" -gt "$before" ]; then
-		pass "unsolicited TCP $H2 -> $H1:7002 refused; acl/no_match $before -> $after"
+unsolicited_syn() { # unsolicited_syn WHAT
+	local before after
+	before=$(drop_count acl/no_match)
+	if echo x | ip netns exec "$H2" timeout 5 socat -t 1 - TCP:10.202.1.2:7002,connect-timeout=2 \
+		>/dev/null 2>&1; then
+		fail "TCP $H2 -> $H1:7002 connected$1: unsolicited SYN passed"
 	else
-		fail "unsolicited TCP refused but not counted (acl/no_match $before -> $after)"
+		after=$(drop_count acl/no_match)
+		[ "$after" -gt "$before" ] &&
+			pass "unsolicited TCP $H2 -> $H1:7002 refused$1; acl/no_match $before -> $after" ||
+			fail "unsolicited TCP refused but not counted$1 (acl/no_match $before -> $after)"
 	fi
-fi
+}
+unsolicited_syn ""
 out=$(ip netns exec "$H2" ping -n -c 3 -i 0.1 -W 1 10.202.1.2 2>&1)
 grep -q " 100% packet loss" <<<"$out" && pass "unsolicited ping $H2 -> $H1 dropped" ||
 	fail "unsolicited ping $H2 -> $H1: $(grep transmitted <<<"$out")"
@@ -110,60 +112,24 @@ suite_stop_nfvd
 # ports: the kernel's fanout spreads the flows). A flow's state lives on
 # the worker its symmetric hash names; packets received by the other one
 # are handed to it, so TCP keeps working and unsolicited SYNs stay out.
-EAL=(--lcores 0@0,1@0,2@1 --no-huge -m 1024 --no-shconf --no-pci)
-sed -e 's/iface=[^ ]*/&,qpairs=2 rxq 2 txq 2/' -e '/^conntrack set timeout/s/ [0-9]*$/ 30/' \
-	"$WORK/startup.conf" >"$WORK/startup1.conf"
-{ cat "$WORK/startup1.conf"; echo "worker set 1 rxq p1:0,p2:0"; echo "worker set 2 rxq p1:1,p2:1"; } \
-	>"$WORK/startup.conf"
-for pid in "${BG[@]}"; do kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-BG=()
-suite_start_nfvd
+sed -i -e '/^conntrack set timeout/s/ [0-9]*$/ 30/' "$WORK/startup.conf"
+suite_bg_stop
+suite_two_workers p1 p2
 ip netns exec "$H2" timeout 60 socat TCP-LISTEN:7001,reuseaddr,fork EXEC:cat &
 BG+=($!)
 ip netns exec "$H1" timeout 60 socat TCP-LISTEN:7002,reuseaddr,fork EXEC:cat &
 BG+=($!)
 sleep 0.5
-w=$(ctl --json show workers | json '" ".join("%d:%s" % (x["lcore"], ",".join(x["rxqs"])) for x in d["workers"])')
-[ "$w" = "1:p1:0,p2:0 2:p1:1,p2:1" ] && pass "two workers up: $w" || fail "workers: '$w'"
-N_CONN=24
-ok=0
-for i in $(seq "$N_CONN"); do
-	reply=$(echo "conn $i" | ip netns exec "$H1" timeout 5 socat -t 1 - TCP:10.202.2.2:7001 2>&1)
-	[ "$reply" = "conn $i" ] && ok=$((ok + 1))
-done
-[ "$ok" = "$N_CONN" ] && pass "$N_CONN TCP connections $H1 -> $H2:7001 through the reflect rule, two workers" ||
-	fail "TCP through the reflect rule, two workers: $ok of $N_CONN echoed"
+suite_tcp_echoes "$H1" 10.202.2.2 7001 24 "$H1 -> $H2:7001 through the reflect rule, two workers"
 suite_ping "$H1" 10.202.2.2 "$H1 -> $H2 through the reflect rule, two workers"
 suite_iperf3 "$H1" "$H2" 10.202.2.2 5203 "$H1 -> $H2, two workers"
-ct=$(ctl --json conntrack show)
-v=$(json '" ".join("%d:%d" % (w, sum(1 for e in d["entries"] if e["worker"] == w and e["proto"] == "tcp")) for w in (0, 1))' <<<"$ct")
-if json 'all(any(e["worker"] == w and e["proto"] == "tcp" for e in d["entries"]) for w in (0, 1))' <<<"$ct" | grep -qx True; then
-	pass "TCP flows tracked on both workers (worker:flows $v)"
-else
-	fail "TCP flows by worker: $v"
-fi
-st=$(ctl --json show stats)
-h=$(json '"%d %d %d" % (d["acl"]["handoff_out"], d["acl"]["handoff_in"], d["acl"]["handoff_full"])' <<<"$st")
-read -r ho hi hf <<<"$h"
-if [ "$ho" -gt 0 ] && [ "$ho" = "$hi" ] && [ "$hf" = 0 ]; then
-	pass "packets handed to their flow's owner: $ho out, as many in, none refused"
-else
-	fail "acl handoff out / in / full: $h"
-fi
+suite_both_workers "conntrack show" entries "TCP flows"
+suite_handoff_ok acl "packets of tracked flows"
 # Not asserted: here a worker shares its CPU with the control thread and
 # the hosts, and a packet can wait in its queue for a scheduler tick
 # while the other worker passes later ones of the flow: a segment that
 # late can be out of the windows conntrack checks.
-info "segments out of window with two workers: $(json 'd["conntrack"]["out_of_window"]' <<<"$st")"
-before=$(drop_count acl/no_match)
-if echo x | ip netns exec "$H2" timeout 5 socat -t 1 - TCP:10.202.1.2:7002,connect-timeout=2 \
-	>/dev/null 2>&1; then
-	fail "TCP $H2 -> $H1:7002 connected with two workers: unsolicited SYN passed"
-else
-	after=$(drop_count acl/no_match)
-	[ "$after" -gt "$before" ] &&
-		pass "unsolicited TCP $H2 -> $H1:7002 refused with two workers; acl/no_match $before -> $after" ||
-		fail "unsolicited TCP refused but not counted, two workers ($before -> $after)"
-fi
+info "segments out of window with two workers: $(ctl --json show stats | json 'd["conntrack"]["out_of_window"]')"
+unsolicited_syn " with two workers"
 suite_stop_nfvd
 suite_finish
