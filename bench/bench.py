@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import datetime
 import glob
+import ipaddress
 import json
 import os
 import random
@@ -690,6 +691,17 @@ def build_cases(env):
                          extra=["acl add fin", "acl rule add fin prio 1 action reflect",
                                       "acl attach fin dev in in"])],
             compare_to="nfvd")
+        # The same on IPv6: 1,000 IPv6 rules in and out against plain IPv6.
+        cases["ipv6-acl"] = Case(
+            "ipv6-acl", "IPv6 64 B, 1,000 ACL rules attached in and out",
+            "512 flows IPv6/UDP, 64 B frames, to 2001:200:0:1::/64; nfvd-acl6-1000: ACL "
+            "'fin' (1,000 rules) on port in, ingress, and 'fout' (1,000 rules) on port out, "
+            "egress: 999 IPv6 rules that miss the traffic (random prefixes /48-/128 in "
+            "2001:db8::/32, port ranges), then a permit", [
+                app_nfvd(env, "nfvd-noacl6", pcap6, label="nfvd", family=6),
+                app_nfvd(env, "nfvd-acl6", pcap6, label="nfvd-acl6-1000", family=6,
+                         extra=acl_lines(1000, family=6))],
+            compare_to="nfvd")
         # NAT44: the 512 flows (sources 198.19.0.0/16) translated to the
         # output port's address: the egress feature and a session hit per
         # packet, against plain routing.
@@ -787,29 +799,37 @@ def build_cases(env):
 
 ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
              "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
-             "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "conntrack-new",
+             "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "ipv6-acl", "conntrack-new",
              "ipv4-64-visibility", "ipv4-nat", "ipv4-lb", "bridge-vxlan"]
 NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp",
-             "ipv4-acl", "conntrack-new", "ipv4-nat", "ipv4-lb", "bridge-vxlan"}
+             "ipv4-acl", "ipv6-acl", "conntrack-new", "ipv4-nat", "ipv4-lb", "bridge-vxlan"}
 CT_NEW_FLOWS = 1000000
 NEWSYN_PCAP = "ipv4-64-newsyn.pcap"
 
 
-def acl_lines(n, seed=12):
+def acl_lines(n, seed=12, family=4):
     """Two ACLs of n rules: n - 1 that miss the standard traffic (198.19.0.0/16
-    to 198.18.1.0/24, UDP), then a permit; 'fin' on port in (in), 'fout' on
-    port out (out)."""
+    to 198.18.1.0/24, UDP; IPv6, family 6: prefixes inside 2001:db8::/32,
+    which the IPv6 traffic to 2001:200:0:1::/64 is not in), then a permit;
+    'fin' on port in (in), 'fout' on port out (out)."""
     rnd = random.Random(seed)
     lines = []
     for acl in ("fin", "fout"):
         lines.append(f"acl add {acl}")
         for prio in range(1, n):
             words = [f"acl rule add {acl} prio {prio}"]
-            plen = rnd.choice([8, 16, 24, 32])
-            net = rnd.randrange(1, 100) << 24 | rnd.randrange(1 << 24)
-            net &= (0xffffffff << (32 - plen)) & 0xffffffff
-            words.append(f"{rnd.choice(['src', 'dst'])} "
-                         f"{'.'.join(str(net >> k & 255) for k in (24, 16, 8, 0))}/{plen}")
+            if family == 6:
+                plen = rnd.choice([48, 64, 96, 128])
+                net = (0x20010db8 << 96 | rnd.getrandbits(96)) & (
+                    ((1 << 128) - 1) << (128 - plen))
+                words.append(f"{rnd.choice(['src', 'dst'])} "
+                             f"{ipaddress.IPv6Address(net)}/{plen}")
+            else:
+                plen = rnd.choice([8, 16, 24, 32])
+                net = rnd.randrange(1, 100) << 24 | rnd.randrange(1 << 24)
+                net &= (0xffffffff << (32 - plen)) & 0xffffffff
+                words.append(f"{rnd.choice(['src', 'dst'])} "
+                             f"{'.'.join(str(net >> k & 255) for k in (24, 16, 8, 0))}/{plen}")
             proto = rnd.choice(["tcp", "udp"])
             words.append(f"proto {proto}")
             if rnd.random() < 0.5:
