@@ -638,6 +638,11 @@ struct acl_scratch {
 	uint16_t lk[RTE_GRAPH_BURST_SIZE];
 };
 
+/* What acl_fast holds for an interface whose ACL went while the burst was
+ * on its way: a version no cache entry has (gens count from 1), so its
+ * packets take the general path, which lets them pass. */
+static const struct nfv_acl_compiled acl_detached = { .gen = UINT64_MAX };
+
 /* The bytes of a packet acl_fast reads in its first segment: the
  * Ethernet and IP headers and the ports. */
 #define ACL_FAST4_NEED (NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 4)
@@ -687,7 +692,10 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
-	uint32_t nhit = 0, nflow = 0, nudp = 0, ndeny = 0, nnomatch = 0, odd = 0;
+	/* Packets decided here by neither cache (dropped by the connection
+	 * table, or passed untracked when the ACL went): with ns and nflow,
+	 * what is not a cache hit. */
+	uint32_t nother = 0, nflow = 0, nudp = 0, ndeny = 0, nnomatch = 0, odd = 0, nhit;
 	/* A run of hits on one permit rule is counted once at its end
 	 * (run_res: that rule's result; RUN_NONE matches no lookup's). */
 	const uint32_t RUN_NONE = UINT32_MAX - 1;
@@ -726,7 +734,9 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			last_iface = iface;
 			last_next = nfv_arc_next_edge(f, iface);
 			c = acl != NULL ? nfv_acl_active(acl) : NULL;
-			cgen = c != NULL ? c->gen : 0;
+			if (c == NULL)
+				c = &acl_detached;
+			cgen = c->gen;
 			gen_mix = cache4_gen_mix(cgen);
 			if (run != 0)
 				hits[run_slot] += run; /* the slot was of the old version */
@@ -735,8 +745,10 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			odd++;
 		}
 		nexts[i] = last_next;
-		if (unlikely(c == NULL))
-			continue; /* detached while the packet was on its way */
+		if (ct_on && unlikely(c == &acl_detached)) {
+			nother++; /* detached while the packet was on its way */
+			continue;
+		}
 		if (fam == 1) {
 			const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)ip;
 			const struct nfv_acl_cache6_entry *e6;
@@ -814,6 +826,7 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 				}
 				if (r < 0) {
 					nexts[i] = nfv_mark_drop(m, (uint16_t)-r, ACL_NEXT_DROP);
+					nother++;
 					continue;
 				}
 			} else {
@@ -844,7 +857,6 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 decided:
 		if (likely(res == run_res)) {
 			run++;
-			nhit++;
 			continue;
 		}
 		if (res == UINT32_MAX) {
@@ -855,7 +867,6 @@ decided:
 			hits[c->default_slot]++;
 			nnomatch++;
 			nexts[i] = nfv_mark_drop(m, drop_acl_no_match.id, ACL_NEXT_DROP);
-			nhit++;
 			continue;
 		}
 		r = &c->rule[res - 1];
@@ -863,7 +874,6 @@ decided:
 			slow[ns++] = i; /* records a flow: the general path */
 			continue;
 		}
-		nhit++;
 		if (r->action == NFV_ACL_DENY) {
 			hits[r->slot]++;
 			ndeny++;
@@ -878,6 +888,7 @@ decided:
 	}
 	if (run != 0)
 		hits[run_slot] += run;
+	nhit = n - ns - nflow - nother;
 	sum->cache_hits += nhit;
 	sum->denied += ndeny;
 	sum->no_match += nnomatch;
