@@ -167,7 +167,8 @@ struct nfv_worker {
 	 * from elsewhere too. */
 	uint16_t fast_l2_checked[2];
 	/* nfv_walk_slices' room for a long stream's packets past the first
-	 * slice (allocated when first needed), and how many such streams. */
+	 * slice (allocated with the worker; its pages are touched only when a
+	 * long stream first comes), and how many such streams. */
 	void **slice_rest;
 	uint64_t slice_streams;
 	struct nfv_worker_stats stats;

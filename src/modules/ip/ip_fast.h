@@ -709,11 +709,15 @@ nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
  * port_tx) without a second lookup and rewrite, and decides for the others
  * as for any packet (nfv_ip_lookup_routed).
  */
-static __rte_always_inline uint16_t
+static __rte_noinline uint16_t
 nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
 			      uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
-			      const struct nfv_arc_entry *entry, uint32_t route_gen, const bool v6)
+			      uint32_t route_gen, const bool v6)
 {
+	/* Out of the fused node's line; each fused node passes its own
+	 * constant v6, which the compiler propagates into its copy. */
+	const struct nfv_arc_entry *entry = v6 ? &nfv_ip6_fast_ingress_entry :
+						 &nfv_ip4_fast_ingress_entry;
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	struct {
 		uint32_t id;
@@ -773,25 +777,6 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 	}
 	rte_node_next_stream_move(graph, node, nfv_arc_entry_edge(entry, pkts[0]->port));
 	return n;
-}
-
-/* Out of the fused nodes' line, one per family. */
-static __rte_noinline __rte_unused uint16_t
-nfv_ip4_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
-			       uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
-			       uint32_t route_gen)
-{
-	return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
-					     &nfv_ip4_fast_ingress_entry, route_gen, false);
-}
-
-static __rte_noinline __rte_unused uint16_t
-nfv_ip6_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
-			       uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
-			       uint32_t route_gen)
-{
-	return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
-					     &nfv_ip6_fast_ingress_entry, route_gen, true);
 }
 
 /* The receiving interface's test: default VRF, no feature on the family's
@@ -966,13 +951,10 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 
 		if ((v6 || dir != NULL) && ports == 0 && nfv_ifaces[pkts[0]->port].vrf == 0 &&
 		    nfv_arc_routed_ok(ingress, pkts[0]->port)) {
-			if (v6) {
+			if (v6)
 				lookup(&dsts, nhs, n);
-				return nfv_ip6_fast_to_ingress_routed(graph, node, objs, n, nhs,
-								      hdrs, gen);
-			}
-			return nfv_ip4_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs,
-							      gen);
+			return nfv_ip_fast_to_ingress_routed(graph, node, objs, n, nhs, hdrs, gen,
+							     v6);
 		}
 		return nfv_ip_fast_to_ingress(graph, node, objs, n, ports == 0,
 					      v6 ? &nfv_ip6_fast_ingress_entry :
