@@ -43,9 +43,10 @@ bridged with a VXLAN interface, encapsulated to a remote via out1),
 vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 
 Packets: calls of port_rx's process function (one graph walk each) times
-the burst (32): every walk takes one RX burst from the replayed port (the
-sinks' queues return nothing) and every RX burst of the endless replay is
-full, so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
+the walk (nfvd's default, four bursts of 32, or --walk-max): every walk
+takes full RX bursts from the replayed port until it has no room for
+another (the sinks' queues return nothing; every RX burst of the endless
+replay is full), so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
 which valgrind slows to seconds per reply, do not line up with it).
 
 valgrind cannot run code built for the build machine's own instruction set
@@ -73,6 +74,7 @@ PY = "/usr/bin/python3"
 NFVCTL = os.path.join(TOP, "build/src/nfvctl")
 DUT_MAC = "02:70:63:61:70:00"
 BURST = 32
+WALK_BURSTS = 4  # nfvd's default walk: NFV_WALK_BURSTS_DEFAULT bursts (src/core/worker.h)
 
 # (traffic file, gen_traffic arguments, output ports, families)
 CASES = {
@@ -365,7 +367,7 @@ def run(case, args, work):
     else:
         argv += [args.nfvd, "-l", "0,1", "--no-pci", "--no-huge", "-m", "1024",
                  "--file-prefix", prefix, "--log-level=4", "--", "-c", conf, "-s", sock,
-                 "-b", str(BURST)]
+                 "-b", str(BURST)] + (["--walk-max", str(args.walk_max)] if args.walk_max else [])
     log = open(os.path.join(tmp, "nfvd.log"), "w")
     p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
                          start_new_session=True)
@@ -414,7 +416,9 @@ def run(case, args, work):
     if best is None:
         sys.exit(f"{case}: no dump with the worker's calls in {tmp}")
     total, funcs = inclusive(best[0])
-    pkts = best[1] * BURST
+    # Every walk of nfvd's takes walk-max packets (the replay's bursts are
+    # all full and it is polled again while there is room).
+    pkts = best[1] * (BURST if args.l3fwd else args.walk_max or BURST * WALK_BURSTS)
     res = {"case": case, "packets": pkts, "total": total / pkts,
            "nodes": {n: funcs[n] / pkts for n in (L3FWD_FUNCS if args.l3fwd else NODES)
                      if n in funcs}}
@@ -432,6 +436,8 @@ def main():
     ap.add_argument("--nfvd", default=os.path.join(TOP, "build-cg/src/nfvd"))
     ap.add_argument("--l3fwd", default="", help="run this l3fwd binary instead of nfvd")
     ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--walk-max", type=int, default=0,
+                    help="nfvd's --walk-max (packets per graph walk; default: its own)")
     ap.add_argument("--file-prefix", default="nfvperf-cg",
                     help="DPDK --file-prefix (the process id is appended)")
     ap.add_argument("--warmup", type=float, default=5.0,
