@@ -43,7 +43,7 @@ bridged with a VXLAN interface, encapsulated to a remote via out1),
 vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 
 Packets: calls of port_rx's process function (one graph walk each) times
-the walk (nfvd's default, four bursts of 32, or --walk-max): every walk
+the walk (nfvd's default, one burst of 32, or --walk-max): every walk
 takes full RX bursts from the replayed port until it has no room for
 another (the sinks' queues return nothing; every RX burst of the endless
 replay is full), so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
@@ -74,7 +74,7 @@ PY = "/usr/bin/python3"
 NFVCTL = os.path.join(TOP, "build/src/nfvctl")
 DUT_MAC = "02:70:63:61:70:00"
 BURST = 32
-WALK_BURSTS = 4  # nfvd's default walk: NFV_WALK_BURSTS_DEFAULT bursts (src/core/worker.h)
+WALK_BURSTS = 1  # nfvd's default walk: one burst (--walk-max defaults to the burst)
 
 # (traffic file, gen_traffic arguments, output ports, families)
 CASES = {

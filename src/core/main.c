@@ -90,11 +90,11 @@ usage(FILE *f)
 		"  -t, --duration SEC     exit cleanly after SEC seconds\n"
 		"  -r, --report SEC       print a traffic line every SEC seconds\n"
 		"  -b, --burst N          RX burst size (default %u, max %u)\n"
-		"      --walk-max N       packets one graph walk may poll (default: %u bursts);\n"
+		"      --walk-max N       packets one graph walk may poll (default: the burst);\n"
 		"                         full queues are polled again up to N\n"
 		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 		"  -h, --help             this text\n",
-		NFV_BURST_DEFAULT, NFV_BURST_MAX, NFV_WALK_BURSTS_DEFAULT);
+		NFV_BURST_DEFAULT, NFV_BURST_MAX);
 	nfv_modules_walk(usage_module, f);
 	fprintf(f, "Without EAL options nfvd runs control on the first core and a worker on\n"
 		"each other core, on hugepages when enough are free, else --no-huge.\n");

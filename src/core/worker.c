@@ -34,7 +34,7 @@ struct nfv_worker *nfv_worker_being_built;
 int nfv_logtype = RTE_LOGTYPE_USER1;
 
 static unsigned int burst_size = NFV_BURST_DEFAULT;
-static unsigned int walk_max = NFV_BURST_DEFAULT * NFV_WALK_BURSTS_DEFAULT;
+static unsigned int walk_max = NFV_BURST_DEFAULT;
 /* No queue is polled until the startup file has been applied whole. */
 static bool polling_enabled;
 static uint64_t grace_periods;
@@ -203,9 +203,7 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 	unsigned int lcore;
 
 	burst_size = burst;
-	/* 0: the default, NFV_WALK_BURSTS_DEFAULT bursts. */
-	walk_max = max_per_walk != 0 ? RTE_MAX(max_per_walk, burst) :
-		   burst * NFV_WALK_BURSTS_DEFAULT;
+	walk_max = RTE_MAX(max_per_walk, burst);
 	if (walk_max > RTE_GRAPH_BURST_SIZE)
 		walk_max = RTE_GRAPH_BURST_SIZE;
 	nfv_n_workers = 0;

@@ -21,13 +21,6 @@
 #define NFV_MAX_RXQ_PER_WORKER 128
 #define NFV_BURST_DEFAULT 32
 #define NFV_BURST_MAX 256
-/* RX bursts one graph walk takes at most by default (--walk-max): under
- * load a walk moves four full bursts, so that the per-walk costs (node
- * calls, one TX burst per output port) are paid once per 128 packets and
- * traffic interleaved over four ports still leaves in bursts of 32; a
- * queue that returns less than a burst ends its part of the walk, so light
- * traffic keeps walks (and their latency) short. */
-#define NFV_WALK_BURSTS_DEFAULT 4
 
 #define NFV_LAT_BUCKETS 256
 #define NFV_BURST_BUCKETS 10

@@ -206,7 +206,6 @@ def test_what_the_features_path_leaves_to_the_chain(nfvd, fam, path):
         bad[IPv6].plen = 200
     frames = first + second
     n = router(nfvd, frames)
-    n.extra_args = ["--walk-max", str(BURST)]   # the two bursts in two walks
     for i in range(len(frames)):     # the way back for the ICMP errors
         n.cmd("neigh add 10.0.0.%d lladdr %s dev p0" % (2 + i % 200, H0),
               "neigh add 2001:db8:a::%x lladdr %s dev p0" % (2 + i, H0))

@@ -30,7 +30,6 @@ import nfvdlib
 from topo import routed4
 
 BURST = 32
-WALK = 4 * BURST  # the default walk: NFV_WALK_BURSTS_DEFAULT bursts (src/core/worker.h)
 HOSTS = ["02:00:00:00:00:%02x" % (0x0a + i) for i in range(3)]
 GW1, GW2, GWOUT = "02:00:00:00:01:01", "02:00:00:00:02:01", "02:00:00:00:09:01"
 EMPTY_HIST = {"1": 0, "2-3": 0, "4-7": 0, "8-15": 0, "16-31": 0, "32-63": 0, "64-127": 0,
@@ -80,13 +79,12 @@ def test_interleaved_destinations_leave_in_one_burst_per_port(nfvd):
     assert st["packets"]["received"] == st["packets"]["forwarded"] == n_frames
     ports = n.port_stats(st)
     assert ports["p1"]["tx_packets"] == ports["p2"]["tx_packets"] == n_frames // 2
-    # net_pcap reads its file a full burst at a time: 40 RX bursts of 32, four
-    # to a walk (the default), each walk 64 + 64 frames for p1 and p2, sent
-    # as one burst per port: 20 bursts of 64.
+    # net_pcap reads its file a full burst at a time: 40 RX bursts of 32, each
+    # 16 + 16 frames for p1 and p2, sent as one burst per port: 80 bursts of 16.
     worker = n.api("show workers")["workers"][0]
     assert worker["rx_burst_hist"] == hist(b32_63=40), worker
-    assert worker["tx_burst_hist"] == hist(b64_127=20), worker
-    assert worker["rx_burst_avg"] == 32.0 and worker["tx_burst_avg"] == 64.0, worker
+    assert worker["tx_burst_hist"] == hist(b16_31=80), worker
+    assert worker["rx_burst_avg"] == 32.0 and worker["tx_burst_avg"] == 16.0, worker
     out = n.stop()
     # Every frame forwarded byte for byte, in order within each port.
     assert out["p1"] == [bytes(routed4(f, GW1, nfvdlib.pcap_mac(1))) for f in frames[0::2]]
@@ -102,7 +100,7 @@ def bucket(size):
 
 def test_mixed_destinations_over_three_ports_one_down(nfvd):
     """Destinations drawn at random among three ports, the third one down:
-    each walk (four RX bursts of 32) leaves in one TX burst per port it holds packets for
+    each RX burst of 32 leaves in one TX burst per port it holds packets for
     (grouping takes several passes when more than two ports remain), each
     port's frames in order; the down port's frames are dropped, counted."""
     rnd = random.Random(7)
@@ -126,9 +124,9 @@ def test_mixed_destinations_over_three_ports_one_down(nfvd):
     ports = n.port_stats(st)
     assert ports["p1"]["tx_packets"] == len(to[1]) and ports["p2"]["tx_packets"] == len(to[2])
     expected = Counter()
-    for b in range(0, len(dests), WALK):
+    for b in range(0, len(dests), BURST):
         for k in (1, 2):
-            size = dests[b:b + WALK].count(k)
+            size = dests[b:b + BURST].count(k)
             if size:
                 expected[bucket(size)] += 1
     worker = n.api("show workers")["workers"][0]
@@ -152,25 +150,24 @@ def test_fan_out_is_no_burst_mismatch_but_tx_split_is(nfvd):
     worker, findings = measure(n, 1.0)
     # Counters are read while traffic flows: allow a few packets of skew.
     assert abs(worker["rx_burst_avg"] - 32.0) < 0.1, worker
-    # Four RX bursts a walk: 64 frames for each port.
-    assert abs(worker["tx_burst_avg"] - 64.0) < 0.1, worker
-    assert worker["tx_burst_hist"]["64-127"] > 1000, worker
+    assert abs(worker["tx_burst_avg"] - 16.0) < 0.1, worker
+    assert worker["tx_burst_hist"]["16-31"] > 1000, worker
     assert worker["tx_burst_hist"]["1"] == worker["tx_burst_hist"]["2-3"] == 0, worker
     assert "burst_mismatch" not in [f["pattern"] for f in findings], findings
 
-    # Each port's 64 frames cut into bursts of 4: that is nfvd cutting bursts.
+    # Each port's 16 frames cut into bursts of 4: that is nfvd cutting bursts.
     n.ctl("debug tx-split 4")
     worker, findings = measure(n, 1.0)
     assert 3.9 < worker["tx_burst_avg"] < 4.1, worker
-    assert worker["tx_burst_hist"]["4-7"] > 1000 and worker["tx_burst_hist"]["64-127"] == 0
+    assert worker["tx_burst_hist"]["4-7"] > 1000 and worker["tx_burst_hist"]["16-31"] == 0
     mismatch = [f for f in findings if f["pattern"] == "burst_mismatch"]
     assert len(mismatch) == 1, findings
     assert re.search(r"TX bursts average [34]\.\d packets but RX bursts 3[12]\.\d "
-                     r"\(6[3-5]\.\d per output port and walk\)", mismatch[0]["detail"]), \
+                     r"\(1[5-7]\.\d per output port and walk\)", mismatch[0]["detail"]), \
         mismatch[0]["detail"]
     n.ctl("debug tx-split 0")
     worker, findings = measure(n, 0.5)
-    assert abs(worker["tx_burst_avg"] - 64.0) < 0.1, worker
+    assert abs(worker["tx_burst_avg"] - 16.0) < 0.1, worker
     n.stop()
 
 
@@ -190,15 +187,8 @@ def merge_router(nfvd, inputs, infinite=False, walk_max=None):
 
 
 def test_busy_inputs_are_served_in_turn(nfvd):
-    """Two inputs, --walk-max 32 (the burst): one burst per walk, taken
+    """Two inputs, walk-max = burst (the default): one burst per walk, taken
     from i0, i1, i0, i1, ... (the idle output port's queue is skipped)."""
-    check_round_robin(nfvd, n_inputs=2, walk_max="32")
-
-
-def test_busy_inputs_are_served_in_turn_by_default_walks(nfvd):
-    """Two inputs, the default walk (four bursts): i0 i1 i0 i1 | i0 i1 i0 i1
-    | ..., the full queues polled again while the walk has room; each walk's
-    128 frames leave in one TX burst."""
     check_round_robin(nfvd, n_inputs=2, walk_max=None)
 
 
@@ -220,7 +210,7 @@ def check_round_robin(nfvd, n_inputs, walk_max):
     assert st["packets"]["received"] == st["packets"]["forwarded"] == total
     ports = n.port_stats(st)
     assert ports["out"]["tx_packets"] == total
-    per_walk = int(walk_max) if walk_max else WALK
+    per_walk = walk_max or BURST
     worker = n.api("show workers")["workers"][0]
     assert worker["rx_burst_hist"] == hist(b32_63=total // BURST), worker
     bucket = "b%d_%d" % (per_walk, 2 * per_walk - 1)

@@ -97,7 +97,7 @@ def run_trunk(tmp_path, seq, extra_cfg=()):
     """nfvd with CONFIG, the trunk t replaying seq a packet at a time; the
     instance and its stats once every frame went through."""
     nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1", "--walk-max", "1"]
+    nfvd.extra_args = ["--burst", "1"]
     nfvd.add_port("t", rx=seq)
     nfvd.cmd(*CONFIG, *extra_cfg)
     nfvd.start()
@@ -201,7 +201,7 @@ def test_timeouts_max_and_late_replies(tmp_path):
     flows = [out_pkt(IP(src=H, dst=S, ttl=64) / UDP(sport=6000 + i, dport=53) / b"q")
              for i in range(3)]
     nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1", "--walk-max", "1"]
+    nfvd.extra_args = ["--burst", "1"]
     nfvd.add_port("t", rx=flows + [out_pkt(tcp(H, S, 40000, 80, "S"))])
     nfvd.cmd(*CONFIG, "conntrack set max 3", "conntrack set timeout udp 1",
              "conntrack set timeout tcp-syn-sent 2")

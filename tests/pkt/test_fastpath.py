@@ -137,10 +137,9 @@ def test_mixed_padded_bursts(nfvd, path):
         # transit packets themselves, the rewrite nodes see none.
         assert g["ip4_lookup"][0] == g["ip6_lookup"][0] == half, g
         assert g.get("ip4_rewrite", (0, 0))[0] == g.get("ip6_rewrite", (0, 0))[0] == 0, g
-    # Each walk of four RX bursts of 32 (the default): 64 frames for each
-    # port, IPv4 and IPv6 alike, one TX burst each.
+    # Each RX burst of 32: 16 frames for each port, one TX burst each.
     worker = n.api("show workers")["workers"][0]
-    assert worker["rx_burst_avg"] == 32.0 and worker["tx_burst_avg"] == 64.0, worker
+    assert worker["rx_burst_avg"] == 32.0 and worker["tx_burst_avg"] == 16.0, worker
     out = n.stop()
     for port in (1, 2):
         assert len(out["p%d" % port]) == half
@@ -153,7 +152,6 @@ def test_bad_header_sends_its_family_to_the_chain(nfvd):
     assert IP in bad
     bad[IP].chksum = 0x1234
     n = router(nfvd, frames)
-    n.extra_args = ["--walk-max", str(BURST)]   # the two bursts in two walks
     for i in range(len(frames)):     # the way back for the ICMP errors
         n.cmd("neigh add 10.0.0.%d lladdr %s dev p0" % (2 + i, H0),
               "neigh add 2001:db8:a::%x lladdr %s dev p0" % (2 + i, H0))

@@ -76,7 +76,7 @@ def udp(src, dst, sport, dport, payload=b"q"):
 
 def start(tmp_path, frames, extra_cfg=(), args=()):
     nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1", "--walk-max", "1", *args]
+    nfvd.extra_args = ["--burst", "1", *args]
     nfvd.add_port("t", rx=frames)
     nfvd.cmd(*CONFIG, *extra_cfg)
     nfvd.start()

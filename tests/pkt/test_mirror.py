@@ -169,7 +169,7 @@ def test_mirror_port_that_cannot_keep_up(tmp_path):
         time.sleep(0.02)
     taken, dropped = st["mirror"]["copies"], st["mirror"]["copy_drops"]
     assert st["mirror"]["copy_nombuf"] == 0
-    assert 0 < dropped < 2 * len(sent), st["mirror"]   # a partial overflow, not all or nothing
+    assert 0 < dropped < len(sent), st["mirror"]   # a partial overflow, not all or nothing
     assert st["packets"]["forwarded"] == len(sent)
     assert ports["mv"]["tx_packets"] == taken
     assert drops(st) == {"eth_input/other_host": taken}

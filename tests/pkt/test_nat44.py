@@ -89,7 +89,7 @@ def echo(src, dst, typ, ident):
 
 def run(tmp_path, frames, extra_cfg=(), args=()):
     nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1", "--walk-max", "1", *args]
+    nfvd.extra_args = ["--burst", "1", *args]
     nfvd.add_port("t", rx=frames)
     nfvd.cmd(*CONFIG, *extra_cfg)
     nfvd.start()

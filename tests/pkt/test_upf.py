@@ -165,7 +165,7 @@ CONFIG = [
 def start(tmp_path):
     port = free_udp_port()
     nfvd = Nfvd(tmp_path)
-    nfvd.extra_args = ["--burst", "1", "--walk-max", "1"]
+    nfvd.extra_args = ["--burst", "1"]
     nfvd.add_port("n3p")
     nfvd.add_port("n6p")
     nfvd.cmd(*CONFIG, "upf pfcp listen %s:%d node-id upf.nfvd.test" % (SMF, port))

@@ -5,15 +5,13 @@
  * the walk's RX time (worker.walk_rx_tsc), from which port_tx measures the
  * latency of every packet it sends.
  *
- * How much one walk polls (--walk-max, default: four bursts,
- * NFV_WALK_BURSTS_DEFAULT): a queue is polled only while the stream has room
- * for a full burst, so a walk takes at most walk_max packets. Queues are
- * polled in round robin; one that returns a full burst is polled again,
- * after the others, while there is room (a queue that returns less ends its
- * part: light traffic makes short walks). The next walk starts at the queue
- * after the last one polled, so every queue a worker owns is served under
- * load: with walk_max equal to the burst and every queue busy, each walk
- * takes one burst from the next queue in turn.
+ * How much one walk polls (--walk-max, default: the burst): a queue is
+ * polled only while the stream has room for a full burst, so a walk takes at
+ * most walk_max packets. Queues are polled in round robin; one that returns
+ * a full burst is polled again, after the others, while there is room. The
+ * next walk starts at the queue after the last one polled, so every queue a
+ * worker owns is served under load: with walk_max equal to the burst and
+ * every queue busy, each walk takes one burst from the next queue in turn.
  *
  * The L2 input arc (core/arc.h) starts here: a burst from a port with
  * features on it goes to its first feature instead of eth_input (one table
