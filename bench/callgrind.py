@@ -43,7 +43,7 @@ bridged with a VXLAN interface, encapsulated to a remote via out1),
 vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 
 Packets: calls of port_rx's process function (one graph walk each) times
-the walk (nfvd's default, one burst of 32, or --walk-max): every walk
+the walk (one burst of 32, nfvd's default, or as many as --walk-max holds): every walk
 takes full RX bursts from the replayed port until it has no room for
 another (the sinks' queues return nothing; every RX burst of the endless
 replay is full), so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
@@ -74,7 +74,6 @@ PY = "/usr/bin/python3"
 NFVCTL = os.path.join(TOP, "build/src/nfvctl")
 DUT_MAC = "02:70:63:61:70:00"
 BURST = 32
-WALK_BURSTS = 1  # nfvd's default walk: one burst (--walk-max defaults to the burst)
 
 # (traffic file, gen_traffic arguments, output ports, families)
 CASES = {
@@ -416,9 +415,10 @@ def run(case, args, work):
     if best is None:
         sys.exit(f"{case}: no dump with the worker's calls in {tmp}")
     total, funcs = inclusive(best[0])
-    # Every walk of nfvd's takes walk-max packets (the replay's bursts are
-    # all full and it is polled again while there is room).
-    pkts = best[1] * (BURST if args.l3fwd else args.walk_max or BURST * WALK_BURSTS)
+    # Every walk of nfvd's takes as many full bursts as --walk-max has room
+    # for (one at least, 256 packets at most), the replay's bursts all full.
+    walk = BURST * max(1, min(args.walk_max, 256) // BURST)
+    pkts = best[1] * (BURST if args.l3fwd else walk)
     res = {"case": case, "packets": pkts, "total": total / pkts,
            "nodes": {n: funcs[n] / pkts for n in (L3FWD_FUNCS if args.l3fwd else NODES)
                      if n in funcs}}
