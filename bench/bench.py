@@ -108,6 +108,11 @@ class Env:
         self.nfvd = os.environ.get("NFVD", os.path.join(TOP_DIR, "build/src/nfvd"))
         self.nfvctl = os.environ.get("NFVCTL", os.path.join(TOP_DIR, "build/src/nfvctl"))
         self.nfvd_extra = os.environ.get("NFVD_ARGS", "").split()
+        # The baseline's own options, when set (even empty): an A/B of two
+        # option sets on one build is --baseline HEAD with both variables.
+        base_args = os.environ.get("NFVD_BASELINE_ARGS")
+        self.nfvd_baseline_extra = (self.nfvd_extra if base_args is None
+                                    else base_args.split())
         # --baseline REV of run.sh: nfvd built at another revision.
         self.nfvd_baseline = os.environ.get("NFVD_BASELINE", "")
         self.nfvd_baseline_rev = os.environ.get("NFVD_BASELINE_REV", "")
@@ -229,7 +234,7 @@ def arp_reply_hex(ip_src, mac_src, ip_dst):
 
 def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
              startup_timeout=60.0, burst=32, stats=True, binary=None, note="", outs=1,
-             learned=False, extra=(), extra_args=(), in_devargs=None):
+             learned=False, extra=(), extra_args=(), in_devargs=None, env_args=None):
     prefix = f"{PREFIX_BASE}-{name}"
     conf = nfvd_config(env, name, pcap, family, routes_file,
                        extra=(() if stats else ("stats off",)) + tuple(extra), outs=outs,
@@ -238,8 +243,12 @@ def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
     # lcore 0: control thread, lcore 1: the only worker. Ports come from the
     # startup file (probed at run time), not from --vdev.
     argv = [binary or env.nfvd] + eal_args(env, prefix, "0,1", None) + [
-        "--", "-c", conf, "-s", sock, "-b", str(burst)] + list(extra_args) + env.nfvd_extra
+        "--", "-c", conf, "-s", sock, "-b", str(burst)] + list(extra_args) + (
+        env.nfvd_extra if env_args is None else env_args)
     resolve = [arp_reply_hex(NFVD_V4_NH, NH_MAC, NFVD_V4_ADDR.split("/")[0])] if learned else []
+    opts = env.nfvd_extra if env_args is None else env_args
+    if opts:
+        note += f"; options {' '.join(opts)}"
     return App(label, "nfvd", argv, prefix, str(burst), socket=sock,
                startup_timeout=startup_timeout, stop_signal=signal.SIGTERM,
                note="full router graph" + (", 1M routes" if routes_file else "")
@@ -302,7 +311,7 @@ def app_nfvd_lcp(env, name, pcap, label, punt=False):
 def app_nfvd_baseline(env, name, pcap, family=4, outs=1):
     """The same nfvd set-up on the baseline build (run.sh --baseline REV)."""
     return app_nfvd(env, name, pcap, label="nfvd-baseline", family=family,
-                    binary=env.nfvd_baseline,
+                    binary=env.nfvd_baseline, env_args=env.nfvd_baseline_extra,
                     note=f"; built at {env.nfvd_baseline_rev} (before)", outs=outs)
 
 

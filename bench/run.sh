@@ -13,7 +13,9 @@
 # (force --no-huge), BENCH_PREFIX (DPDK --file-prefix base, default nfvbench),
 # BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
-# default build/src/nfvd and build/src/nfvctl), NFVD_ARGS (extra nfvd options).
+# default build/src/nfvd and build/src/nfvctl), NFVD_ARGS (extra nfvd options),
+# NFVD_BASELINE_ARGS (the baseline's instead, when set: options A/B with
+# --baseline HEAD).
 # --baseline REV builds nfvd at git revision REV in the scratch dir and runs it
 # as "nfvd-baseline" beside the current build in the IPv4 64 B burst-32,
 # two-port, four-port and IPv6 cases: what a change bought, before and after in
