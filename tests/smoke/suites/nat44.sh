@@ -40,7 +40,7 @@ EOF
 suite_start_nfvd
 pass "nfvd up: snat 10.203.1.0/24 behind p2, p2:8080 -> 10.203.1.2:7000"
 
-ip netns exec "$H2" tcpdump -n -i eth0 -w "$WORK/h2.pcap" -U 'ip and not arp' \
+ip netns exec "$H2" tcpdump -n -i eth0 --immediate-mode -w "$WORK/h2.pcap" -U 'ip and not arp' \
 	>"$WORK/tcpdump.log" 2>&1 &
 BG+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$WORK/tcpdump.log" && break; sleep 0.1; done
