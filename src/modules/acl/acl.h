@@ -114,6 +114,7 @@ struct nfv_acl_counters {
 	uint64_t handoff_out;  /* handed to the flow's owner worker */
 	uint64_t handoff_in;   /* received from another worker */
 	uint64_t handoff_full; /* dropped: the ring to the owner was full */
+	uint64_t fused;        /* output ACL decided by the input node (acl_filter.c) */
 };
 extern struct nfv_counter_block nfv_acl_counters_block;
 
@@ -146,9 +147,27 @@ struct nfv_acl_cache6_entry {
 	uint64_t pad;
 };
 
+/*
+ * The input direction's IPv4 cache has a second one, of pairs: a key, the
+ * gen of the input ACL and that of the output ACL of the packet's output
+ * interface, and the two results, each a permit rule's. The input node
+ * decides both ACLs with one probe of it when the packet was routed before
+ * the ingress features and the two ACLs are the only features between
+ * ip4_fast and port_tx (acl_filter.c). One entry a cache line.
+ */
+struct nfv_acl_pair_entry {
+	uint64_t a;
+	uint64_t b;
+	uint64_t gen_in;
+	uint64_t gen_out;
+	uint64_t res; /* input result | output result << 32 */
+	uint64_t pad[3];
+};
+
 struct nfv_acl_cache {
 	struct nfv_acl_cache4_entry *v4; /* WAYS * SETS entries, set s at WAYS * s */
 	struct nfv_acl_cache6_entry *v6;
+	struct nfv_acl_pair_entry *pair; /* input direction only */
 };
 
 extern struct nfv_acl_cache nfv_acl_caches[NFV_MAX_WORKERS][NFV_ACL_DIRS];

@@ -164,6 +164,15 @@ acl_cache_setup(void)
 					"it classifies every packet", w);
 				continue;
 			}
+			if (d == NFV_ACL_IN) {
+				c->pair = rte_zmalloc_socket("nfv_acl_pair", NFV_ACL_CACHE_WAYS *
+							     NFV_ACL_CACHE_SETS *
+							     sizeof(*c->pair),
+							     RTE_CACHE_LINE_SIZE, sock);
+				if (c->pair == NULL)
+					NFV_LOG(WARNING, "acl: no memory for worker %u's pair "
+						"cache; its output ACLs run on their own", w);
+			}
 			c->v4 = v4;
 			c->v6 = v6;
 		}
@@ -750,13 +759,13 @@ acl_show_stats(json_t *stats)
 	struct nfv_acl_counters c;
 
 	nfv_counters_sum(&nfv_acl_counters_block, &c);
-	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I}",
+	json_object_set_new(stats, "acl", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I}",
 		"permitted", (json_int_t)c.permitted, "denied", (json_int_t)c.denied,
 		"no_match", (json_int_t)c.no_match, "flow_hits", (json_int_t)c.flow_hits,
 		"cache_hits", (json_int_t)c.cache_hits, "cache_misses", (json_int_t)c.cache_misses,
 		"cache", __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED),
 		"handoff_out", (json_int_t)c.handoff_out, "handoff_in", (json_int_t)c.handoff_in,
-		"handoff_full", (json_int_t)c.handoff_full));
+		"handoff_full", (json_int_t)c.handoff_full, "fused", (json_int_t)c.fused));
 }
 
 static void
@@ -778,6 +787,9 @@ acl_metrics(FILE *f)
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"hit\"} %" PRIu64 "\n", c.cache_hits);
 	fprintf(f, "nfvd_acl_cache_lookups_total{result=\"miss\"} %" PRIu64 "\n", c.cache_misses);
 	nfv_handoff_metrics(f, "acl", c.handoff_out, c.handoff_in, c.handoff_full);
+	nfv_metrics_help(f, "nfvd_acl_fused_packets_total", "counter",
+			 "Packets whose output ACL the input ACL's node decided, both in one pass.");
+	fprintf(f, "nfvd_acl_fused_packets_total %" PRIu64 "\n", c.fused);
 	nfv_metrics_help(f, "nfvd_acl_rule_hits_total", "counter",
 			 "Packets that matched each ACL rule (prio \"default\": no rule).");
 	for (unsigned int i = 0; i < ACL_MAX; i++) {

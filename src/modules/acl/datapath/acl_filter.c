@@ -16,8 +16,14 @@
  * IPv6: the next header is followed through hop-by-hop, routing,
  * destination options and fragment headers (at most eight).
  *
- * Edges: drop, then the arc's (later features, the end node).
- * Reads: mbuf->port (in), meta.tx_port (out), the L3/L4 headers.
+ * acl_in4 decides the output ACL too for the packets ip4_fast routed when
+ * the two ACLs are the only features on their way (acl_fused below) and
+ * sends them to port_tx.
+ *
+ * Edges: drop, port_tx (acl_in4), then the arc's (later features, the end
+ * node).
+ * Reads: mbuf->port (in), meta.tx_port (out; in, for acl_fused), the L3/L4
+ * headers. Writes: meta.flags (acl_fused: 0, as ip4_lookup leaves it).
  * Writes: worker.tx_runs (out: a burst that goes whole to port_tx, all to
  * one port, is recorded as one run, as the fused nodes record theirs).
  * With several workers, on an interface whose ACL records flows, a packet
@@ -27,7 +33,7 @@
  *        and the reasons connection tracking gives (conntrack/invalid_rst,
  *        conntrack/out_of_window).
  * Counters: acl (permitted, denied, no_match, flow_hits, cache_hits,
- *           cache_misses, handoff_out, handoff_full), per-rule hits,
+ *           cache_misses, handoff_out, handoff_full, fused), per-rule hits,
  *           conntrack (created, expired, table_full, hits, related,
  *           invalid_rst).
  */
@@ -48,9 +54,18 @@
 #include "modules/acl/acl.h"
 #include "modules/acl/symhash.h"
 #include "modules/infra/handoff.h"
+#include "modules/ip/ip.h"
+
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
+#include <smmintrin.h>
+#define ACL_PAIR_SSE 1
+#else
+#define ACL_PAIR_SSE 0
+#endif
 
 enum acl_next {
 	ACL_NEXT_DROP,
+	ACL_NEXT_TX, /* acl_in4: packets whose output ACL it decided too */
 	ACL_NEXT_MAX,
 };
 
@@ -522,12 +537,24 @@ cache4_gen_mix(uint64_t gen)
 	return gen * 0xd6e8feb86659fd93ull;
 }
 
+static __rte_always_inline uint64_t
+cache4_h0(uint64_t ka, uint64_t kb)
+{
+	return (ka * 0x9e3779b97f4a7c15ull) ^ (kb * 0xc2b2ae3d27d4eb4full);
+}
+
+/* The set of a key's cache4_h0() under gen_mix. */
+static __rte_always_inline uint32_t
+cache4_set_h(uint64_t h0, uint64_t gen_mix)
+{
+	return (uint32_t)((h0 ^ gen_mix) >> (64 - __builtin_ctz(NFV_ACL_CACHE_SETS))) *
+	       NFV_ACL_CACHE_WAYS;
+}
+
 static __rte_always_inline uint32_t
 cache4_set(uint64_t ka, uint64_t kb, uint64_t gen_mix)
 {
-	uint64_t h = (ka * 0x9e3779b97f4a7c15ull) ^ (kb * 0xc2b2ae3d27d4eb4full) ^ gen_mix;
-
-	return (uint32_t)(h >> (64 - __builtin_ctz(NFV_ACL_CACHE_SETS))) * NFV_ACL_CACHE_WAYS;
+	return cache4_set_h(cache4_h0(ka, kb), gen_mix);
 }
 
 /* The set of an IPv6 key: its addresses in four words (s0, s1: source;
@@ -666,6 +693,77 @@ cache6_is(const struct nfv_acl_cache6_entry *e, uint32_t proto, uint64_t s0, uin
 }
 
 /*
+ * The output ACL decided in the input node. A packet ip4_fast routed before
+ * the ingress features (meta: NFV_META_ROUTED, the interface's route gen)
+ * whose input ACL is its interface's last ingress feature and whose output
+ * interface's only egress feature is its output ACL would go from here to
+ * ip4_lookup (which only sends it on by meta.tx_port), then acl_out4, then
+ * port_tx. When both ACLs permit it from their decision caches, this node
+ * sends it to port_tx itself: one probe of the pair cache (acl.h) decides
+ * both, else a probe of the output ACL's cache after the input one's; a
+ * pair both permit is then cached. Every other packet (a miss, a deny, a
+ * reflect rule, other features) takes the usual way, where acl_out4
+ * decides it. Counters and per-rule hits are those the two nodes would
+ * count; acl "fused" counts the packets.
+ */
+struct acl_fused {
+	const struct nfv_acl_cache *out; /* the worker's output caches */
+	uint32_t n;                      /* packets sent to port_tx */
+	uint16_t tx;                     /* the first routed one's port (UINT16_MAX: none) */
+	bool one_tx;                     /* every routed one to that port */
+};
+
+extern struct nfv_arc_entry nfv_ip4_lookup_egress_entry; /* modules/ip */
+
+/* The output ACL of interface tx when it is that interface's only egress
+ * feature, else NULL. */
+static __rte_always_inline const struct nfv_acl_compiled *
+acl_fused_out(uint16_t tx)
+{
+	const struct nfv_arc_entry *e = &nfv_ip4_lookup_egress_entry;
+	const struct nfv_arc_feature *o = &acl_out4_feature;
+	const struct nfv_acl *acl;
+
+	if (unlikely(tx >= NFV_IFACE_MAX) ||
+	    nfv_arc_entry_edge(e, tx) != e->edge_to[o->index] ||
+	    nfv_arc_next_edge(o, tx) != o->edge_to[o->arc->n_features])
+		return NULL;
+	acl = __atomic_load_n(&nfv_acl_bound[NFV_ACL_OUT][tx], __ATOMIC_ACQUIRE);
+	return acl != NULL ? nfv_acl_active(acl) : NULL;
+}
+
+/* Whether the pair cache's way e holds key (ka, kb) under gens gi, go. */
+static __rte_always_inline bool
+pair_is(const struct nfv_acl_pair_entry *e, uint64_t ka, uint64_t kb, uint64_t gi, uint64_t go)
+{
+	return ((e->a ^ ka) | (e->b ^ kb) | (e->gen_in ^ gi) | (e->gen_out ^ go)) == 0;
+}
+
+/* Puts a pair in way 0 of set e, the others down a way. */
+static __rte_always_inline void
+pair_put(struct nfv_acl_pair_entry *e, uint64_t ka, uint64_t kb, uint64_t gi, uint64_t go,
+	 uint64_t res)
+{
+	for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++)
+		if (pair_is(&e[w], ka, kb, gi, go))
+			return; /* two packets of one new flow in a burst */
+	for (unsigned int w = NFV_ACL_CACHE_WAYS - 1; w > 0; w--)
+		e[w] = e[w - 1];
+	e[0].a = ka;
+	e[0].b = kb;
+	e[0].gen_in = gi;
+	e[0].gen_out = go;
+	e[0].res = res;
+}
+
+/* The pair cache's set: gen_mix of both gens. */
+static __rte_always_inline uint64_t
+pair_gen_mix(uint64_t gi, uint64_t go)
+{
+	return cache4_gen_mix(gi) ^ (go * 0x9fb21c651e98df25ull);
+}
+
+/*
  * The decision cache on and, for IPv6, no tracked flow on this worker (the
  * common stateless case), one pass: each packet's cache key is read
  * straight from its header (the addresses in one load, the ports in
@@ -688,7 +786,7 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	 const struct nfv_arc_feature *f, const struct nfv_acl_cache *dc, uint64_t *hits,
 	 uint16_t *nexts, uint16_t *slow, struct nfv_acl_counters *sum,
 	 struct nfv_ct_table *ct, struct nfv_ct_counters *cc, uint64_t now, const bool ct_on,
-	 bool *uniform, const unsigned int fam)
+	 bool *uniform, const unsigned int fam, struct acl_fused *fz)
 {
 	uint16_t last_iface = UINT16_MAX, last_next = 0, ns = 0;
 	const struct nfv_acl_compiled *c = NULL;
@@ -711,6 +809,22 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	 * for every packet. */
 	const struct nfv_acl_cache4_entry *v4 = dc->v4;
 	const struct nfv_acl_cache6_entry *v6 = dc->v6;
+	/* The output ACL in this node (fz): in_ok while the interface's ACL
+	 * is its last ingress feature; the packet's route gen must be rgen,
+	 * the second word of its metadata but tx_port routed_w1. The output
+	 * ACL (co, gen gout) of the last output interface; a run of pair hits
+	 * with one result (prun_res) counted at its end. */
+	const bool reroute = fz != NULL && __atomic_load_n(&nfv_ip_reroute_all,
+							   __ATOMIC_RELAXED);
+	const uint64_t routed_w1 = (uint64_t)NFV_META_ROUTED << 32;
+	const struct nfv_acl_compiled *co = NULL;
+	struct nfv_acl_pair_entry *pv = fz != NULL ? dc->pair : NULL;
+	struct nfv_acl_pair_entry *pset = NULL;
+	bool in_ok = false, pair_try = false;
+	uint16_t last_tx = UINT16_MAX;
+	uint32_t rgen = 0, nfused = 0, prun_in = 0, prun_out = 0;
+	uint64_t gout = 0, pair_mix = 0, out_mix = 0, prun = 0, prun_res = 0, h0 = 0;
+	struct nfv_mbuf_meta *meta = NULL;
 
 	memcpy(&want, want_bytes, sizeof(want));
 	memcpy(&mask, mask_bytes, sizeof(mask));
@@ -727,6 +841,7 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		const struct nfv_acl_compiled_rule *r;
 		uint64_t ka, kb;
 
+		pair_try = false;
 		if (unlikely(iface != last_iface)) {
 			const struct nfv_acl *acl = __atomic_load_n(&nfv_acl_bound[dir][iface],
 								    __ATOMIC_ACQUIRE);
@@ -743,6 +858,12 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			run = 0;
 			run_res = RUN_NONE;
 			odd++;
+			if (fz != NULL) {
+				in_ok = pv != NULL && !reroute && c != &acl_detached &&
+					last_next == f->edge_to[f->arc->n_features];
+				rgen = nfv_arc_route_gen(f->arc, iface);
+				last_tx = UINT16_MAX; /* the pair gens again */
+			}
 		}
 		nexts[i] = last_next;
 		if (ct_on && unlikely(c == &acl_detached)) {
@@ -847,6 +968,67 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		 * this one is never found: such a packet takes the general
 		 * path, which builds its key as that protocol has it. */
 		kb = (uint64_t)proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
+		if (fz != NULL && in_ok) {
+			uint64_t mw0, mw1;
+
+			meta = nfv_meta(m);
+			memcpy(&mw0, meta, sizeof(mw0));
+			memcpy(&mw1, &meta->tx_port, sizeof(mw1));
+			if (likely(((((uint32_t)mw0) ^ rgen) |
+				    ((mw1 & ~UINT64_C(0xffff)) ^ routed_w1)) == 0)) {
+				uint16_t tx = (uint16_t)mw1;
+
+				if (unlikely(tx != last_tx)) {
+					if (prun != 0) {
+						hits[prun_in] += prun;
+						hits[prun_out] += prun;
+					}
+					prun = 0;
+					prun_res = 0; /* no pair's (an input result is not 0) */
+					last_tx = tx;
+					if (fz->tx == UINT16_MAX)
+						fz->tx = tx;
+					else if (tx != fz->tx)
+						fz->one_tx = false;
+					co = acl_fused_out(tx);
+					if (co != NULL) {
+						gout = co->gen;
+						pair_mix = pair_gen_mix(cgen, gout);
+						out_mix = cache4_gen_mix(gout);
+					}
+				}
+				if (co != NULL) {
+					const struct nfv_acl_pair_entry *pe;
+					uint64_t pres = UINT64_MAX;
+
+					h0 = cache4_h0(ka, kb);
+					pset = &pv[cache4_set_h(h0, pair_mix)];
+					pe = pset;
+					for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+						if (pair_is(pe, ka, kb, cgen, gout)) {
+							pres = pe->res;
+							break;
+						}
+					}
+					if (likely(pres == prun_res)) {
+						prun++;
+						goto fused;
+					}
+					if (pres != UINT64_MAX) {
+						if (prun != 0) {
+							hits[prun_in] += prun;
+							hits[prun_out] += prun;
+						}
+						prun_res = pres;
+						prun_in = c->rule[(uint32_t)pres - 1].slot;
+						prun_out = co->rule[(pres >> 32) - 1].slot;
+						prun = 1;
+						goto fused;
+					}
+					pair_try = true;
+				}
+			}
+		}
 		e = &v4[cache4_set(ka, kb, gen_mix)];
 		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
 			if (((e->a ^ ka) | (e->b ^ kb) | (e->gen ^ cgen)) == 0) {
@@ -857,6 +1039,8 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 decided:
 		if (likely(res == run_res)) {
 			run++;
+			if (fz != NULL && pair_try)
+				goto out_acl;
 			continue;
 		}
 		if (res == UINT32_MAX) {
@@ -885,9 +1069,44 @@ decided:
 		run_res = res;
 		run_slot = r->slot;
 		run = 1;
+		if (!(fz != NULL && pair_try))
+			continue;
+out_acl:
+		/* Permitted in, no pair cached: the output ACL's own cache. */
+		{
+			const struct nfv_acl_cache4_entry *oe =
+				&fz->out->v4[cache4_set_h(h0, out_mix)];
+			uint32_t ores = 0;
+
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, oe++) {
+				if (((oe->a ^ ka) | (oe->b ^ kb) | (oe->gen ^ gout)) == 0) {
+					ores = oe->res;
+					break;
+				}
+			}
+			/* Not there, no match, or not a permit rule: acl_out4's. */
+			if (ores == 0 || co->rule[ores - 1].action != NFV_ACL_PERMIT)
+				continue;
+			hits[co->rule[ores - 1].slot]++;
+			pair_put(pset, ka, kb, cgen, gout, res | (uint64_t)ores << 32);
+		}
+fused:
+		nexts[i] = ACL_NEXT_TX;
+		meta->flags = 0; /* as ip4_lookup leaves a routed packet */
+		nfused++;
 	}
 	if (run != 0)
 		hits[run_slot] += run;
+	if (prun != 0) {
+		hits[prun_in] += prun;
+		hits[prun_out] += prun;
+	}
+	if (fz != NULL) {
+		fz->n = nfused;
+		sum->fused += nfused;
+		sum->cache_hits += nfused; /* the output ACL's decisions */
+		sum->permitted += nfused;
+	}
 	nhit = n - ns - nflow - nother;
 	sum->cache_hits += nhit;
 	sum->denied += ndeny;
@@ -897,8 +1116,128 @@ decided:
 	if (ct_on)
 		cc->hits += nudp; /* TCP hits counted by nfv_ct_hit */
 	/* Every packet to the one edge of one interface: no scan needed. */
-	*uniform = ns == 0 && odd <= 1 && ndeny == 0 && nnomatch == 0 && !(ct_on && nflow != n);
+	*uniform = ns == 0 && odd <= 1 && ndeny == 0 && nnomatch == 0 && !(ct_on && nflow != n) &&
+		   nfused == 0;
 	return ns;
+}
+
+/*
+ * The usual burst of a port with ACLs in and out (acl_fused): packets of
+ * one interface, routed to one output port, each of a pair the pair cache
+ * holds. From the first packet on, as long as they are: returns how many
+ * (sent to port_tx; nexts[] not written), their port in *tx0. Counts as
+ * acl_fast does, the two decisions of each packet.
+ */
+static __rte_always_inline uint16_t
+acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f,
+	     const struct nfv_acl_cache *dc, uint64_t *hits, struct nfv_acl_counters *sum,
+	     uint16_t *tx0)
+{
+	const uint16_t iface = pkts[0]->port, tx = nfv_meta(pkts[0])->tx_port;
+	const struct nfv_acl_compiled *c, *co;
+	const struct nfv_acl *acl;
+	const struct nfv_acl_pair_entry *pv = dc->pair;
+	const uint8_t want_bytes[8] = { 0x45, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask_bytes[8] = { 0xff, 0, 0, 0, 0, 0, 0x1f, 0xff };
+	uint64_t want, mask, gin, gout, pair_mix, run_res = 0, want1;
+	uint32_t rgen, in_slot = 0, out_slot = 0;
+	uint16_t i, run_start = 0;
+
+	if (unlikely(iface >= NFV_IFACE_MAX) ||
+	    __atomic_load_n(&nfv_ip_reroute_all, __ATOMIC_RELAXED) ||
+	    nfv_arc_next_edge(f, iface) != f->edge_to[f->arc->n_features])
+		return 0;
+	acl = __atomic_load_n(&nfv_acl_bound[NFV_ACL_IN][iface], __ATOMIC_ACQUIRE);
+	c = acl != NULL ? nfv_acl_active(acl) : NULL;
+	co = acl_fused_out(tx);
+	if (c == NULL || co == NULL)
+		return 0;
+	gin = c->gen;
+	gout = co->gen;
+	pair_mix = pair_gen_mix(gin, gout);
+	rgen = nfv_arc_route_gen(f->arc, iface);
+	want1 = tx | (uint64_t)NFV_META_ROUTED << 32;
+	memcpy(&want, want_bytes, sizeof(want));
+	memcpy(&mask, mask_bytes, sizeof(mask));
+#if ACL_PAIR_SSE
+	/* The metadata (both words, but the first one's high half) and the
+	 * gens, each in one register. */
+	const __m128i meta_want = _mm_set_epi64x((long long)want1, rgen);
+	const __m128i meta_mask = _mm_set_epi64x(-1, UINT32_MAX);
+	const __m128i gens = _mm_set_epi64x((long long)gout, (long long)gin);
+#endif
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct rte_ipv4_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
+		struct nfv_mbuf_meta *meta = nfv_meta(m);
+		const struct nfv_acl_pair_entry *pe;
+		uint64_t w0, ka, kb, pres = UINT64_MAX; /* not cached */
+		uint32_t ports;
+
+		if (unlikely(m->port != iface))
+			break;
+#if ACL_PAIR_SSE
+		if (unlikely(!_mm_testz_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)meta),
+							    meta_want), meta_mask)))
+			break;
+#else
+		uint64_t mw0, mw1;
+
+		memcpy(&mw0, meta, sizeof(mw0));
+		memcpy(&mw1, &meta->tx_port, sizeof(mw1));
+		if (unlikely((((uint32_t)mw0 ^ rgen) | (mw1 ^ want1)) != 0))
+			break;
+#endif
+		memcpy(&w0, ip, sizeof(w0));
+		if (unlikely(((w0 & mask) != want) | (m->data_len < ACL_FAST4_NEED)))
+			break;
+		memcpy(&ka, &ip->src_addr, 8);
+		memcpy(&ports, ip + 1, 4);
+		kb = (uint64_t)ip->next_proto_id | CACHE4_HAS_L4 | CACHE4_RAW_PORTS |
+		     (uint64_t)ports << 32;
+		pe = &pv[cache4_set_h(cache4_h0(ka, kb), pair_mix)];
+#if ACL_PAIR_SSE
+		const __m128i key = _mm_set_epi64x((long long)kb, (long long)ka);
+
+		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+			__m128i d = _mm_or_si128(
+				_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->a), key),
+				_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->gen_in), gens));
+
+			if (_mm_testz_si128(d, d)) {
+				pres = pe->res;
+				break;
+			}
+		}
+#else
+		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+			if (pair_is(pe, ka, kb, gin, gout)) {
+				pres = pe->res;
+				break;
+			}
+		}
+#endif
+		/* (run_res is 0 before the first pair: no result's.) */
+		if (unlikely(pres != run_res)) {
+			if (pres == UINT64_MAX)
+				break;
+			hits[in_slot] += i - run_start;
+			hits[out_slot] += i - run_start;
+			run_start = i;
+			run_res = pres;
+			in_slot = c->rule[(uint32_t)pres - 1].slot;
+			out_slot = co->rule[(pres >> 32) - 1].slot;
+		}
+		meta->flags = 0; /* as ip4_lookup leaves a routed packet */
+	}
+	hits[in_slot] += i - run_start; /* (slot 0 by nothing while run_res is 0) */
+	hits[out_slot] += i - run_start;
+	sum->permitted += 2u * i;
+	sum->cache_hits += 2u * i;
+	sum->fused += i;
+	*tx0 = tx;
+	return i;
 }
 
 /* The flow cache's miss watch: packets per window, bursts it steps aside. */
@@ -963,10 +1302,11 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	const struct nfv_acl_compiled *last_comp = NULL;
 
 	bool uniform = false;
+	struct acl_fused fz = { .n = 0 };
 
 	if (fam == 0 && ct_on && likely(ct->cache_skip == 0)) {
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, true,
-			       &uniform, 0);
+			       &uniform, 0, NULL);
 		/* Over each window of packets: when misses outnumber hits
 		 * three to one, probing and filling the cache costs more than
 		 * it saves; go without it for a while, then look again. */
@@ -982,12 +1322,43 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		ct->cache_skip--;
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
+	} else if (fam == 0 && cache_on && dir == NFV_ACL_IN &&
+		   nfv_acl_caches[w->index][NFV_ACL_OUT].v4 != NULL) {
+		/* The usual burst first, then the rest (if any) packet by
+		 * packet. */
+		uint16_t k = 0, tx0 = UINT16_MAX;
+
+		if (dc->pair != NULL && likely(n != 0))
+			k = acl_pair_run(pkts, n, f, dc, hits, &sum, &tx0);
+		fz.out = &nfv_acl_caches[w->index][NFV_ACL_OUT];
+		fz.tx = tx0;
+		fz.one_tx = true;
+		cnt = k == n ? 0 : acl_fast(pkts + k, n - k, dir, f, dc, hits, s.nexts + k, idx,
+					    &sum, ct, cc, now, false, &uniform, 0, &fz);
+		if (fz.n + k == n && fz.one_tx && n != 0 && likely(n == n_in)) {
+			/* Every packet decided by both ACLs, to one port: one
+			 * run for port_tx. */
+			ac->permitted += sum.permitted;
+			ac->cache_hits += sum.cache_hits;
+			ac->fused += sum.fused;
+			nfv_tx_runs_add(&w->tx_runs, __rte_node_next_node_get(node, ACL_NEXT_TX)->idx,
+					n, fz.tx);
+			rte_node_next_stream_move(graph, node, ACL_NEXT_TX);
+			return n_in;
+		}
+		if (k != 0) {
+			for (uint16_t x = 0; x < cnt; x++)
+				idx[x] = (uint16_t)(idx[x] + k);
+			for (uint16_t i = 0; i < k; i++)
+				s.nexts[i] = ACL_NEXT_TX;
+			uniform = false;
+		}
 	} else if (fam == 0 && cache_on) {
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
-			       &uniform, 0);
+			       &uniform, 0, NULL);
 	} else if (fam == 1 && cache_on && !ct_on) {
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
-			       &uniform, 1);
+			       &uniform, 1, NULL);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
@@ -1163,6 +1534,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	ac->flow_hits += sum.flow_hits;
 	ac->cache_hits += sum.cache_hits;
 	ac->cache_misses += sum.cache_misses;
+	ac->fused += sum.fused;
 	if (likely(n == n_in) && uniform) {
 		/* Out, to the arc's end: every packet of the stream leaves by
 		 * one port, a run port_tx sends without looking at each. */
@@ -1216,7 +1588,7 @@ acl_out6_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		.process = fn, \
 		.init = nfv_node_ctx_init, \
 		.nb_edges = ACL_NEXT_MAX, \
-		.next_nodes = { [ACL_NEXT_DROP] = "nfv_drop" }, \
+		.next_nodes = { [ACL_NEXT_DROP] = "nfv_drop", [ACL_NEXT_TX] = "nfv_port_tx" }, \
 	}; \
 	RTE_NODE_REGISTER(var)
 
