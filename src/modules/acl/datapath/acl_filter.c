@@ -526,10 +526,10 @@ cache4_words(const void *key, uint64_t *a, uint64_t *b)
 
 /*
  * The set of an IPv4 key (its two words) under gen_mix, cache4_gen_mix() of
- * the version's gen: the top bits of a sum of products, which depend on
- * every bit of the key (two multiplies where two crc32 calls took fourteen
- * instructions). The set only spreads the keys: a hit compares the whole
- * key and the gen.
+ * the version's gen: the top bits of a sum of products (cache4_h0), which
+ * depend on every bit of the key (two multiplies where two crc32 calls
+ * took fourteen instructions). The set only spreads the keys: a hit
+ * compares the whole key and the gen.
  */
 static __rte_always_inline uint64_t
 cache4_gen_mix(uint64_t gen)
@@ -1121,76 +1121,54 @@ fused:
 	return ns;
 }
 
+/* Whether a packet of the usual burst for the pair cache (acl_pair_run):
+ * from iface, its metadata meta_want's under meta_mask (routed under the
+ * interface's gen, to the burst's port), an IPv4 header without options,
+ * not a later fragment, its ports in the first segment. */
+#if ACL_PAIR_SSE
+#define ACL_PAIR_META_OK(meta) \
+	_mm_testz_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(meta)), meta_want), \
+			meta_mask)
+#else
+#define ACL_PAIR_META_OK(meta) \
+	({ uint64_t mw0_, mw1_; \
+	   memcpy(&mw0_, (meta), 8); \
+	   memcpy(&mw1_, &(meta)->tx_port, 8); \
+	   (((uint32_t)mw0_ ^ rgen) | (mw1_ ^ want1)) == 0; })
+#endif
+
 /*
- * The usual burst of a port with ACLs in and out (acl_fused): packets of
- * one interface, routed to one output port, each of a pair the pair cache
- * holds. From the first packet on, as long as they are: returns how many
- * (sent to port_tx; nexts[] not written), their port in *tx0. Counts as
- * acl_fast does, the two decisions of each packet.
+ * From packet i on, the packets of the usual burst (above) of one pair
+ * result, packet i's: returns the index past them (i: packet i is not
+ * one, or its pair is not cached), the result in *res. Their
+ * meta.flags are cleared, as ip4_lookup leaves a routed packet.
  */
 static __rte_always_inline uint16_t
-acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f,
-	     const struct nfv_acl_cache *dc, uint64_t *hits, struct nfv_acl_counters *sum,
-	     uint16_t *tx0)
-{
-	const uint16_t iface = pkts[0]->port, tx = nfv_meta(pkts[0])->tx_port;
-	const struct nfv_acl_compiled *c, *co;
-	const struct nfv_acl *acl;
-	const struct nfv_acl_pair_entry *pv = dc->pair;
-	const uint8_t want_bytes[8] = { 0x45, 0, 0, 0, 0, 0, 0, 0 };
-	const uint8_t mask_bytes[8] = { 0xff, 0, 0, 0, 0, 0, 0x1f, 0xff };
-	uint64_t want, mask, gin, gout, pair_mix, run_res = 0, want1;
-	uint32_t rgen, in_slot = 0, out_slot = 0;
-	uint16_t i, run_start = 0;
-
-	if (unlikely(iface >= NFV_IFACE_MAX) ||
-	    __atomic_load_n(&nfv_ip_reroute_all, __ATOMIC_RELAXED) ||
-	    nfv_arc_next_edge(f, iface) != f->edge_to[f->arc->n_features])
-		return 0;
-	acl = __atomic_load_n(&nfv_acl_bound[NFV_ACL_IN][iface], __ATOMIC_ACQUIRE);
-	c = acl != NULL ? nfv_acl_active(acl) : NULL;
-	co = acl_fused_out(tx);
-	if (c == NULL || co == NULL)
-		return 0;
-	gin = c->gen;
-	gout = co->gen;
-	pair_mix = pair_gen_mix(gin, gout);
-	rgen = nfv_arc_route_gen(f->arc, iface);
-	want1 = tx | (uint64_t)NFV_META_ROUTED << 32;
-	memcpy(&want, want_bytes, sizeof(want));
-	memcpy(&mask, mask_bytes, sizeof(mask));
+pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t iface,
+	  const struct nfv_acl_pair_entry *pv, const uint64_t pair_mix,
 #if ACL_PAIR_SSE
-	/* The metadata (both words, but the first one's high half) and the
-	 * gens, each in one register. */
-	const __m128i meta_want = _mm_set_epi64x((long long)want1, rgen);
-	const __m128i meta_mask = _mm_set_epi64x(-1, UINT32_MAX);
-	const __m128i gens = _mm_set_epi64x((long long)gout, (long long)gin);
+	  const __m128i meta_want, const __m128i meta_mask, const __m128i gens,
+#else
+	  const uint32_t rgen, const uint64_t want1, const uint64_t gin, const uint64_t gout,
 #endif
-	for (i = 0; i < n; i++) {
+	  uint64_t *res)
+{
+	uint64_t run_res = 0; /* no result's (an input result is not 0) */
+
+	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct rte_ipv4_hdr *ip =
 			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
 		struct nfv_mbuf_meta *meta = nfv_meta(m);
 		const struct nfv_acl_pair_entry *pe;
-		uint64_t w0, ka, kb, pres = UINT64_MAX; /* not cached */
+		uint64_t ka, kb, pres = UINT64_MAX;
 		uint32_t ports;
 
-		if (unlikely(m->port != iface))
-			break;
-#if ACL_PAIR_SSE
-		if (unlikely(!_mm_testz_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)meta),
-							    meta_want), meta_mask)))
-			break;
-#else
-		uint64_t mw0, mw1;
-
-		memcpy(&mw0, meta, sizeof(mw0));
-		memcpy(&mw1, &meta->tx_port, sizeof(mw1));
-		if (unlikely((((uint32_t)mw0 ^ rgen) | (mw1 ^ want1)) != 0))
-			break;
-#endif
-		memcpy(&w0, ip, sizeof(w0));
-		if (unlikely(((w0 & mask) != want) | (m->data_len < ACL_FAST4_NEED)))
+		/* Compares with memory: no constant held in a register. */
+		if (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta)) ||
+		    unlikely(ip->version_ihl != 0x45) ||
+		    unlikely(ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) ||
+		    unlikely(m->data_len < ACL_FAST4_NEED))
 			break;
 		memcpy(&ka, &ip->src_addr, 8);
 		memcpy(&ports, ip + 1, 4);
@@ -1218,21 +1196,73 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 			}
 		}
 #endif
-		/* (run_res is 0 before the first pair: no result's.) */
 		if (unlikely(pres != run_res)) {
-			if (pres == UINT64_MAX)
-				break;
-			hits[in_slot] += i - run_start;
-			hits[out_slot] += i - run_start;
-			run_start = i;
-			run_res = pres;
-			in_slot = c->rule[(uint32_t)pres - 1].slot;
-			out_slot = co->rule[(pres >> 32) - 1].slot;
+			if (run_res != 0 || pres == UINT64_MAX)
+				break; /* another result, or not cached */
+			run_res = pres; /* packet i's */
 		}
-		meta->flags = 0; /* as ip4_lookup leaves a routed packet */
+		meta->flags = 0;
 	}
-	hits[in_slot] += i - run_start; /* (slot 0 by nothing while run_res is 0) */
-	hits[out_slot] += i - run_start;
+	*res = run_res;
+	return i;
+}
+
+/*
+ * The usual burst of a port with ACLs in and out (acl_fused): packets of
+ * one interface, routed to one output port, each of a pair the pair cache
+ * holds. From the first packet on, as long as they are: returns how many
+ * (sent to port_tx; nexts[] not written), their port in *tx0. Counts as
+ * acl_fast does, the two decisions of each packet; the rule counters once
+ * per run of one pair result. Out of line: inside acl_run the compiler
+ * keeps the loop's constants on the stack.
+ */
+static __rte_noinline uint16_t
+acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f,
+	     const struct nfv_acl_cache *dc, uint64_t *hits, struct nfv_acl_counters *sum,
+	     uint16_t *tx0)
+{
+	const uint16_t iface = pkts[0]->port, tx = nfv_meta(pkts[0])->tx_port;
+	const struct nfv_acl_compiled *c, *co;
+	const struct nfv_acl *acl;
+	const struct nfv_acl_pair_entry *pv = dc->pair;
+	uint64_t gin, gout, pair_mix, want1, res;
+	uint32_t rgen;
+	uint16_t i, j;
+
+	if (unlikely(iface >= NFV_IFACE_MAX) ||
+	    __atomic_load_n(&nfv_ip_reroute_all, __ATOMIC_RELAXED) ||
+	    nfv_arc_next_edge(f, iface) != f->edge_to[f->arc->n_features])
+		return 0;
+	acl = __atomic_load_n(&nfv_acl_bound[NFV_ACL_IN][iface], __ATOMIC_ACQUIRE);
+	c = acl != NULL ? nfv_acl_active(acl) : NULL;
+	co = acl_fused_out(tx);
+	if (c == NULL || co == NULL)
+		return 0;
+	gin = c->gen;
+	gout = co->gen;
+	pair_mix = pair_gen_mix(gin, gout);
+	rgen = nfv_arc_route_gen(f->arc, iface);
+	want1 = tx | (uint64_t)NFV_META_ROUTED << 32;
+#if ACL_PAIR_SSE
+	/* The metadata (both words, but the first one's high half) and the
+	 * gens, each in one register. */
+	const __m128i meta_want = _mm_set_epi64x((long long)want1, rgen);
+	const __m128i meta_mask = _mm_set_epi64x(-1, UINT32_MAX);
+	const __m128i gens = _mm_set_epi64x((long long)gout, (long long)gin);
+#endif
+	for (i = 0; i < n; i = j) {
+		j = pair_same(pkts, i, n, iface, pv, pair_mix,
+#if ACL_PAIR_SSE
+			      meta_want, meta_mask, gens,
+#else
+			      rgen, want1, gin, gout,
+#endif
+			      &res);
+		if (j == i)
+			break;
+		hits[c->rule[(uint32_t)res - 1].slot] += j - i;
+		hits[co->rule[(res >> 32) - 1].slot] += j - i;
+	}
 	sum->permitted += 2u * i;
 	sum->cache_hits += 2u * i;
 	sum->fused += i;
