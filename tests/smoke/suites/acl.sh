@@ -10,6 +10,8 @@
 # out. What h1 opens toward h2 (ping, TCP through socat and iperf3) works;
 # what h2 opens toward h1 (a TCP SYN to a port h1 listens on, a ping) is
 # dropped and counted; Linux's TCP passes the window checks; flows are gone once their (short) timeouts pass.
+# Then stateless ACLs on p1 in and p2 out, which acl_in4 decides together
+# (acl "fused") for iperf3's segments.
 # Neighbors are resolved by ARP on both sides.
 #
 # Run from the repository root as root:  NFVD_BUILD=build bash tests/smoke/suites/acl.sh
@@ -131,5 +133,55 @@ suite_handoff_ok acl "packets of tracked flows"
 # late can be out of the windows conntrack checks.
 info "segments out of window with two workers: $(ctl --json show stats | json 'd["conntrack"]["out_of_window"]')"
 unsolicited_syn " with two workers"
+suite_stop_nfvd
+
+# Stateless ACLs in and out, one worker: lan_tcp on p1 in and wan_tcp on p2
+# out permit TCP to port 5204 and ICMP, nothing else (default deny); each
+# is the only feature of its arc, so acl_in4 decides both ACLs at once for
+# the segments whose decisions it finds cached (acl "fused"). The replies
+# come back through p2 in and p1 out, which have no ACL.
+suite_bg_stop
+EAL=(-l 0,1 --no-huge -m 1024 --no-shconf --no-pci)
+cat >"$WORK/startup.conf" <<EOF
+port add p1 dev net_af_packet0,iface=$V1
+port add p2 dev net_af_packet1,iface=$V2
+addr add 10.202.1.1/24 dev p1
+addr add 10.202.2.1/24 dev p2
+acl add lan_tcp
+acl rule add lan_tcp prio 10 proto tcp dport 5204 action permit
+acl rule add lan_tcp prio 20 proto icmp action permit
+acl add wan_tcp
+acl rule add wan_tcp prio 10 proto tcp dport 5204 action permit
+acl rule add wan_tcp prio 20 proto icmp action permit
+acl attach lan_tcp dev p1 in
+acl attach wan_tcp dev p2 out
+EOF
+suite_start_nfvd
+pass "nfvd up: stateless ACLs on p1 in and p2 out"
+suite_ping "$H1" 10.202.2.2 "$H1 -> $H2 through both ACLs"
+suite_iperf3 "$H1" "$H2" 10.202.2.2 5204 "$H1 -> $H2:5204 through both ACLs"
+stats=$(ctl --json show stats)
+fused=$(json "d['acl']['fused']" <<<"$stats")
+permitted=$(json "d['acl']['permitted']" <<<"$stats")
+# Each fused segment is two decisions (in and out) among the permitted.
+if [ "${fused:-0}" -gt 1000 ] && [ "$permitted" -ge $((2 * fused)) ]; then
+	pass "acl_in4 decided both ACLs for $fused segments ($permitted decisions permitted)"
+else
+	fail "fused $fused, permitted $permitted (iperf3's segments should mostly be fused)"
+fi
+h_in=$(ctl --json acl show lan_tcp | json "d['acls'][0]['rules'][0]['hits']")
+h_out=$(ctl --json acl show wan_tcp | json "d['acls'][0]['rules'][0]['hits']")
+[ "$h_in" = "$h_out" ] && [ "$h_in" -gt "$fused" ] &&
+	pass "port 5204 rule hits in = out ($h_in), fused ones counted in both" ||
+	fail "port 5204 rule hits: in $h_in, out $h_out (fused $fused)"
+before=$(drop_count acl/no_match)
+if echo x | ip netns exec "$H1" timeout 5 socat -t 1 - TCP:10.202.2.2:7001,connect-timeout=2 \
+	>/dev/null 2>&1; then
+	fail "TCP $H1 -> $H2:7001 connected: not permitted in"
+else
+	after=$(drop_count acl/no_match)
+	[ "$after" -gt "$before" ] && pass "TCP $H1 -> $H2:7001 refused; acl/no_match $before -> $after" ||
+		fail "TCP to 7001 refused but not counted (acl/no_match $before -> $after)"
+fi
 suite_stop_nfvd
 suite_finish
