@@ -24,6 +24,15 @@ V1=nfvacl-v1
 V2=nfvacl-v2
 
 suite_need socat iperf3 ping ethtool
+# The ports and addresses of every startup file here.
+startup_ports() {
+	cat <<EOF
+port add p1 dev net_af_packet0,iface=$V1
+port add p2 dev net_af_packet1,iface=$V2
+addr add 10.202.1.1/24 dev p1
+addr add 10.202.2.1/24 dev p2
+EOF
+}
 if suite_host "$H1" "$V1" 10.202.1.2/24 10.202.1.1 &&
 	suite_host "$H2" "$V2" 10.202.2.2/24 10.202.2.1; then
 	pass "topology: $H1 (inside) - nfvd - $H2 (outside)"
@@ -32,11 +41,7 @@ else
 	suite_finish
 fi
 
-cat >"$WORK/startup.conf" <<EOF
-port add p1 dev net_af_packet0,iface=$V1
-port add p2 dev net_af_packet1,iface=$V2
-addr add 10.202.1.1/24 dev p1
-addr add 10.202.2.1/24 dev p2
+{ startup_ports; cat <<EOF; } >"$WORK/startup.conf"
 acl add lan_in
 acl rule add lan_in prio 10 action reflect
 acl add lan_out
@@ -142,11 +147,7 @@ suite_stop_nfvd
 # come back through p2 in and p1 out, which have no ACL.
 suite_bg_stop
 EAL=(-l 0,1 --no-huge -m 1024 --no-shconf --no-pci)
-cat >"$WORK/startup.conf" <<EOF
-port add p1 dev net_af_packet0,iface=$V1
-port add p2 dev net_af_packet1,iface=$V2
-addr add 10.202.1.1/24 dev p1
-addr add 10.202.2.1/24 dev p2
+{ startup_ports; cat <<EOF; } >"$WORK/startup.conf"
 acl add lan_tcp
 acl rule add lan_tcp prio 10 proto tcp dport 5204 action permit
 acl rule add lan_tcp prio 20 proto icmp action permit
