@@ -86,19 +86,24 @@ oow=$(ctl --json show stats | json "d['conntrack']['out_of_window']")
 [ "$oow" = 0 ] && pass "real TCP (socat, iperf3): no segment out of window" ||
 	fail "real TCP: $oow segments dropped out of window (conntrack/out_of_window)"
 
-# Inward, unsolicited: h1 listens on 7002, but a SYN from h2 must not pass.
-unsolicited_syn() { # unsolicited_syn WHAT
+# A TCP connection from NS to ADDR:PORT must fail, its SYN dropped by an
+# ACL and counted under acl/no_match.
+tcp_refused() { # tcp_refused NS ADDR:PORT WHAT
 	local before after
 	before=$(drop_count acl/no_match)
-	if echo x | ip netns exec "$H2" timeout 5 socat -t 1 - TCP:10.202.1.2:7002,connect-timeout=2 \
+	if echo x | ip netns exec "$1" timeout 5 socat -t 1 - TCP:$2,connect-timeout=2 \
 		>/dev/null 2>&1; then
-		fail "TCP $H2 -> $H1:7002 connected$1: unsolicited SYN passed"
+		fail "TCP $1 -> $2 connected: $3 passed"
 	else
 		after=$(drop_count acl/no_match)
 		[ "$after" -gt "$before" ] &&
-			pass "unsolicited TCP $H2 -> $H1:7002 refused$1; acl/no_match $before -> $after" ||
-			fail "unsolicited TCP refused but not counted$1 (acl/no_match $before -> $after)"
+			pass "$3: TCP $1 -> $2 refused; acl/no_match $before -> $after" ||
+			fail "$3: TCP $1 -> $2 refused but not counted (acl/no_match $before -> $after)"
 	fi
+}
+# Inward, unsolicited: h1 listens on 7002, but a SYN from h2 must not pass.
+unsolicited_syn() { # unsolicited_syn WHAT
+	tcp_refused "$H2" 10.202.1.2:7002 "unsolicited SYN$1"
 }
 unsolicited_syn ""
 out=$(ip netns exec "$H2" ping -n -c 3 -i 0.1 -W 1 10.202.1.2 2>&1)
@@ -175,14 +180,6 @@ h_out=$(ctl --json acl show wan_tcp | json "d['acls'][0]['rules'][0]['hits']")
 [ "$h_in" = "$h_out" ] && [ "$h_in" -gt "$fused" ] &&
 	pass "port 5204 rule hits in = out ($h_in), fused ones counted in both" ||
 	fail "port 5204 rule hits: in $h_in, out $h_out (fused $fused)"
-before=$(drop_count acl/no_match)
-if echo x | ip netns exec "$H1" timeout 5 socat -t 1 - TCP:10.202.2.2:7001,connect-timeout=2 \
-	>/dev/null 2>&1; then
-	fail "TCP $H1 -> $H2:7001 connected: not permitted in"
-else
-	after=$(drop_count acl/no_match)
-	[ "$after" -gt "$before" ] && pass "TCP $H1 -> $H2:7001 refused; acl/no_match $before -> $after" ||
-		fail "TCP to 7001 refused but not counted (acl/no_match $before -> $after)"
-fi
+tcp_refused "$H1" 10.202.2.2:7001 "a port lan_tcp does not permit"
 suite_stop_nfvd
 suite_finish
