@@ -53,10 +53,46 @@ struct app_opts {
 
 static volatile sig_atomic_t ignored_signal[NSIG]; /* one flag a signal: no read-modify-write */
 
+/* Seconds nfvd has to stop after SIGINT or SIGTERM before it ends itself
+ * (a command blocked in a driver, a device handshake that never answers);
+ * 0: no limit. --stop-grace. */
+#define NFV_STOP_GRACE_DEFAULT 10
+static unsigned int stop_grace = NFV_STOP_GRACE_DEFAULT;
+
+static void
+say_forced(const char *why)
+{
+	/* (write(2): async-signal-safe; nothing to do if it fails.) */
+	ssize_t rc = write(STDERR_FILENO, why, strlen(why));
+
+	(void)rc;
+}
+
+/* The first SIGINT / SIGTERM asks for the orderly stop (drain, close,
+ * count the mbufs) and arms the grace timer; a second one, or the timer,
+ * ends the process at once by the signal's default action: a supervisor
+ * sees it killed by that signal, and no clean-up runs. */
 static void
 on_signal(int sig)
 {
+	if (quit) {
+		say_forced("nfvd: second signal: stopping now, without clean-up\n");
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	quit = sig;
+	alarm(stop_grace);
+}
+
+static void
+on_stop_timeout(int sig)
+{
+	RTE_SET_USED(sig);
+	say_forced("nfvd: not stopped within --stop-grace after the signal: "
+		   "stopping now, without clean-up\n");
+	signal(SIGTERM, SIG_DFL);
+	raise(SIGTERM);
 }
 
 /* SIGHUP (a closed terminal, a log-rotation hook) and SIGUSR1/2 would end
@@ -93,8 +129,10 @@ usage(FILE *f)
 		"      --walk-max N       packets one graph walk may poll (default: the burst);\n"
 		"                         full queues are polled again up to N\n"
 		"  -m, --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+		"      --stop-grace SEC   after SIGINT/SIGTERM, stop without clean-up if the\n"
+		"                         orderly stop takes longer (default %u; 0: wait)\n"
 		"  -h, --help             this text\n",
-		NFV_BURST_DEFAULT, NFV_BURST_MAX);
+		NFV_BURST_DEFAULT, NFV_BURST_MAX, NFV_STOP_GRACE_DEFAULT);
 	nfv_modules_walk(usage_module, f);
 	fprintf(f, "Without EAL options nfvd runs control on the first core and a worker on\n"
 		"each other core, on hugepages when enough are free, else --no-huge.\n");
@@ -143,6 +181,7 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 		{ "burst", required_argument, NULL, 'b' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "walk-max", required_argument, NULL, 3 },
+		{ "stop-grace", required_argument, NULL, 4 },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct opt_table t = { .n = 0 };
@@ -205,6 +244,17 @@ parse_app_opts(int argc, char **argv, struct app_opts *o)
 				return -1;
 			}
 			break;
+		case 4: {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || optarg[0] == '-' || v > 86400) {
+				fprintf(stderr, "nfvd: bad --stop-grace '%s' (0-86400 seconds)\n",
+					optarg);
+				return -1;
+			}
+			stop_grace = (unsigned int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -348,6 +398,13 @@ run_startup(const char *path)
 	while ((n = nfv_cmdfile_next(&cf, &line, err, sizeof(err))) > 0) {
 		struct nfv_reply r;
 
+		if (quit) {
+			/* Stopped while starting: the rest is not applied. */
+			NFV_LOG(NOTICE, "%s: stopped by signal %s before line %u", path,
+				strsignal(quit), cf.lineno);
+			break;
+		}
+
 		rc = nfv_cmd_exec(line, &r);
 		if (rc < 0) {
 			fprintf(stderr, "nfvd: %s:%u: %s\n", path, cf.lineno, r.err);
@@ -487,6 +544,7 @@ main(int argc, char **argv)
 		nfv_logtype = RTE_LOGTYPE_USER1;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGALRM, on_stop_timeout);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, on_ignored_signal);
 	signal(SIGUSR1, on_ignored_signal);
@@ -510,6 +568,8 @@ init_failed:
 		exit_code = 1;
 		goto out_ports;
 	}
+	if (quit)
+		goto out_ports; /* a signal while starting: stop as from the loop */
 	nfv_workers_enable_polling();
 	if (nfv_api_open(o.socket) < 0) {
 		exit_code = 1;
