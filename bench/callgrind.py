@@ -304,7 +304,8 @@ def parse_calls(path, fn):
 
 def inclusive(path):
     """Inclusive instructions of every function (callgrind_annotate)."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--show=Ir",
+                          path],
                          capture_output=True, text=True, check=True).stdout
     total = 0
     funcs = {}
@@ -317,6 +318,28 @@ def inclusive(path):
         if m and m.group(2) not in funcs:   # listed once more per file with debug info
             funcs[m.group(2)] = int(m.group(1).replace(",", ""))
     return total, funcs
+
+
+def simulated(path):
+    """With --sim: the whole thread's simulated L1 data misses, last-level
+    misses and mispredicted branches, and valgrind's own cycle estimate
+    (Ir + 10 (L1 misses + mispredicts) + 100 LL misses), from the dump's
+    summary line."""
+    events = summary = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")):
+                summary = [int(x) for x in line.split()[1:]]
+    if not events or not summary:
+        return {}
+    e = dict(zip(events, summary + [0] * (len(events) - len(summary))))
+    l1 = e.get("I1mr", 0) + e.get("D1mr", 0) + e.get("D1mw", 0)
+    ll = e.get("ILmr", 0) + e.get("DLmr", 0) + e.get("DLmw", 0)
+    bm = e.get("Bcm", 0) + e.get("Bim", 0)
+    return {"L1 misses": l1, "LL misses": ll, "mispredicts": bm,
+            "estimated cycles": e.get("Ir", 0) + 10 * (l1 + bm) + 100 * ll}
 
 
 def wait_forwarding(p, sock, log, case, timeout=600):
@@ -361,6 +384,8 @@ def run(case, args, work):
     out = os.path.join(tmp, "cg.out")
     argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
             f"--callgrind-out-file={out}"] + (["--dump-instr=yes"] if args.dump_instr else [])
+    if args.sim:
+        argv += ["--cache-sim=yes", "--branch-sim=yes"]
     if args.l3fwd:
         argv += l3fwd_argv(case, args, pcap, prefix)
     else:
@@ -415,13 +440,15 @@ def run(case, args, work):
     if best is None:
         sys.exit(f"{case}: no dump with the worker's calls in {tmp}")
     total, funcs = inclusive(best[0])
+    sims = simulated(best[0]) if args.sim else {}
     # Every walk of nfvd's takes as many full bursts as --walk-max has room
     # for (one at least, 256 packets at most), the replay's bursts all full.
     walk = BURST * max(1, min(args.walk_max, 256) // BURST)
     pkts = best[1] * (BURST if args.l3fwd else walk)
     res = {"case": case, "packets": pkts, "total": total / pkts,
            "nodes": {n: funcs[n] / pkts for n in (L3FWD_FUNCS if args.l3fwd else NODES)
-                     if n in funcs}}
+                     if n in funcs},
+           "sim": {k: v / pkts for k, v in sims.items()}}
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     else:
@@ -444,6 +471,10 @@ def main():
                     help="seconds from the first packet forwarded to the zeroing")
     ap.add_argument("--work", default=os.path.join(HERE, ".work"))
     ap.add_argument("--keep", action="store_true", help="keep the dumps")
+    ap.add_argument("--sim", action="store_true",
+                    help="simulate the caches and branch predictor too (valgrind's "
+                    "--cache-sim and --branch-sim; slower): misses, mispredicts and "
+                    "an estimate of cycles per packet")
     ap.add_argument("--dump-instr", action="store_true",
                     help="counts per instruction in the dumps (with --keep: for "
                     "callgrind_annotate --auto=yes or objdump side by side)")
@@ -459,6 +490,8 @@ def main():
               + (f" (dumps in {r['dir']})" if "dir" in r else ""))
         for n, v in r["nodes"].items():
             print(f"  {n:24s} {v:8.1f}")
+        for n, v in r["sim"].items():
+            print(f"  (simulated) {n:18s} {v:8.2f}")
         sys.stdout.flush()
     return 0
 
