@@ -73,8 +73,33 @@ nfv_ip_fast_group_pick(const struct nfv_nexthop *g, const struct rte_mbuf *m, co
  * and the metadata port_tx reads: the output port, and flags, drop reason
  * and ICMP fields cleared (eth_input's flags for a unicast frame; the fused
  * nodes may be reached before eth_input), in one 8-byte store (tail). */
+/* The 4-byte word at the IPv4 TTL (TTL, protocol, checksum) as loaded. */
+static __rte_always_inline uint32_t
+nfv_ip_fast_ttl_word(const uint8_t *ip)
+{
+	uint32_t w;
+
+	memcpy(&w, ip + offsetof(struct rte_ipv4_hdr, time_to_live), sizeof(w));
+	return w;
+}
+
+/* Whether the TTL (IPv4: in w, the word at it) or hop limit lets the
+ * packet be forwarded (above 1). */
+static __rte_always_inline bool
+nfv_ip_fast_hop_ok(const uint8_t *ip, uint32_t w, const bool v6)
+{
+	if (v6)
+		return ip[offsetof(struct rte_ipv6_hdr, hop_limits)] > 1;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return (uint8_t)w > 1;
+#else
+	return (uint8_t)(w >> 24) > 1;
+#endif
+}
+
+/* nfv_ip_fast_rewrite_with, IPv4's TTL word (w) already loaded. */
 static __rte_always_inline void
-nfv_ip_fast_rewrite_with(struct rte_mbuf *m, uint8_t *ip, uint64_t l2a, uint64_t l2b,
+nfv_ip_fast_rewrite_word(struct rte_mbuf *m, uint8_t *ip, uint32_t w, uint64_t l2a, uint64_t l2b,
 			 uint64_t tail, const bool v6)
 {
 	struct nfv_mbuf_meta *meta = nfv_meta(m);
@@ -84,16 +109,19 @@ nfv_ip_fast_rewrite_with(struct rte_mbuf *m, uint8_t *ip, uint64_t l2a, uint64_t
 	if (v6) {
 		ip[offsetof(struct rte_ipv6_hdr, hop_limits)]--;
 	} else {
-		uint8_t *ttl = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
-		uint32_t w;
-
-		memcpy(&w, ttl, sizeof(w));
 		w = nfv_ip4_ttl_dec_word(w);
-		memcpy(ttl, &w, sizeof(w));
+		memcpy(ip + offsetof(struct rte_ipv4_hdr, time_to_live), &w, sizeof(w));
 	}
 	memcpy(ip - NFV_L2_LEN, &l2a, sizeof(l2a));
 	memcpy(ip - NFV_L2_LEN + 6, &l2b, sizeof(l2b));
 	memcpy(&meta->tx_port, &tail, sizeof(tail));
+}
+
+static __rte_always_inline void
+nfv_ip_fast_rewrite_with(struct rte_mbuf *m, uint8_t *ip, uint64_t l2a, uint64_t l2b,
+			 uint64_t tail, const bool v6)
+{
+	nfv_ip_fast_rewrite_word(m, ip, v6 ? 0 : nfv_ip_fast_ttl_word(ip), l2a, l2b, tail, v6);
 }
 
 /* The metadata word of nfv_ip_fast_rewrite_with for next hop nh: tx_port,
@@ -337,7 +365,9 @@ nfv_ip_fast_run0(struct rte_mbuf **pkts, uint16_t n, const uint64_t *nhs, uint8_
 		 const struct nfv_ip_fast_cached *c, struct nfv_ip_fast_out *out, const bool v6)
 {
 	const struct nfv_nexthop *nh = c->nh;
-	const uint32_t key = c->key, mtu = c->mtu;
+	/* The longest frame the MTU lets through (the frames here are longer
+	 * than NFV_L2_LEN: the first pass saw their IP header). */
+	const uint32_t key = c->key, lim = c->mtu + NFV_L2_LEN;
 	const uint64_t tail = nfv_ip_fast_tail(nh);
 	uint64_t l2a, l2b;
 	uint16_t i;
@@ -347,12 +377,17 @@ nfv_ip_fast_run0(struct rte_mbuf **pkts, uint16_t n, const uint64_t *nhs, uint8_
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
+		uint32_t w = v6 ? 0 : nfv_ip_fast_ttl_word(ip);
 
-		if (unlikely(((uint32_t)nhs[i] != key) |
-			     !((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
-			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= mtu))))
+		/* Three branches, each taken almost never: fewer instructions
+		 * than their conditions combined. */
+		if (unlikely((uint32_t)nhs[i] != key))
 			break;
-		nfv_ip_fast_rewrite_with(m, ip, l2a, l2b, tail, v6);
+		if (unlikely(!nfv_ip_fast_hop_ok(ip, w, v6)))
+			break;
+		if (unlikely(rte_pktmbuf_pkt_len(m) > lim))
+			break;
+		nfv_ip_fast_rewrite_word(m, ip, w, l2a, l2b, tail, v6);
 	}
 	if (i < n)
 		memcpy(out->grp[c->g], pkts, i * sizeof(void *));
@@ -821,26 +856,80 @@ union nfv_ip_fast_dsts {
 };
 
 /*
+ * The frames' Ethernet check, each against its own receiving port's MAC,
+ * for a burst the first pass does not take as it is (a frame not for the
+ * first one's port's MAC, or a port other than the first's): true when
+ * every frame holds the Ethernet header and is for its port's MAC with
+ * ethertype type_be.
+ */
+static __rte_noinline bool
+nfv_ip_fast_l2_own(struct rte_mbuf **pkts, uint16_t n, uint16_t type_be)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (nfv_ip_fast_l2_mismatch(rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN),
+					    nfv_iface_mac_key[m->port], type_be) ||
+		    rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The IPv4 header checksums of a burst in which the device flagged a frame
+ * BAD (or NONE): each frame's as ip4_input weighs them (the device's BAD,
+ * or NONE, fails; GOOD passes; unknown: the sum decides).
+ */
+static __rte_noinline bool
+nfv_ip_fast_csum_each(struct rte_mbuf **pkts, uint8_t *const *hdrs, uint16_t n)
+{
+	bool ok = true;
+
+	for (uint16_t i = 0; i < n; i++)
+		ok &= ((pkts[i]->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) |
+		       (nfv_ip4_hdr20_sum(hdrs[i]) % 0xffff == 0 ?
+			RTE_MBUF_F_RX_IP_CKSUM_GOOD : 0)) == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	return ok;
+}
+
+/*
  * The first pass of a fused node over a burst: eth_input's fast step unless
  * l2_checked (eth_input classified every frame already), the family's
  * input checks (valid(): everything but the header word, which it returns
- * in *mismatch as its difference from that of a packet filling the frame),
- * the IP header pointers, and the destinations: for IPv4 with dir, their
- * FIB values read inline, else gathered for the bulk lookup. Returns -1
- * when a frame is not this family's for the port's MAC, else whether every
- * check passed; *mismatches and *ports (the receiving ports' difference
- * from the first's) ORed over the burst.
+ * in *mismatch as its difference from that of a packet filling the frame,
+ * and the IPv4 checksum, whose software test it returns in *sum_ok), the
+ * IP header pointers, and the destinations: for IPv4 with dir, their FIB
+ * values read inline, else gathered for the bulk lookup. Returns -1 when a
+ * frame is not this family's for its port's MAC, else whether every check
+ * passed (when it says false, the chain decides: it weighs the checksum
+ * flags for itself); *mismatches and *ports (the receiving ports'
+ * difference from the first's) ORed over the burst.
+ *
+ * Unless l2_checked, each frame is compared with the first one's port's
+ * MAC and ethertype (held in a register) and must hold the IP header too;
+ * a burst that fails that, or has frames of another port, has each frame
+ * checked against its own port's MAC (nfv_ip_fast_l2_own) and, when all
+ * pass, is taken again as l2_checked. Each frame's software checksum must
+ * be right; the device's IPv4 checksum flags are ORed over the burst and
+ * looked at once: unknown or GOOD agree with a right sum, and a frame
+ * flagged BAD (or NONE) has the burst weighed frame by frame as ip4_input
+ * does (nfv_ip_fast_csum_each).
  */
 static __rte_always_inline int
 nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
 		     const bool inline_fib, const struct nfv_dir24_8 *dir,
-		     bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		     bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
+				   bool *sum_ok, const bool len_checked),
 		     union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
 		     uint64_t *mismatches, uint16_t *ports)
 {
 	const uint16_t type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	const uint16_t need = NFV_L2_LEN + (v6 ? sizeof(struct rte_ipv6_hdr) :
+					    sizeof(struct rte_ipv4_hdr));
 	const uint16_t port0 = pkts[0]->port;
-	uint64_t mis = 0;
+	const uint64_t key0 = l2_checked ? 0 : nfv_iface_mac_key[port0];
+	uint64_t mis = 0, fl_or = 0;
 	uint16_t pdiff = 0;
 	bool ok = true;
 
@@ -848,12 +937,18 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
 		uint64_t mismatch;
+		bool sum_ok;
 
-		if (!l2_checked &&
-		    unlikely(nfv_ip_fast_l2_mismatch(ip, nfv_iface_mac_key[m->port], type) |
-			     (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)))
-			return -1;
-		ok &= valid(m, ip, &mismatch);
+		if (!l2_checked) {
+			if (unlikely(nfv_ip_fast_l2_mismatch(ip, key0, type)))
+				goto own;
+			if (unlikely(rte_pktmbuf_data_len(m) < need))
+				goto own;
+		}
+		ok &= valid(m, ip, &mismatch, &sum_ok, !l2_checked);
+		ok &= sum_ok;
+		if (!v6)
+			fl_or |= m->ol_flags;
 		mis |= mismatch;
 		pdiff |= m->port ^ port0;
 		hdrs[i] = ip;
@@ -869,16 +964,27 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 				dsts->v4[i] = rte_be_to_cpu_32(dst);
 		}
 	}
+	if (!l2_checked && unlikely(pdiff != 0))
+		goto own;
+	/* (BAD is the bit that BAD and NONE have.) */
+	if (!v6 && unlikely(fl_or & RTE_MBUF_F_RX_IP_CKSUM_BAD) && ok)
+		ok = nfv_ip_fast_csum_each(pkts, hdrs, n);
 	*mismatches = mis;
 	*ports = pdiff;
 	return ok;
+own:
+	if (l2_checked || !nfv_ip_fast_l2_own(pkts, n, type))
+		return -1;
+	return nfv_ip_fast_pass1_do(pkts, n, v6, true, inline_fib, dir, valid, dsts, nhs, hdrs,
+				    mismatches, ports);
 }
 
 /* nfv_ip_fast_pass1_do, with the test of dir out of its loop. */
 static __rte_always_inline int
 nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
 		  const struct nfv_dir24_8 *dir,
-		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
+				bool *sum_ok, const bool len_checked),
 		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
 		  uint64_t *mismatches, uint16_t *ports)
 {
@@ -904,7 +1010,8 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 static __rte_always_inline uint16_t
 nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		const bool v6, const struct nfv_arc *ingress, struct nfv_arc *egress,
-		bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch),
+		bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
+			      bool *sum_ok, const bool len_checked),
 		uint32_t (*total)(const uint8_t *ip),
 		void (*lookup)(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n))
 {

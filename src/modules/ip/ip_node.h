@@ -221,11 +221,27 @@ nfv_ip4_hdr20_sum(const void *hdr)
 	memcpy(&lo, b, 8);
 	memcpy(&hi, b + 8, 8);
 	memcpy(&w4, b + 16, 4);
+#if defined(RTE_ARCH_X86_64)
+	/* add, adc, adc: the carries stay in the flags (the builtins below
+	 * made the compiler keep one in a register, spilled in a busy loop). */
+	RTE_SET_USED(c1);
+	RTE_SET_USED(c2);
+	RTE_SET_USED(t);
+	s = lo;
+	__asm__("add %[hi], %[s]\n\t"
+		"adc %[w4], %[s]\n\t"
+		"adc $0, %[s]"
+		: [s] "+&r"(s)
+		: [hi] "r"(hi), [w4] "r"((uint64_t)w4)
+		: "cc");
+	return s;
+#else
 	c1 = __builtin_add_overflow(lo, hi, &s);
 	/* w4 + c1 <= 2^32: no carry out of its own. */
 	c2 = __builtin_add_overflow(s, (uint64_t)w4 + c1, &t);
 	/* t < 2^32 when c2: no carry out either. */
 	return t + c2;
+#endif
 }
 
 /* A caller that has seen a non-zero word (the version) may test

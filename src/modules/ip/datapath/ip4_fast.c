@@ -69,24 +69,24 @@ static const uint8_t ip4_fast_special[256] = {
  * ip4_input_fast's test but for version, IHL and total length, whose word
  * (the header's first but for its TOS byte) is returned in *mismatch as
  * its difference from that of a 20-byte header filling the frame: zero in
- * the common case. Header loads before the length test, as there: within
- * the mbuf's data room, and the result thrown away when short.
+ * the common case; and but for the checksum, whose software test is
+ * returned in *sum_ok (nfv_ip_fast_pass1 weighs it against the device's
+ * flags once per burst). len_checked: the frame is known to hold the
+ * header. Header loads before the length test, as there: within the mbuf's
+ * data room, and the result thrown away when short.
  */
 static __rte_always_inline bool
-ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
+ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, bool *sum_ok,
+	       const bool len_checked)
 {
-	uint64_t csum_flags = m->ol_flags;
 	uint32_t w0, head;
 
 	memcpy(&w0, ip, sizeof(w0));
 	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 | (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
 	*mismatch = (w0 & RTE_BE32(0xff00ffff)) ^ head;
-	/* A right sum or the device's GOOD, and not its BAD (nor NONE, both):
-	 * the flags with GOOD added for a right sum are GOOD alone. */
-	return (((csum_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) |
-		 (nfv_ip4_hdr20_sum(ip) % 0xffff == 0 ? RTE_MBUF_F_RX_IP_CKSUM_GOOD : 0)) ==
-		RTE_MBUF_F_RX_IP_CKSUM_GOOD) &
-	       (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
+	*sum_ok = nfv_ip4_hdr20_sum(ip) % 0xffff == 0;
+	return (len_checked ||
+		rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
 	       !(ip4_fast_special[ip[12]] | ip4_fast_special[ip[16]]);
 }
 

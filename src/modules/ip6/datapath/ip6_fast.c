@@ -68,14 +68,17 @@ static const uint8_t ip6_fast_special[256] = {
  * when short.
  */
 static __rte_always_inline bool
-ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch)
+ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, bool *sum_ok,
+	       const bool len_checked)
 {
 	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
 	rte_be16_t len;
 
 	memcpy(&len, ip + offsetof(struct rte_ipv6_hdr, payload_len), sizeof(len));
 	*mismatch = ((ip[0] & 0xf0u) ^ 0x60u) | (rte_be_to_cpu_16(len) ^ payload);
-	return (rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
+	*sum_ok = true; /* no header checksum */
+	return (len_checked ||
+		rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
 	       !(ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
 		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
 }
