@@ -136,15 +136,23 @@ nfv_ip_fast_tail(const struct nfv_nexthop *nh)
 #endif
 }
 
-/* nfv_ip_fast_rewrite_with for next hop nh. */
+/* nfv_ip_fast_rewrite_word for next hop nh. */
 static __rte_always_inline void
-nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
+nfv_ip_fast_rewrite_nh_word(struct rte_mbuf *m, uint8_t *ip, uint32_t w,
+			    const struct nfv_nexthop *nh, const bool v6)
 {
 	uint64_t l2a, l2b;
 
 	memcpy(&l2a, nh->l2, sizeof(l2a));
 	memcpy(&l2b, nh->l2 + 6, sizeof(l2b));
-	nfv_ip_fast_rewrite_with(m, ip, l2a, l2b, nfv_ip_fast_tail(nh), v6);
+	nfv_ip_fast_rewrite_word(m, ip, w, l2a, l2b, nfv_ip_fast_tail(nh), v6);
+}
+
+/* nfv_ip_fast_rewrite_with for next hop nh. */
+static __rte_always_inline void
+nfv_ip_fast_rewrite(struct rte_mbuf *m, uint8_t *ip, const struct nfv_nexthop *nh, const bool v6)
+{
+	nfv_ip_fast_rewrite_nh_word(m, ip, v6 ? 0 : nfv_ip_fast_ttl_word(ip), nh, v6);
 }
 
 /*
@@ -311,12 +319,13 @@ nfv_ip_fast_emit(struct rte_graph *graph, struct rte_node *node, struct nfv_ip_f
 }
 
 /* What the fast pass decided for one FIB value (a next hop) in a burst:
- * mtu 0 for no next hop, a group (decided per packet) or an interface with
- * an egress feature; end: where the packets for its group go
+ * lim, the longest frame its MTU lets through (fwd_mtu + NFV_L2_LEN), 0 for
+ * no next hop, a group (decided per packet) or an interface with an egress
+ * feature; end: where the packets for its group go
  * (&nfv_ip_fast_out.end[g]). */
 struct nfv_ip_fast_cached {
 	uint32_t key; /* the FIB value's low 32 bits (all of it); UINT32_MAX: empty */
-	uint16_t mtu;
+	uint32_t lim;
 	uint16_t g;
 	const struct nfv_nexthop *nh;
 	void ***end;
@@ -337,7 +346,7 @@ nfv_ip_fast_decide(struct nfv_ip_fast_cached *c, uint32_t key, struct nfv_ip_fas
 	g = mtu != 0 ? nfv_ip_fast_group_of(out, nh->port_id) : NFV_IP_FAST_G_CHAIN;
 	c->key = key;
 	c->nh = nh;
-	c->mtu = (uint16_t)mtu;
+	c->lim = mtu != 0 ? mtu + NFV_L2_LEN : 0;
 	c->g = (uint16_t)g;
 	c->end = &out->end[g];
 	if (!one_pass)
@@ -367,7 +376,7 @@ nfv_ip_fast_run0(struct rte_mbuf **pkts, uint16_t n, const uint64_t *nhs, uint8_
 	const struct nfv_nexthop *nh = c->nh;
 	/* The longest frame the MTU lets through (the frames here are longer
 	 * than NFV_L2_LEN: the first pass saw their IP header). */
-	const uint32_t key = c->key, lim = c->mtu + NFV_L2_LEN;
+	const uint32_t key = c->key, lim = c->lim;
 	const uint64_t tail = nfv_ip_fast_tail(nh);
 	uint64_t l2a, l2b;
 	uint16_t i;
@@ -454,14 +463,16 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 		struct nfv_ip_fast_cached *c = &cache[nfv_ip_fast_slot(key)];
 		const struct nfv_nexthop *nh, *c_nh;
 		void ***end;
+		uint32_t w;
 
 		if (unlikely(c->key != key))
 			nfv_ip_fast_decide(c, key, &out, egress, one_pass, &chain_fwd);
 		c_nh = c->nh;
 		nh = c_nh;
 		end = c->end;
-		if (unlikely(!((ip[NFV_IP_FAST_HOP_OFF(v6)] > 1) &
-			       (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN <= c->mtu)))) {
+		w = v6 ? 0 : nfv_ip_fast_ttl_word(ip);
+		if (unlikely(!(nfv_ip_fast_hop_ok(ip, w, v6) &
+			       (rte_pktmbuf_pkt_len(m) <= c->lim)))) {
 			uint32_t mtu = 0, g = NFV_IP_FAST_G_CHAIN;
 
 			if (c_nh->type == NFV_NH_GROUP) {
@@ -481,7 +492,7 @@ nfv_ip_fast_forward(struct rte_graph *graph, struct rte_node *node, void **objs,
 		}
 		if (one_pass) {
 			if (likely(end != &out.end[NFV_IP_FAST_G_CHAIN]))
-				nfv_ip_fast_rewrite(m, ip, nh, v6);
+				nfv_ip_fast_rewrite_nh_word(m, ip, w, nh, v6);
 			else if (lookup_slow != NULL)
 				nfv_meta(m)->nh = c_nh == &nfv_ip_fast_no_nh ? NULL : c_nh;
 			*(*end)++ = m;
