@@ -98,7 +98,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct port_rx_ctx *ctx = (struct port_rx_ctx *)node->ctx;
 	struct nfv_worker *w = ctx->worker;
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
-	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0, diverted = 0;
+	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0, diverted = 0, start;
 	uint16_t edge = ctx->edge;
 	struct rte_mbuf **pkts;
 
@@ -116,6 +116,9 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	 * room, so a busy worker moves up to conf->walk_max packets per walk
 	 * (--walk-max) and pays the per-node costs once for all of them.
 	 */
+	/* (A configuration with fewer queues may have come since the last
+	 * walk.) */
+	start = ctx->next_queue < n_rxq ? ctx->next_queue : 0;
 	for (uint16_t i = 0, full = 0; total + diverted + burst <= conf->walk_max; i++) {
 		uint16_t got;
 
@@ -125,7 +128,11 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			i = 0;
 			full = 0;
 		}
-		q = (uint16_t)((ctx->next_queue + i) % n_rxq);
+		/* (start and i are below n_rxq: one subtraction wraps the
+		 * sum, no division.) */
+		q = (uint16_t)(start + i);
+		if (q >= n_rxq)
+			q = (uint16_t)(q - n_rxq);
 		got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts + total,
 				       burst);
 		if (got != 0) {
@@ -149,7 +156,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			}
 		}
 	}
-	ctx->next_queue = (uint16_t)((q + 1) % n_rxq);
+	ctx->next_queue = q + 1 == n_rxq ? 0 : (uint16_t)(q + 1);
 	if (total + diverted == 0) {
 		w->stats.empty_polls++;
 		w->tx_tsc_fresh = false;
