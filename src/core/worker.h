@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_meter.h>
@@ -151,7 +152,8 @@ struct nfv_worker {
 	struct rte_meter_srtcm icmp_meter[2]; /* ICMP error rate limit: [0] IPv4, [1] IPv6 */
 	struct nfv_worker_debug debug;
 	/* TSC when port_rx received this walk's packets: every packet of a walk
-	 * is received and sent (or dropped) within that walk. */
+	 * is received and sent (or dropped) within that walk. 0 in a walk whose
+	 * poll found nothing, and under "stats off". */
 	uint64_t walk_rx_tsc;
 	/* TSC when port_tx last finished, and whether that was in the
 	 * previous walk with packets and no empty poll since (port_rx clears
@@ -234,5 +236,19 @@ uint64_t nfv_rcu_grace_periods(void);
 int nfv_worker_set_rxqs(unsigned int lcore, const struct nfv_rxq *rxqs, unsigned int n, char *err);
 void nfv_workers_port_removed(uint16_t port_id);
 struct nfv_worker *nfv_worker_by_lcore(unsigned int lcore);
+
+/*
+ * The time for a node that needs one per burst (expiry, idle timeouts,
+ * rates): the walk's RX time when port_rx took one (a busy walk: no TSC
+ * read, which costs tens of cycles in a VM), else a TSC read. Never later
+ * than the TSC now, and never earlier than a time an earlier walk gave.
+ */
+static inline uint64_t
+nfv_walk_tsc(const struct nfv_worker *w)
+{
+	uint64_t t = w->walk_rx_tsc;
+
+	return likely(t != 0) ? t : rte_rdtsc();
+}
 
 #endif

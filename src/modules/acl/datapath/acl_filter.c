@@ -1315,7 +1315,7 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	struct acl_scratch s;
 	const struct nfv_acl_cache *dc = &nfv_acl_caches[w->index][dir];
 	struct nfv_acl_counters sum = { 0 };
-	uint64_t now = rte_rdtsc();
+	uint64_t now = nfv_walk_tsc(w);
 	bool ct_on = nfv_ct_burst_start(ct, cc, now);
 	uint64_t created0 = cc->created;
 	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;

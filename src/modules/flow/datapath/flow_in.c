@@ -528,9 +528,7 @@ flow_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 
 	if (unlikely(fw == NULL || n == 0))
 		return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);
-	now = w->walk_rx_tsc;
-	if (unlikely(now == 0)) /* no RX time taken (stats off) */
-		now = rte_rdtsc();
+	now = nfv_walk_tsc(w);
 	port0 = pkts[0]->port;
 	/* The first chunk here (the usual stream is one RX burst), the rest
 	 * out of line. */

@@ -115,7 +115,7 @@ flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	RTE_SET_USED(n);
 	if (fw == NULL)
 		return 0;
-	now = rte_rdtsc();
+	now = nfv_walk_tsc(w); /* a busy walk's RX time: no TSC read a walk */
 	if (now < fw->next_scan_tsc)
 		return 0;
 	fw->next_scan_tsc = now + conf->scan_tsc;

@@ -105,6 +105,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	w->stats.polls++;
 	if (n_rxq == 0) {
 		w->stats.empty_polls++;
+		w->walk_rx_tsc = 0;
 		return 0;
 	}
 	/* Into the stream of the last walk's next node: usually this one's. */
@@ -160,6 +161,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	if (total + diverted == 0) {
 		w->stats.empty_polls++;
 		w->tx_tsc_fresh = false;
+		w->walk_rx_tsc = 0; /* no RX time this walk (nfv_walk_tsc) */
 		return 0;
 	}
 	/* The RX time of the walk, for port_tx's latency histogram; 0 (no
