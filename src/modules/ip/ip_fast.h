@@ -68,11 +68,6 @@ nfv_ip_fast_group_pick(const struct nfv_nexthop *g, const struct rte_mbuf *m, co
 				 nfv_ip4_flow_hash(m, (const struct rte_ipv4_hdr *)ip));
 }
 
-/* TTL (and checksum, RFC 1624) or hop limit, the Ethernet header (which
- * sits just before ip: l2a its first 8 bytes, l2b its last 8, bytes 6-13)
- * and the metadata port_tx reads: the output port, and flags, drop reason
- * and ICMP fields cleared (eth_input's flags for a unicast frame; the fused
- * nodes may be reached before eth_input), in one 8-byte store (tail). */
 /* The 4-byte word at the IPv4 TTL (TTL, protocol, checksum) as loaded. */
 static __rte_always_inline uint32_t
 nfv_ip_fast_ttl_word(const uint8_t *ip)
@@ -97,7 +92,12 @@ nfv_ip_fast_hop_ok(const uint8_t *ip, uint32_t w, const bool v6)
 #endif
 }
 
-/* nfv_ip_fast_rewrite_with, IPv4's TTL word (w) already loaded. */
+/* TTL (and checksum, RFC 1624) or hop limit, the Ethernet header (which
+ * sits just before ip: l2a its first 8 bytes, l2b its last 8, bytes 6-13)
+ * and the metadata port_tx reads: the output port, and flags, drop reason
+ * and ICMP fields cleared (eth_input's flags for a unicast frame; the fused
+ * nodes may be reached before eth_input), in one 8-byte store (tail). For
+ * IPv4, w is the word at the TTL as loaded (nfv_ip_fast_ttl_word). */
 static __rte_always_inline void
 nfv_ip_fast_rewrite_word(struct rte_mbuf *m, uint8_t *ip, uint32_t w, uint64_t l2a, uint64_t l2b,
 			 uint64_t tail, const bool v6)
@@ -117,6 +117,7 @@ nfv_ip_fast_rewrite_word(struct rte_mbuf *m, uint8_t *ip, uint32_t w, uint64_t l
 	memcpy(&meta->tx_port, &tail, sizeof(tail));
 }
 
+/* nfv_ip_fast_rewrite_word, the TTL word loaded here. */
 static __rte_always_inline void
 nfv_ip_fast_rewrite_with(struct rte_mbuf *m, uint8_t *ip, uint64_t l2a, uint64_t l2b,
 			 uint64_t tail, const bool v6)
