@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
+
 #include <rte_common.h>
 #include <rte_config.h>
 
@@ -172,6 +174,29 @@ static __rte_always_inline uint16_t
 nfv_arc_next_edge(const struct nfv_arc_feature *f, uint16_t iface)
 {
 	return f->next_edge[iface];
+}
+
+/*
+ * A feature's next edge for the packets of one burst, read once per
+ * change of interface: control may change the arc while a worker is in the
+ * middle of a burst, and a table read for every packet could then send a
+ * flow's packets two ways, the first ones through a feature and the later
+ * ones past it, which reorders them. Start with { .iface = UINT16_MAX }.
+ */
+struct nfv_arc_burst_edge {
+	uint16_t iface;
+	uint16_t edge;
+};
+
+static __rte_always_inline uint16_t
+nfv_arc_burst_next_edge(const struct nfv_arc_feature *f, struct nfv_arc_burst_edge *c,
+			uint16_t iface)
+{
+	if (unlikely(iface != c->iface)) {
+		c->iface = iface;
+		c->edge = nfv_arc_next_edge(f, iface);
+	}
+	return c->edge;
 }
 
 #endif

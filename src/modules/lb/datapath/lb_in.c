@@ -136,6 +136,7 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	struct nfv_lb_table *t = &nfv_lb_tables[w->index];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	struct nfv_handoff_burst ho;
+	struct nfv_arc_burst_edge ec = { .iface = UINT16_MAX };
 	uint64_t now = rte_get_tsc_cycles();
 
 	nfv_handoff_burst_init(&ho);
@@ -148,7 +149,7 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		struct nat_pkt p;
 		unsigned int dir;
 
-		nexts[i] = nfv_arc_next_edge(&lb_in_feature, m->port);
+		nexts[i] = nfv_arc_burst_next_edge(&lb_in_feature, &ec, m->port);
 		nat_parse(m, &p);
 		if (!p.ok || p.proto == IPPROTO_ICMP)
 			continue;

@@ -97,13 +97,14 @@ lcp_copy_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct nfv_worker *w = nfv_node_worker(node);
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	uint64_t now = 0;
+	struct nfv_arc_burst_edge ec = { .iface = UINT16_MAX };
 
 	/* Bursts of several ports may be here together: each packet its own. */
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		unsigned int slot = copy_slot(m);
 
-		nexts[i] = nfv_arc_next_edge(&nfv_lcp_copy_feature, m->port);
+		nexts[i] = nfv_arc_burst_next_edge(&nfv_lcp_copy_feature, &ec, m->port);
 		if (likely(slot == 0))
 			continue;
 		if (now == 0)

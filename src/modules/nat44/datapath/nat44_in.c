@@ -100,6 +100,7 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	struct nfv_handoff_burst ho;
+	struct nfv_arc_burst_edge ec = { .iface = UINT16_MAX };
 	uint64_t now = rte_get_tsc_cycles();
 
 	nfv_handoff_burst_init(&ho);
@@ -114,7 +115,7 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		unsigned int dir;
 		uint64_t *why;
 
-		nexts[i] = nfv_arc_next_edge(&nat44_in_feature, iface);
+		nexts[i] = nfv_arc_burst_next_edge(&nat44_in_feature, &ec, iface);
 		nat_parse(m, &p);
 		if (!p.ok)
 			continue;

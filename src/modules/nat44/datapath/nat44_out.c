@@ -114,6 +114,7 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	struct nfv_nat_table *t = &nfv_nat_tables[w->index];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	struct nfv_handoff_burst ho;
+	struct nfv_arc_burst_edge ec = { .iface = UINT16_MAX };
 	uint64_t now = rte_get_tsc_cycles();
 
 	nfv_handoff_burst_init(&ho);
@@ -129,7 +130,7 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		uint64_t *why;
 		rte_be32_t out;
 
-		nexts[i] = nfv_arc_next_edge(&nat44_out_feature, iface);
+		nexts[i] = nfv_arc_burst_next_edge(&nat44_out_feature, &ec, iface);
 		nat_parse(m, &p);
 		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
 				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {

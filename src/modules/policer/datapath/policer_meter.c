@@ -59,6 +59,7 @@ policer_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
 	uint64_t now = rte_rdtsc();
+	struct nfv_arc_burst_edge ec = { .iface = UINT16_MAX };
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -70,7 +71,7 @@ policer_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 		enum rte_color c;
 		unsigned int cur;
 
-		nexts[i] = nfv_arc_next_edge(f, iface);
+		nexts[i] = nfv_arc_burst_next_edge(f, &ec, iface);
 		if (p == NULL)
 			continue; /* detached while the packet was on its way */
 		pw = &p->w[wi];

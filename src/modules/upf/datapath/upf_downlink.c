@@ -127,6 +127,7 @@ upf_downlink_process(struct rte_graph *graph, struct rte_node *node, void **objs
 	rte_be32_t dsts[RTE_HASH_LOOKUP_BULK_MAX];
 	const void *keys[RTE_HASH_LOOKUP_BULK_MAX];
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
+	struct nfv_arc_burst_edge ec = { .iface = UINT16_MAX };
 
 	for (uint16_t base = 0; base < n; base += RTE_HASH_LOOKUP_BULK_MAX) {
 		unsigned int k = RTE_MIN((unsigned int)(n - base),
@@ -136,7 +137,7 @@ upf_downlink_process(struct rte_graph *graph, struct rte_node *node, void **objs
 		for (unsigned int j = 0; j < k; j++) {
 			struct rte_mbuf *m = objs[base + j];
 
-			nexts[base + j] = nfv_arc_next_edge(&upf_downlink_feature, m->port);
+			nexts[base + j] = nfv_arc_burst_next_edge(&upf_downlink_feature, &ec, m->port);
 			memcpy(&dsts[j], rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN +
 					offsetof(struct rte_ipv4_hdr, dst_addr)), 4);
 			keys[j] = &dsts[j];
