@@ -214,19 +214,16 @@ static __rte_always_inline uint64_t
 nfv_ip4_hdr20_sum(const void *hdr)
 {
 	const uint8_t *b = hdr;
-	uint64_t lo, hi, s, t;
+	uint64_t lo, hi, s;
 	uint32_t w4;
-	bool c1, c2;
 
 	memcpy(&lo, b, 8);
 	memcpy(&hi, b + 8, 8);
 	memcpy(&w4, b + 16, 4);
 #if defined(RTE_ARCH_X86_64)
 	/* add, adc, adc: the carries stay in the flags (the builtins below
-	 * made the compiler keep one in a register, spilled in a busy loop). */
-	RTE_SET_USED(c1);
-	RTE_SET_USED(c2);
-	RTE_SET_USED(t);
+	 * made the compiler keep one in a register, spilled in a busy loop).
+	 * The last adc cannot carry out: as below. */
 	s = lo;
 	__asm__("add %[hi], %[s]\n\t"
 		"adc %[w4], %[s]\n\t"
@@ -236,6 +233,9 @@ nfv_ip4_hdr20_sum(const void *hdr)
 		: "cc");
 	return s;
 #else
+	uint64_t t;
+	bool c1, c2;
+
 	c1 = __builtin_add_overflow(lo, hi, &s);
 	/* w4 + c1 <= 2^32: no carry out of its own. */
 	c2 = __builtin_add_overflow(s, (uint64_t)w4 + c1, &t);

@@ -115,10 +115,10 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	 * One burst per queue, round robin from where the last walk stopped;
 	 * queues that return a full burst are polled again while the stream has
 	 * room, so a busy worker moves up to conf->walk_max packets per walk
-	 * (--walk-max) and pays the per-node costs once for all of them.
+	 * (--walk-max) and pays the per-node costs once for all of them. (A
+	 * configuration with fewer queues may have come since the last walk:
+	 * then the round starts at queue 0.)
 	 */
-	/* (A configuration with fewer queues may have come since the last
-	 * walk.) */
 	start = ctx->next_queue < n_rxq ? ctx->next_queue : 0;
 	for (uint16_t i = 0, full = 0; total + diverted + burst <= conf->walk_max; i++) {
 		uint16_t got;

@@ -15,8 +15,10 @@
  *
  * A packet is forwarded here when all of these hold: a 20-byte header
  * whole in the first segment, version 4, a total length within the frame
- * (link padding beyond it is trimmed here, as ip4_input does), a right
- * header checksum (the device's flag or computed here), no special source
+ * (link padding beyond it is trimmed here, as ip4_input does), a header
+ * checksum computed right here and not flagged BAD by the device (a burst
+ * with a frame that fails this goes to ip4_input, which also takes the
+ * device's GOOD for a frame whose sum is wrong), no special source
  * or destination (ip4_input's table), the receiving interface in the
  * default VRF with no feature on its IPv4 ingress arc, a route to a
  * resolved next hop (a single one whose fwd_mtu the packet fits, or the
