@@ -72,15 +72,19 @@ say_forced(const char *why)
  * count the mbufs) and arms the grace timer; a second one, or the timer,
  * ends the process at once by the signal's default action: a supervisor
  * sees it killed by that signal, and no clean-up runs. */
+/* Set by the first SIGINT / SIGTERM (quit is also set by --duration). */
+static volatile sig_atomic_t signalled;
+
 static void
 on_signal(int sig)
 {
-	if (quit) {
+	if (signalled) {
 		say_forced("nfvd: second signal: stopping now, without clean-up\n");
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
 	}
+	signalled = 1;
 	quit = sig;
 	alarm(stop_grace);
 }
