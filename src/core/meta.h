@@ -71,7 +71,8 @@ int nfv_meta_register(void);
  *
  * Slices are placed at registration (constructors), so the offsets are
  * fixed before any pool exists; every pool is created with priv_size
- * nfv_mbuf_priv_size() (a multiple of RTE_MBUF_PRIV_ALIGN). The area is
+ * nfv_mbuf_priv_size() (a multiple of the cache line, so that the
+ * packet data stays line-aligned). The area is
  * not cleared on RX: a module writes its slice before it reads it.
  */
 struct nfv_mbuf_priv_slice {
