@@ -45,8 +45,8 @@ vxlan-decap (the frames inside VXLAN to in's address, bridged to out1).
 Packets: calls of port_rx's process function (one graph walk each) times
 the walk (one burst of 32, nfvd's default, or as many as --walk-max holds): every walk
 takes full RX bursts from the replayed port until it has no room for
-another (the sinks' queues return nothing; every RX burst of the endless
-replay is full), so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
+another (the sinks are send-only, `rxq 0`, and not polled, as l3fwd polls
+the input port alone; every RX burst of the endless replay is full), so that is exactly the packets of the dumped window (nfvd's own counters, read through the control thread,
 which valgrind slows to seconds per reply, do not line up with it).
 
 valgrind cannot run code built for the build machine's own instruction set
@@ -134,7 +134,7 @@ def config(case, pcap):
     _f, _g, outs, fams = CASES[case]
     lines = [f"port add in dev net_pcap0,rx_pcap={pcap},infinite_rx=1 rxd 1024 txd 1024"]
     for k in range(1, outs + 1):
-        lines += [f"port add out{k} dev net_null{k},no-rx=1 rxd 1024 txd 1024",
+        lines += [f"port add out{k} dev net_null{k},no-rx=1 rxd 1024 txd 1024 rxq 0",
                   f"addr add 198.19.{k - 1}.1/24 dev out{k}",
                   f"neigh add 198.19.{k - 1}.2 lladdr 02:00:00:00:00:{k + 1:02x} dev out{k}",
                   f"route add 198.18.{k}.0/24 via 198.19.{k - 1}.2",

@@ -111,3 +111,38 @@ def test_a_down_port_is_not_polled(nfvd):
     st = d.wait_processed({"in": len(fr)})
     assert st["packets"]["forwarded"] == len(fr) and not nfvdlib.drops(st)
     d.stop()
+
+
+def test_a_port_with_no_rx_queue_sends_and_is_never_polled(nfvd):
+    """rxq 0: a port that only sends (a sink, a mirror's destination). It has
+    no queue for any worker to poll, cannot be given one, and forwards to it
+    exactly as to a port with queues."""
+    d = nfvd()
+    fr = [Ether(src="02:00:00:00:00:01", dst=nfvdlib.pcap_mac(0)) /
+          IP(src="100.64.0.1", dst="198.18.0.%d" % i, ttl=64) / UDP(sport=1000 + i, dport=53)
+          for i in range(40)]
+    d.add_port("in", rx=fr)
+    out = d.add_port("out", opts=" rxq 0")
+    d.cmd("addr add 10.1.0.254/24 dev out",
+          "neigh add 10.1.0.1 lladdr 02:00:00:00:01:01 dev out",
+          "route add 198.18.0.0/16 via 10.1.0.1")
+    d.start()
+    queues = [q for w in d.api("show workers")["workers"] for q in w["rxqs"]]
+    assert queues == ["in:0"], queues
+    ports = {p["name"]: p for p in d.api("port show")["ports"]}
+    assert ports["out"]["rxq"] == 0 and ports["in"]["rxq"] == 1, ports
+    err = d.ctl_result("worker", "set", "1", "rxq", "out:0")
+    assert err.rc != 0 and "port out has no RX queue 0 (it has 0)" in err.stderr, err.stderr
+    st = d.wait_processed({"in": len(fr)})
+    assert st["packets"]["forwarded"] == len(fr) and not nfvdlib.drops(st), st["packets"]
+    assert st["tables"]["mbufs_in_use"] == 0
+    d.stop()
+    got = nfvdlib.read_pcap(out.tx_path)
+    want = []
+    for f in fr:
+        w = f.copy()
+        w[Ether].src, w[Ether].dst = nfvdlib.pcap_mac(1), "02:00:00:00:01:01"
+        w[IP].ttl = 63
+        del w[IP].chksum
+        want.append(bytes(w))
+    assert got == want

@@ -54,7 +54,9 @@ cmd_port_add(int argc, char **argv, struct nfv_reply *r)
 		uint16_t *dst;
 
 		if (strcmp(argv[i], "rxq") == 0) {
+			/* rxq 0: a port that only sends (nfv_port_add). */
 			dst = &c.n_rxq;
+			lo = 0;
 			hi = NFV_MAX_RXQ_PER_WORKER;
 		} else if (strcmp(argv[i], "txq") == 0) {
 			dst = &c.n_txq;
