@@ -941,15 +941,21 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 					    sizeof(struct rte_ipv4_hdr));
 	const uint16_t port0 = pkts[0]->port;
 	const uint64_t key0 = l2_checked ? 0 : nfv_iface_mac_key[port0];
+	/* One accumulator: the header words' mismatches (32 bits each) in
+	 * bits 0-31, a failed check in bit 32, the receiving ports'
+	 * difference from the first's in bits 33-48. (Kept apart, the busy
+	 * loop had no register left for the flag or the ports: an AND or an
+	 * OR into the stack each frame, a store-to-load chain across the
+	 * burst.) */
 	uint64_t mis = 0, fl_or = 0;
-	uint16_t pdiff = 0;
-	bool ok = true;
+	uint16_t pdiff;
+	bool ok;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
 		uint64_t mismatch;
-		bool sum_ok;
+		bool sum_ok, v_ok;
 
 		if (!l2_checked) {
 			if (unlikely(nfv_ip_fast_l2_mismatch(ip, key0, type)))
@@ -957,12 +963,11 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 			if (unlikely(rte_pktmbuf_data_len(m) < need))
 				goto own;
 		}
-		ok &= valid(m, ip, &mismatch, &sum_ok, !l2_checked);
-		ok &= sum_ok;
+		v_ok = valid(m, ip, &mismatch, &sum_ok, !l2_checked);
 		if (!v6)
 			fl_or |= m->ol_flags;
-		mis |= mismatch;
-		pdiff |= m->port ^ port0;
+		mis |= mismatch | (uint64_t)(!(v_ok & sum_ok)) << 32 |
+		       (uint64_t)(uint16_t)(m->port ^ port0) << 33;
 		hdrs[i] = ip;
 		if (v6) {
 			memcpy(dsts->v6[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
@@ -976,12 +981,14 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 				dsts->v4[i] = rte_be_to_cpu_32(dst);
 		}
 	}
+	pdiff = (uint16_t)(mis >> 33);
 	if (!l2_checked && unlikely(pdiff != 0))
 		goto own;
+	ok = ((mis >> 32) & 1) == 0;
 	/* (BAD is the bit that BAD and NONE have.) */
 	if (!v6 && unlikely(fl_or & RTE_MBUF_F_RX_IP_CKSUM_BAD) && ok)
 		ok = nfv_ip_fast_csum_each(pkts, hdrs, n);
-	*mismatches = mis;
+	*mismatches = (uint32_t)mis;
 	*ports = pdiff;
 	return ok;
 own:
