@@ -98,6 +98,10 @@ static const struct grammar_row rows[] = {
 	{ "port del c", 0, NULL },
 	{ "port add c dev net_null2,no-rx=1", 0, NULL },
 	{ "port del c", 0, NULL },
+	{ "port add c dev net_null2,no-rx=1 rxq 0", 0, NULL },
+	{ "port show c", 0, "\"rxq\":0," },
+	{ "worker set 1 rxq c:0", -EINVAL, "port c has no RX queue 0 (it has 0)" },
+	{ "port del c", 0, NULL },
 
 	/* Unknown words. */
 	{ "frobnicate", -EINVAL, "unknown command 'frobnicate'; try 'help'" },
@@ -128,8 +132,7 @@ static const struct grammar_row rows[] = {
 	{ "port add x device net_null7", -EINVAL, "unexpected 'device' (expected 'dev')" },
 	{ "port add x dev net_null7 rxq", -EINVAL, "missing value after 'rxq'" },
 	{ "port add x dev net_null7 rxq 1 txq", -EINVAL, "missing value after 'txq'" },
-	{ "port add x dev net_null7 rxq 0", -EINVAL, "bad rxq '0' (expected 1-128)" },
-	{ "port add x dev net_null7 rxq 200", -EINVAL, "bad rxq '200' (expected 1-128)" },
+	{ "port add x dev net_null7 rxq 200", -EINVAL, "bad rxq '200' (expected 0-128)" },
 	{ "port add x dev net_null7 rxq -1", -EINVAL, "bad rxq '-1'" },
 	{ "port add x dev net_null7 rxq +2", -EINVAL, "bad rxq '+2'" },
 	{ "port add x dev net_null7 rxq 0x2", -EINVAL, "bad rxq '0x2'" },
