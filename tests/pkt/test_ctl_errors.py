@@ -100,7 +100,7 @@ ERRORS = [
     ("port add px dev net_null9,no-rx=1 mtu 50", "50"),
     ("port add px dev net_null9,no-rx=1 mtu 1500x", "1500x"),
     ("port add px dev net_null9,no-rx=1 rxq", "rxq"),
-    ("port add px dev net_null9,no-rx=1 rxq 0", "0"),
+    ("port add px dev net_null9,no-rx=1 rxq 129", "129"),
     ("port add px dev net_null9,no-rx=1 speed 10", "speed"),
     ("port add px net_null9", "missing"),
     ("port add px dev net_pcap9,rx_pcap=/nonexistent/x.pcap", "net_pcap9"),
