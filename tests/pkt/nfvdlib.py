@@ -12,6 +12,7 @@ returns the frames each port transmitted, as bytes.
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -163,6 +164,11 @@ class Nfvd:
             tx_path = self.dir / ("%s-out-%d.pcap" % (name, n))
             write_pcap(rx_path, rx or [])
             devargs = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (n, rx_path, tx_path)
+            if re.search(r"\brxq 0\b", opts):
+                # A send-only port: no rx_pcap, which net_pcap would open
+                # at probe and close only with an RX queue (README).
+                assert not rx, "a port with rxq 0 receives nothing"
+                devargs = "net_pcap%d,tx_pcap=%s" % (n, tx_path)
             if infinite:
                 devargs += ",infinite_rx=1"
             p = Port(name, "pcap", n, rx_path, tx_path, pcap_mac(self.n_pcap), devargs, opts)
