@@ -165,8 +165,8 @@ class Nfvd:
             write_pcap(rx_path, rx or [])
             devargs = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (n, rx_path, tx_path)
             if re.search(r"\brxq 0\b", opts):
-                # A send-only port: no rx_pcap, which net_pcap would open
-                # at probe and close only with an RX queue (README).
+                # A send-only port: no rx_pcap (nfvd refuses one: net_pcap
+                # would open it at probe and close it only with an RX queue).
                 assert not rx, "a port with rxq 0 receives nothing"
                 devargs = "net_pcap%d,tx_pcap=%s" % (n, tx_path)
             if infinite:

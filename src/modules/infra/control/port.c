@@ -488,6 +488,19 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 	return 0;
 }
 
+/*
+ * A send-only pcap port that names an input: DPDK 22.11's net_pcap opens
+ * rx_pcap (or rx_iface) when the device is probed and closes it only with
+ * the RX queues, so with none it would stay open until exit. Refused
+ * before the probe, with what to write instead.
+ */
+static bool
+pcap_send_only_with_input(const char *devargs, const struct nfv_port_conf *c)
+{
+	return c->n_rxq == 0 && strncmp(devargs, "net_pcap", strlen("net_pcap")) == 0 &&
+	       (strstr(devargs, "rx_pcap=") != NULL || strstr(devargs, "rx_iface") != NULL);
+}
+
 int
 nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *c, char *err)
 {
@@ -509,6 +522,11 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 		snprintf(err, NFV_ERR_LEN, "device arguments too long (%zu bytes, max %u)",
 			 strlen(devargs), NFV_DEVARGS_LEN - 1);
 		return -E2BIG;
+	}
+	if (pcap_send_only_with_input(devargs, c)) {
+		snprintf(err, NFV_ERR_LEN, "port %s: rxq 0 sends only; name only tx_pcap or "
+			 "tx_iface (net_pcap would keep its input open with no RX queue)", name);
+		return -EINVAL;
 	}
 	if (port_find_probed(devargs, &pid) == 0) {
 		if (nfv_ports[pid].used) {
