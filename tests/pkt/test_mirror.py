@@ -185,3 +185,45 @@ def test_mirror_port_that_cannot_keep_up(tmp_path):
     originals = {bytes(f) for f in sent} | {routed(f) for f in sent}
     assert all(b in originals for b in back)
     assert len(set(back)) == len(back)   # no copy twice
+
+
+def test_virtio_user_loops_that_would_hang_are_refused(tmp_path):
+    """Two virtio-user set-ups hang DPDK 22.11 inside nfvd's control thread;
+    nfvd refuses them by name and stays as it was. Server mode (server=1)
+    waits in the probe for a vhost-user client, on any memory. A loop to a
+    vhost-user port of the same nfvd, on dynamic hugepage memory, deadlocks
+    on DPDK's memory lock the next time the heap grows (the test above runs
+    its loop on --no-huge, where it works)."""
+    if not nfvdlib.HUGEPAGES:
+        import pytest
+        pytest.skip("needs hugepages (make hugepages): the loop is refused on them only")
+    sent = frames(200)
+    nfvd = Nfvd(tmp_path)   # on hugepages (--in-memory): HUGEPAGES
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1")
+    sock = nfvd.sockdir / "loop.sock"
+    nfvd.cmd("port add mv dev net_vhost0,iface=%s" % sock, *CONFIG)
+    nfvd.start()
+    before = sorted(p["name"] for p in nfvd.ctl("port show")["ports"])
+    cases = [
+        ("port add peer dev net_virtio_user0,path=%s,queue_size=64" % sock,
+         "port peer: its vhost-user peer is port mv of this nfvd; on dynamic hugepage "
+         "memory the pair deadlocks DPDK's memory lock when the heap grows: run such a "
+         "loop with --no-huge, or the virtio-user side in another process"),
+        ("port add srv dev net_virtio_user1,path=%s,server=1" % (nfvd.sockdir / "srv.sock"),
+         "port srv: a virtio-user port in server mode waits in its probe, and nfvd's "
+         "control with it, until a vhost-user client connects; make the peer the "
+         "vhost-user server and this port its client (server=0, the default)"),
+    ]
+    for line, msg in cases:
+        try:
+            nfvd.ctl(*line.split())
+            raise AssertionError("accepted: " + line)
+        except CtlError as e:
+            assert msg in str(e), (line, str(e))
+    assert sorted(p["name"] for p in nfvd.ctl("port show")["ports"]) == before
+    assert not (nfvd.sockdir / "srv.sock").exists()
+    st = nfvd.wait_processed({"p0": len(sent)})
+    assert st["packets"]["forwarded"] == len(sent) and not drops(st)
+    out = nfvd.stop()
+    assert out["p1"] == [routed(f) for f in sent]

@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
@@ -18,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 #include <rte_memzone.h>
+#include <rte_memory.h>
 #include <rte_mempool.h>
 
 #include "modules/infra/port.h"
@@ -501,10 +504,97 @@ pcap_send_only_with_input(const char *devargs, const struct nfv_port_conf *c)
 	       (strstr(devargs, "rx_pcap=") != NULL || strstr(devargs, "rx_iface") != NULL);
 }
 
+/* Copies into v (size vlen) the value of key (as "key=") in devargs, the
+ * driver's name and its arguments separated by commas; false when the key
+ * is not there. */
+static bool
+devargs_value(const char *devargs, const char *key, char *v, size_t vlen)
+{
+	size_t klen = strlen(key);
+
+	for (const char *a = strchr(devargs, ','); a != NULL; a = strchr(a + 1, ',')) {
+		if (strncmp(a + 1, key, klen) == 0 && a[1 + klen] == '=') {
+			const char *b = a + 2 + klen;
+
+			snprintf(v, vlen, "%.*s", (int)strcspn(b, ","), b);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+mem_event_probe_cb(enum rte_mem_event type, const void *addr, size_t len, void *arg)
+{
+	RTE_SET_USED(type);
+	RTE_SET_USED(addr);
+	RTE_SET_USED(len);
+	RTE_SET_USED(arg);
+}
+
+/* Whether the EAL may map more hugepage memory while nfvd runs (dynamic
+ * memory: hugepages without --legacy-mem), which is when it calls the
+ * memory event callbacks a virtio-user port registers. */
+static bool
+memory_grows(void)
+{
+	static const char probe[] = "nfvd-mem-event-probe";
+
+	if (!rte_eal_has_hugepages() || rte_mem_event_callback_register(probe,
+			mem_event_probe_cb, NULL) < 0)
+		return false;
+	rte_mem_event_callback_unregister(probe, NULL);
+	return true;
+}
+
+/* A virtio-user port in server mode (server=N, N read as DPDK reads it,
+ * not 0): DPDK 22.11 accepts the vhost-user client's connection in the
+ * probe itself, blocking. */
+static bool
+virtio_user_server(const char *devargs)
+{
+	char v[16];
+
+	return strncmp(devargs, "net_virtio_user", strlen("net_virtio_user")) == 0 &&
+	       devargs_value(devargs, "server", v, sizeof(v)) && strtoull(v, NULL, 0) != 0;
+}
+
+/*
+ * A virtio-user port whose vhost-user peer is a port of this same nfvd (a
+ * loop, for tests): the name of that port, else NULL. On dynamic hugepage
+ * memory such a pair deadlocks DPDK 22.11: when the heap grows (the next
+ * port's mbuf pool, for one), the EAL calls virtio-user's memory event
+ * callback with the memory lock held, and the callback waits for the
+ * vhost-user side to take the new memory table, which this process's
+ * vhost thread cannot do without that lock. Either side may come first.
+ */
+static const char *
+virtio_user_loop(const char *devargs)
+{
+	bool virtio = strncmp(devargs, "net_virtio_user", strlen("net_virtio_user")) == 0;
+	bool vhost = strncmp(devargs, "net_vhost", strlen("net_vhost")) == 0;
+	char path[NFV_DEVARGS_LEN], other[NFV_DEVARGS_LEN];
+
+	if ((!virtio && !vhost) || !devargs_value(devargs, virtio ? "path" : "iface", path,
+						  sizeof(path)))
+		return NULL;
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		const struct nfv_port *q = &nfv_ports[pid];
+		const char *drv = virtio ? "net_vhost" : "net_virtio_user";
+
+		if (q->used && strncmp(q->devargs, drv, strlen(drv)) == 0 &&
+		    devargs_value(q->devargs, virtio ? "iface" : "path", other, sizeof(other)) &&
+		    strcmp(path, other) == 0)
+			return q->name;
+	}
+	return NULL;
+}
+
 int
 nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *c, char *err)
 {
 	struct nfv_port *p;
+	const char *loop;
 	uint16_t pid;
 	bool probed_here = false;
 	size_t n;
@@ -527,6 +617,21 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 		snprintf(err, NFV_ERR_LEN, "port %s: rxq 0 sends only; name only tx_pcap or "
 			 "tx_iface (net_pcap would keep its input open with no RX queue)", name);
 		return -EINVAL;
+	}
+	if (virtio_user_server(devargs)) {
+		snprintf(err, NFV_ERR_LEN, "port %s: a virtio-user port in server mode waits in "
+			 "its probe, and nfvd's control with it, until a vhost-user client "
+			 "connects; make the peer the vhost-user server and this port its "
+			 "client (server=0, the default)", name);
+		return -EINVAL;
+	}
+	loop = virtio_user_loop(devargs);
+	if (loop != NULL && memory_grows()) {
+		snprintf(err, NFV_ERR_LEN, "port %s: its vhost-user peer is port %s of this nfvd; "
+			 "on dynamic hugepage memory the pair deadlocks DPDK's memory lock when "
+			 "the heap grows: run such a loop with --no-huge, or the virtio-user "
+			 "side in another process", name, loop);
+		return -EDEADLK;
 	}
 	if (port_find_probed(devargs, &pid) == 0) {
 		if (nfv_ports[pid].used) {
