@@ -285,20 +285,22 @@ def resolve_neighbors(env, app, timeout=20.0):
 def app_nfvd_lcp(env, name, pcap, label, punt=False):
     """nfvd with kernel twins (lcp), in nfvd's own network namespace.
     Forwarding: twins of both ports (two more RX queues for the worker to
-    poll), traffic routed as in the plain case. Punt (punt=True): the
+    poll), traffic routed as in the plain case; the output port send-only
+    (rxq 0), as in the plain case, so that the twins' queues are the only
+    difference. Punt (punt=True): the
     output the driver counts is the input port's twin, and the traffic is
     UDP to nfvd's own address on the input port, to a port it does not
     serve: every frame goes to the kernel (policer wide open)."""
     prefix = f"{PREFIX_BASE}-{name}"
     if punt:
         lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
-                 f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
+                 f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024 rxq 0",
                  "addr add 198.18.0.1/24 dev in",
                  "lcp add dev in host-if nfvbenchtw0 punt-rate 100000000 "
                  "punt-burst 1000000"]
     else:
         lines = [f"port add in dev {pcap_devargs(pcap)} rxd 1024 txd 1024",
-                 f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024",
+                 f"port add out dev {OUT_DEVARGS} rxd 1024 txd 1024 rxq 0",
                  f"addr add {NFVD_V4_ADDR} dev out",
                  "addr add 198.18.0.1/24 dev in",
                  f"neigh add {NFVD_V4_NH} lladdr {NH_MAC} dev out",
