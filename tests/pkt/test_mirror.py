@@ -187,13 +187,16 @@ def test_mirror_port_that_cannot_keep_up(tmp_path):
     assert len(set(back)) == len(back)   # no copy twice
 
 
-def test_virtio_user_loops_that_would_hang_are_refused(tmp_path):
-    """Two virtio-user set-ups hang DPDK 22.11 inside nfvd's control thread;
-    nfvd refuses them by name and stays as it was. Server mode (server=1)
-    waits in the probe for a vhost-user client, on any memory. A loop to a
-    vhost-user port of the same nfvd, on dynamic hugepage memory, deadlocks
-    on DPDK's memory lock the next time the heap grows (the test above runs
-    its loop on --no-huge, where it works)."""
+def test_virtio_user_set_ups_that_would_hang_or_fail_are_refused(tmp_path):
+    """Two virtio-user set-ups hang DPDK 22.11 inside nfvd's control thread
+    and a third fails in silence; nfvd refuses them by name and stays as it
+    was. Server mode (server=1) waits in the probe for a vhost-user client,
+    on any memory. A loop to a vhost-user port of the same nfvd, on dynamic
+    hugepage memory, deadlocks on DPDK's memory lock the next time the heap
+    grows (the test above runs its loop on --no-huge, where it works). On
+    hugepages in a file each (no --single-file-segments), the vhost-user
+    peer refuses the memory table ("Too many memory regions") and the port
+    carries nothing."""
     if not nfvdlib.HUGEPAGES:
         import pytest
         pytest.skip("needs hugepages (make hugepages): the loop is refused on them only")
@@ -214,6 +217,12 @@ def test_virtio_user_loops_that_would_hang_are_refused(tmp_path):
          "port srv: a virtio-user port in server mode waits in its probe, and nfvd's "
          "control with it, until a vhost-user client connects; make the peer the "
          "vhost-user server and this port its client (server=0, the default)"),
+        # On hugepages without --single-file-segments each page is a file:
+        # the peer could map no more than 8 of them.
+        ("port add vu dev net_virtio_user2,path=%s" % (nfvd.sockdir / "other.sock"),
+         "port vu: DPDK's memory is in more than 8 files (a hugepage each), and a "
+         "vhost-user peer maps at most 8: start nfvd with --single-file-segments for "
+         "virtio-user ports"),
     ]
     for line, msg in cases:
         try:

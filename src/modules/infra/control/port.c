@@ -559,6 +559,43 @@ virtio_user_server(const char *devargs)
 	       devargs_value(devargs, "server", v, sizeof(v)) && strtoull(v, NULL, 0) != 0;
 }
 
+/* A vhost-user peer maps at most this many memory regions (the vhost-user
+ * protocol's VHOST_MEMORY_MAX_NREGIONS); virtio-user gives it one per file
+ * that holds DPDK's memory. */
+#define VHOST_USER_MAX_REGIONS 8
+
+struct memseg_files {
+	int fd[VHOST_USER_MAX_REGIONS + 1];
+	unsigned int n;
+};
+
+static int
+memseg_file_cb(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
+{
+	struct memseg_files *f = arg;
+	int fd = rte_memseg_get_fd_thread_unsafe(ms);
+
+	RTE_SET_USED(msl);
+	if (fd < 0)
+		return 0;
+	for (unsigned int i = 0; i < f->n; i++)
+		if (f->fd[i] == fd)
+			return 0;
+	f->fd[f->n++] = fd;
+	return f->n > VHOST_USER_MAX_REGIONS; /* enough: stop */
+}
+
+/* How many files hold DPDK's memory, counting up to one past the most a
+ * vhost-user peer takes. */
+static unsigned int
+memseg_files(void)
+{
+	struct memseg_files f = { .n = 0 };
+
+	rte_memseg_walk(memseg_file_cb, &f);
+	return f.n;
+}
+
 /*
  * A virtio-user port whose vhost-user peer is a port of this same nfvd (a
  * loop, for tests): the name of that port, else NULL. On dynamic hugepage
@@ -632,6 +669,14 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 			 "the heap grows: run such a loop with --no-huge, or the virtio-user "
 			 "side in another process", name, loop);
 		return -EDEADLK;
+	}
+	if (strncmp(devargs, "net_virtio_user", strlen("net_virtio_user")) == 0 &&
+	    memseg_files() > VHOST_USER_MAX_REGIONS) {
+		snprintf(err, NFV_ERR_LEN, "port %s: DPDK's memory is in more than %u files "
+			 "(a hugepage each), and a vhost-user peer maps at most %u: start nfvd "
+			 "with --single-file-segments for virtio-user ports", name,
+			 VHOST_USER_MAX_REGIONS, VHOST_USER_MAX_REGIONS);
+		return -E2BIG;
 	}
 	if (port_find_probed(devargs, &pid) == 0) {
 		if (nfv_ports[pid].used) {
