@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 pytest fixtures of the packet tests: `nfvd` makes Nfvd instances (see
-nfvdlib.py) in the test's tmp_path and makes sure none outlives the test.
+nfvdlib.py) in the test's tmp_path and makes sure none outlives the test;
+an autouse fixture stops any other instance a test left running.
 """
 import pytest
 
@@ -17,6 +18,20 @@ def pytest_sessionstart(session):
         if not path.exists():
             raise pytest.UsageError("%s not built: run 'ninja -C %s' (or set NFVD_BUILD)"
                                     % (path, nfvdlib.BUILD))
+
+
+@pytest.fixture(autouse=True)
+def no_nfvd_outlives_its_test():
+    """Whatever a test made, however it ended: an instance it left running
+    (it failed before stopping it) is stopped here, so that it does not
+    hold its hugepages, files and CPU through the tests after it. The
+    `nfvd` fixture below checks its own instances first."""
+    first = len(nfvdlib.INSTANCES)
+    yield
+    for inst in nfvdlib.INSTANCES[first:]:
+        if inst.proc is not None:
+            inst.kill()
+    del nfvdlib.INSTANCES[first:]
 
 
 @pytest.fixture

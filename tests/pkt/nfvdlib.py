@@ -67,6 +67,9 @@ MAX_ROUTES6 = 65536
 
 DLT_EN10MB = 1
 _instance_seq = itertools.count()
+# Every Nfvd made, in order: conftest's autouse fixture kills those a test
+# made and left running (a test that failed before its stop()).
+INSTANCES = []
 
 
 def pcap_mac(index):
@@ -129,6 +132,7 @@ class Nfvd:
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.max_routes4, self.max_routes6, self.mem_mb = max_routes4, max_routes6, mem_mb
+        INSTANCES.append(self)
         self.prefix = "nfvpkt%d_%d" % (os.getpid(), next(_instance_seq))
         # Unix socket paths are short (108 bytes): keep the socket out of tmp_path.
         self.sockdir = Path(tempfile.mkdtemp(prefix="nfvpkt"))
