@@ -418,43 +418,60 @@ def test_acl_differential(tmp_path, acl_cache):
 
 def fast_pair(p, rin, rout):
     """Whether the input node decides both ACLs of p once they are cached:
-    IPv4 TCP, UDP or SCTP, not a later fragment, a permit rule in each."""
+    TCP, UDP or SCTP, for IPv4 not a later fragment, for IPv6 no extension
+    header (a fragment header sends it the general way), a permit rule in
+    each."""
     rs = classify(rin, p), classify(rout, p)
-    return p.family == 4 and p.proto in (6, 17, 132) and p.frag != "later" and \
+    if p.family == 4:
+        shape = p.frag != "later"
+    else:
+        shape = p.frag is None
+    return p.proto in (6, 17, 132) and shape and \
         all(r is not None and r.action == "permit" for r in rs)
 
 
-def test_acl_in_and_out_in_one_pass(tmp_path, acl_cache):
+@pytest.mark.parametrize("family", [4, 6])
+def test_acl_in_and_out_in_one_pass(tmp_path, acl_cache, family):
     """ACLs in on p0 and out on p1 (each the only feature of its arc): a
-    packet ip4_fast routed whose two decisions are cached goes from acl_in4
-    straight to port_tx, both ACLs decided there (acl "fused"). 200 IPv4
-    flows (TCP, UDP, SCTP, ICMP, GRE, fragments), each three times 200
-    packets apart: the first time both nodes classify it, the second the
-    input node finds both decisions in the two caches (and caches the
-    pair), the third in the pair cache. Then 64 UDP flows both ACLs permit,
-    four times 64 apart: whole bursts of pair hits. Frames out, drops,
-    per-rule hits and cache counters as the reference says and as the two
-    nodes would count them; "fused" is exactly the packets so decided."""
+    packet the fused node routed whose two decisions are cached goes from
+    the input ACL node straight to port_tx, both ACLs decided there (acl
+    "fused"). 200 flows of the family (TCP, UDP, SCTP, ICMP, GRE,
+    fragments), each three times 200 packets apart: the first time both
+    nodes classify it; the second the input node finds both decisions in
+    the two caches (IPv4: and caches the pair); the third IPv4 finds in the
+    pair cache, IPv6 again in the two caches. Then 64 UDP flows both ACLs
+    permit, four times 64 apart: whole bursts decided in the input node.
+    Frames out, drops, per-rule hits and cache counters as the reference
+    says and as the two nodes would count them; "fused" is exactly the
+    packets so decided."""
     from test_observability import telemetry
-    rng = random.Random(31)
+    rng = random.Random(31 if family == 4 else 41)
     prios = rng.sample(range(1000, 100000), 160)
-    both = Rule(1, 4, dst=ipaddress.ip_network("45.1.2.0/24"), proto=17)
+    if family == 4:
+        both_net = ipaddress.ip_network("45.1.2.0/24")
+    else:
+        both_net = ipaddress.ip_network("2001:db8:45:1::/64")
+    both = Rule(1, family, dst=both_net, proto=17)
     rin, rout = rand_rules(rng, 80, prios), rand_rules(rng, 80, prios[80:])
     for r in rin + rout:
         r.action = "deny" if rng.random() < 0.4 else "permit"
-    flows = [p for p in rand_packets(rng, rin + rout, 800) if p.family == 4][:200]
+    flows = [p for p in rand_packets(rng, rin + rout, 800) if p.family == family][:200]
     assert len(flows) == 200
     # A sixth of the flows denied in, a sixth out, by their own rules.
     for i, p in enumerate(flows[:120]):
         src, dst = ipaddress.ip_network(p.src), ipaddress.ip_network(p.dst)
         if i % 6 == 1:
-            rin.append(Rule(2 + i, 4, src=src, dst=dst, proto=p.proto, action="deny"))
+            rin.append(Rule(2 + i, family, src=src, dst=dst, proto=p.proto, action="deny"))
         elif i % 6 == 2:
-            rout.append(Rule(2 + i, 4, src=src, dst=dst, proto=p.proto, action="deny"))
+            rout.append(Rule(2 + i, family, src=src, dst=dst, proto=p.proto, action="deny"))
     rin += [both, Rule(200000)]
     rout += [both]
-    block = [Pkt(4, "172.16.9.%d" % (i + 1), "45.1.2.%d" % (i + 1), 17, 4000 + i, 53)
-             for i in range(64)]
+    if family == 4:
+        block = [Pkt(4, "172.16.9.%d" % (i + 1), "45.1.2.%d" % (i + 1), 17, 4000 + i, 53)
+                 for i in range(64)]
+    else:
+        block = [Pkt(6, "2001:db8:9::%x" % (i + 1), "2001:db8:45:1::%x" % (i + 1), 17,
+                     4000 + i, 53) for i in range(64)]
     pkts = flows * 3 + block * 4
     frames, want, denied, no_match, hits = expected(pkts, [("ain", rin), ("aout", rout)])
     n_pair = sum(fast_pair(p, rin, rout) for p in flows)

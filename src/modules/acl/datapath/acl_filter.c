@@ -16,12 +16,12 @@
  * IPv6: the next header is followed through hop-by-hop, routing,
  * destination options and fragment headers (at most eight).
  *
- * acl_in4 decides the output ACL too for the packets ip4_fast routed when
- * the two ACLs are the only features on their way (acl_fused below) and
- * sends them to port_tx.
+ * acl_in4 and acl_in6 decide the output ACL too for the packets ip4_fast /
+ * ip6_fast routed when the two ACLs are the only features on their way
+ * (acl_fused below) and send them to port_tx.
  *
- * Edges: drop, port_tx (acl_in4), then the arc's (later features, the end
- * node).
+ * Edges: drop, port_tx (acl_in4, acl_in6), then the arc's (later features,
+ * the end node).
  * Reads: mbuf->port (in), meta.tx_port (out; in, for acl_fused), the L3/L4
  * headers. Writes: meta.flags (acl_fused: 0, as ip4_lookup leaves it).
  * Writes: worker.tx_runs (out: a burst that goes whole to port_tx, all to
@@ -557,16 +557,28 @@ cache4_set(uint64_t ka, uint64_t kb, uint64_t gen_mix)
 	return cache4_set_h(cache4_h0(ka, kb), gen_mix);
 }
 
-/* The set of an IPv6 key: its addresses in four words (s0, s1: source;
- * d0, d1: destination), and its b word (cache_b_word), the same way. */
+/* The hash of an IPv6 key before its version's gen_mix: its addresses in
+ * four words (s0, s1: source; d0, d1: destination), and its b word
+ * (cache_b_word), the same way. */
+static __rte_always_inline uint64_t
+cache6_h0(uint64_t s0, uint64_t s1, uint64_t d0, uint64_t d1, uint64_t kb)
+{
+	return (s0 * 0x9e3779b97f4a7c15ull) ^ (s1 * 0xbf58476d1ce4e5b9ull) ^
+	       (d0 * 0x94d049bb133111ebull) ^ (d1 * 0xff51afd7ed558ccdull) ^
+	       (kb * 0xc2b2ae3d27d4eb4full);
+}
+
+/* The set of an IPv6 key's cache6_h0() under gen_mix (as cache4_set_h). */
+static __rte_always_inline uint32_t
+cache6_set_h(uint64_t h0, uint64_t gen_mix)
+{
+	return cache4_set_h(h0, gen_mix);
+}
+
 static __rte_always_inline uint32_t
 cache6_set(uint64_t s0, uint64_t s1, uint64_t d0, uint64_t d1, uint64_t kb, uint64_t gen_mix)
 {
-	uint64_t h = (s0 * 0x9e3779b97f4a7c15ull) ^ (s1 * 0xbf58476d1ce4e5b9ull) ^
-		     (d0 * 0x94d049bb133111ebull) ^ (d1 * 0xff51afd7ed558ccdull) ^
-		     (kb * 0xc2b2ae3d27d4eb4full) ^ gen_mix;
-
-	return (uint32_t)(h >> (64 - __builtin_ctz(NFV_ACL_CACHE_SETS))) * NFV_ACL_CACHE_WAYS;
+	return cache6_set_h(cache6_h0(s0, s1, d0, d1, kb), gen_mix);
 }
 
 static __rte_always_inline void *
@@ -692,6 +704,28 @@ cache6_is(const struct nfv_acl_cache6_entry *e, uint32_t proto, uint64_t s0, uin
 		(w[4] ^ tail) | (e->gen ^ gen)) == 0;
 }
 
+#if ACL_PAIR_SSE
+/* cache6_is with the addresses as they are in the packet, a 16-byte
+ * register each (src, dst): two 16-byte compares and three words. */
+static __rte_always_inline bool
+cache6_is_sse(const struct nfv_acl_cache6_entry *e, uint32_t proto, __m128i src, __m128i dst,
+	      uint64_t tail, uint64_t gen)
+{
+	const uint8_t *b = (const uint8_t *)&e->key;
+	__m128i d = _mm_or_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(b + 4)), src),
+				 _mm_xor_si128(_mm_loadu_si128((const __m128i *)(b + 20)), dst));
+	uint64_t t;
+	uint32_t p;
+
+	memcpy(&p, b, 4);
+	memcpy(&t, b + 36, 8);
+	return _mm_testz_si128(d, d) & (((uint64_t)(p ^ proto) | (t ^ tail) | (e->gen ^ gen)) == 0);
+}
+#define CACHE6_IS(e, gen) cache6_is_sse(e, proto, src6, dst6, tail, gen)
+#else
+#define CACHE6_IS(e, gen) cache6_is(e, proto, s0, s1, d0, d1, tail, gen)
+#endif
+
 /*
  * The output ACL decided in the input node. A packet ip4_fast routed before
  * the ingress features (meta: NFV_META_ROUTED, the interface's route gen)
@@ -704,7 +738,9 @@ cache6_is(const struct nfv_acl_cache6_entry *e, uint32_t proto, uint64_t s0, uin
  * pair both permit is then cached. Every other packet (a miss, a deny, a
  * reflect rule, other features) takes the usual way, where acl_out4
  * decides it. Counters and per-rule hits are those the two nodes would
- * count; acl "fused" counts the packets.
+ * count; acl "fused" counts the packets. IPv6 (acl_in6, to ip6_lookup and
+ * acl_out6) likewise, but with no pair cache: after an input permit from
+ * its cache, always the probe of the output ACL's own.
  */
 struct acl_fused {
 	const struct nfv_acl_cache *out; /* the worker's output caches */
@@ -714,14 +750,16 @@ struct acl_fused {
 };
 
 extern struct nfv_arc_entry nfv_ip4_lookup_egress_entry; /* modules/ip */
+extern struct nfv_arc_entry nfv_ip6_lookup_egress_entry; /* modules/ip6 */
 
-/* The output ACL of interface tx when it is that interface's only egress
- * feature, else NULL. */
+/* The output ACL of interface tx (fam 0: IPv4, 1: IPv6) when it is that
+ * interface's only egress feature, else NULL. */
 static __rte_always_inline const struct nfv_acl_compiled *
-acl_fused_out(uint16_t tx)
+acl_fused_out(uint16_t tx, const unsigned int fam)
 {
-	const struct nfv_arc_entry *e = &nfv_ip4_lookup_egress_entry;
-	const struct nfv_arc_feature *o = &acl_out4_feature;
+	const struct nfv_arc_entry *e = fam == 0 ? &nfv_ip4_lookup_egress_entry :
+						   &nfv_ip6_lookup_egress_entry;
+	const struct nfv_arc_feature *o = fam == 0 ? &acl_out4_feature : &acl_out6_feature;
 	const struct nfv_acl *acl;
 
 	if (unlikely(tx >= NFV_IFACE_MAX) ||
@@ -839,7 +877,11 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		uint32_t res = UINT32_MAX;
 		const struct nfv_acl_cache4_entry *e;
 		const struct nfv_acl_compiled_rule *r;
-		uint64_t ka, kb;
+		uint64_t ka, kb, s0 = 0, s1 = 0, d0 = 0, d1 = 0, tail = 0;
+#if ACL_PAIR_SSE
+		__m128i src6 = _mm_setzero_si128(), dst6 = _mm_setzero_si128();
+#endif
+		bool routed;
 
 		pair_try = false;
 		if (unlikely(iface != last_iface)) {
@@ -859,7 +901,7 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			run_res = RUN_NONE;
 			odd++;
 			if (fz != NULL) {
-				in_ok = pv != NULL && !reroute && c != &acl_detached &&
+				in_ok = (fam == 1 || pv != NULL) && !reroute && c != &acl_detached &&
 					last_next == f->edge_to[f->arc->n_features];
 				rgen = nfv_arc_route_gen(f->arc, iface);
 				last_tx = UINT16_MAX; /* the pair gens again */
@@ -870,10 +912,44 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			nother++; /* detached while the packet was on its way */
 			continue;
 		}
+		/* Routed by the fused node to an interface whose only egress
+		 * feature is its output ACL (co): that ACL may be decided here. */
+		routed = false;
+		if (fz != NULL && in_ok) {
+			uint64_t mw0, mw1;
+
+			meta = nfv_meta(m);
+			memcpy(&mw0, meta, sizeof(mw0));
+			memcpy(&mw1, &meta->tx_port, sizeof(mw1));
+			if (likely(((((uint32_t)mw0) ^ rgen) |
+				    ((mw1 & ~UINT64_C(0xffff)) ^ routed_w1)) == 0)) {
+				uint16_t tx = (uint16_t)mw1;
+
+				if (unlikely(tx != last_tx)) {
+					if (prun != 0) {
+						hits[prun_in] += prun;
+						hits[prun_out] += prun;
+					}
+					prun = 0;
+					prun_res = 0; /* no pair's (an input result is not 0) */
+					last_tx = tx;
+					if (fz->tx == UINT16_MAX)
+						fz->tx = tx;
+					else if (tx != fz->tx)
+						fz->one_tx = false;
+					co = acl_fused_out(tx, fam);
+					if (co != NULL) {
+						gout = co->gen;
+						pair_mix = pair_gen_mix(cgen, gout);
+						out_mix = cache4_gen_mix(gout);
+					}
+				}
+				routed = co != NULL;
+			}
+		}
 		if (fam == 1) {
 			const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)ip;
 			const struct nfv_acl_cache6_entry *e6;
-			uint64_t s0, s1, d0, d1, tail;
 
 			proto = ip6->proto;
 			if (unlikely(!(proto == IPPROTO_UDP || proto == IPPROTO_TCP ||
@@ -888,13 +964,21 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			memcpy(&ports, ip6 + 1, 4);
 			kb = (uint64_t)proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
 			tail = (uint64_t)ports | (uint64_t)RTE_BE32(1) << 32;
-			e6 = &v6[cache6_set(s0, s1, d0, d1, kb, gen_mix)];
+#if ACL_PAIR_SSE
+			src6 = _mm_loadu_si128((const __m128i *)ip6->src_addr);
+			dst6 = _mm_loadu_si128((const __m128i *)ip6->dst_addr);
+#endif
+			h0 = cache6_h0(s0, s1, d0, d1, kb);
+			e6 = &v6[cache6_set_h(h0, gen_mix)];
 			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e6++) {
-				if (cache6_is(e6, proto, s0, s1, d0, d1, tail, cgen)) {
+				if (CACHE6_IS(e6, cgen)) {
 					res = e6->res;
 					break;
 				}
 			}
+			/* No pair cache: the output ACL's own, once the input
+			 * one permits. */
+			pair_try = routed;
 			goto decided;
 		}
 		memcpy(&w0, ip, sizeof(w0));
@@ -968,66 +1052,35 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		 * this one is never found: such a packet takes the general
 		 * path, which builds its key as that protocol has it. */
 		kb = (uint64_t)proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
-		if (fz != NULL && in_ok) {
-			uint64_t mw0, mw1;
+		if (routed) {
+			const struct nfv_acl_pair_entry *pe;
+			uint64_t pres = UINT64_MAX;
 
-			meta = nfv_meta(m);
-			memcpy(&mw0, meta, sizeof(mw0));
-			memcpy(&mw1, &meta->tx_port, sizeof(mw1));
-			if (likely(((((uint32_t)mw0) ^ rgen) |
-				    ((mw1 & ~UINT64_C(0xffff)) ^ routed_w1)) == 0)) {
-				uint16_t tx = (uint16_t)mw1;
-
-				if (unlikely(tx != last_tx)) {
-					if (prun != 0) {
-						hits[prun_in] += prun;
-						hits[prun_out] += prun;
-					}
-					prun = 0;
-					prun_res = 0; /* no pair's (an input result is not 0) */
-					last_tx = tx;
-					if (fz->tx == UINT16_MAX)
-						fz->tx = tx;
-					else if (tx != fz->tx)
-						fz->one_tx = false;
-					co = acl_fused_out(tx);
-					if (co != NULL) {
-						gout = co->gen;
-						pair_mix = pair_gen_mix(cgen, gout);
-						out_mix = cache4_gen_mix(gout);
-					}
-				}
-				if (co != NULL) {
-					const struct nfv_acl_pair_entry *pe;
-					uint64_t pres = UINT64_MAX;
-
-					h0 = cache4_h0(ka, kb);
-					pset = &pv[cache4_set_h(h0, pair_mix)];
-					pe = pset;
-					for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
-						if (pair_is(pe, ka, kb, cgen, gout)) {
-							pres = pe->res;
-							break;
-						}
-					}
-					if (likely(pres == prun_res)) {
-						prun++;
-						goto fused;
-					}
-					if (pres != UINT64_MAX) {
-						if (prun != 0) {
-							hits[prun_in] += prun;
-							hits[prun_out] += prun;
-						}
-						prun_res = pres;
-						prun_in = c->rule[(uint32_t)pres - 1].slot;
-						prun_out = co->rule[(pres >> 32) - 1].slot;
-						prun = 1;
-						goto fused;
-					}
-					pair_try = true;
+			h0 = cache4_h0(ka, kb);
+			pset = &pv[cache4_set_h(h0, pair_mix)];
+			pe = pset;
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+				if (pair_is(pe, ka, kb, cgen, gout)) {
+					pres = pe->res;
+					break;
 				}
 			}
+			if (likely(pres == prun_res)) {
+				prun++;
+				goto fused;
+			}
+			if (pres != UINT64_MAX) {
+				if (prun != 0) {
+					hits[prun_in] += prun;
+					hits[prun_out] += prun;
+				}
+				prun_res = pres;
+				prun_in = c->rule[(uint32_t)pres - 1].slot;
+				prun_out = co->rule[(pres >> 32) - 1].slot;
+				prun = 1;
+				goto fused;
+			}
+			pair_try = true;
 		}
 		e = &v4[cache4_set(ka, kb, gen_mix)];
 		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e++) {
@@ -1074,21 +1127,36 @@ decided:
 out_acl:
 		/* Permitted in, no pair cached: the output ACL's own cache. */
 		{
-			const struct nfv_acl_cache4_entry *oe =
-				&fz->out->v4[cache4_set_h(h0, out_mix)];
 			uint32_t ores = 0;
 
-			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, oe++) {
-				if (((oe->a ^ ka) | (oe->b ^ kb) | (oe->gen ^ gout)) == 0) {
-					ores = oe->res;
-					break;
+			if (fam == 1) {
+				const struct nfv_acl_cache6_entry *oe =
+					&fz->out->v6[cache6_set_h(h0, out_mix)];
+
+				for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, oe++) {
+					if (CACHE6_IS(oe, gout)) {
+						ores = oe->res;
+						break;
+					}
+				}
+			} else {
+				const struct nfv_acl_cache4_entry *oe =
+					&fz->out->v4[cache4_set_h(h0, out_mix)];
+
+				for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, oe++) {
+					if (((oe->a ^ ka) | (oe->b ^ kb) | (oe->gen ^ gout)) == 0) {
+						ores = oe->res;
+						break;
+					}
 				}
 			}
-			/* Not there, no match, or not a permit rule: acl_out4's. */
+			/* Not there, no match, or not a permit rule: acl_out4's
+			 * (acl_out6's). */
 			if (ores == 0 || co->rule[ores - 1].action != NFV_ACL_PERMIT)
 				continue;
 			hits[co->rule[ores - 1].slot]++;
-			pair_put(pset, ka, kb, cgen, gout, res | (uint64_t)ores << 32);
+			if (fam == 0)
+				pair_put(pset, ka, kb, cgen, gout, res | (uint64_t)ores << 32);
 		}
 fused:
 		nexts[i] = ACL_NEXT_TX;
@@ -1235,7 +1303,7 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 		return 0;
 	acl = __atomic_load_n(&nfv_acl_bound[NFV_ACL_IN][iface], __ATOMIC_ACQUIRE);
 	c = acl != NULL ? nfv_acl_active(acl) : NULL;
-	co = acl_fused_out(tx);
+	co = acl_fused_out(tx, 0);
 	if (c == NULL || co == NULL)
 		return 0;
 	gin = c->gen;
@@ -1302,6 +1370,21 @@ ct_cache_put(struct nfv_ct_table *ct, const struct nfv_acl4_key *k, uint16_t ifa
 	e[0].serial = ct->flows[val >> 1].serial;
 }
 
+/* Every packet of the burst decided by both ACLs (acl_fused), to port tx:
+ * one run for port_tx. Returns n. */
+static uint16_t
+acl_fused_all(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+	      struct nfv_acl_counters *ac, const struct nfv_acl_counters *sum, uint16_t n,
+	      uint16_t tx)
+{
+	ac->permitted += sum->permitted;
+	ac->cache_hits += sum->cache_hits;
+	ac->fused += sum->fused;
+	nfv_tx_runs_add(&w->tx_runs, __rte_node_next_node_get(node, ACL_NEXT_TX)->idx, n, tx);
+	rte_node_next_stream_move(graph, node, ACL_NEXT_TX);
+	return n;
+}
+
 static __rte_always_inline uint16_t
 acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	const unsigned int fam, const enum nfv_acl_dir dir, const struct nfv_arc_feature *f)
@@ -1365,17 +1448,8 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		fz.one_tx = true;
 		cnt = k == n ? 0 : acl_fast(pkts + k, n - k, dir, f, dc, hits, s.nexts + k, idx,
 					    &sum, ct, cc, now, false, &uniform, 0, &fz);
-		if (fz.n + k == n && fz.one_tx && n != 0 && likely(n == n_in)) {
-			/* Every packet decided by both ACLs, to one port: one
-			 * run for port_tx. */
-			ac->permitted += sum.permitted;
-			ac->cache_hits += sum.cache_hits;
-			ac->fused += sum.fused;
-			nfv_tx_runs_add(&w->tx_runs, __rte_node_next_node_get(node, ACL_NEXT_TX)->idx,
-					n, fz.tx);
-			rte_node_next_stream_move(graph, node, ACL_NEXT_TX);
-			return n_in;
-		}
+		if (fz.n + k == n && fz.one_tx && n != 0 && likely(n == n_in))
+			return acl_fused_all(graph, node, w, ac, &sum, n, fz.tx);
 		if (k != 0) {
 			for (uint16_t x = 0; x < cnt; x++)
 				idx[x] = (uint16_t)(idx[x] + k);
@@ -1387,8 +1461,17 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
 			       &uniform, 0, NULL);
 	} else if (fam == 1 && cache_on && !ct_on) {
+		/* The output ACL decided here too as for IPv4 (acl_fused),
+		 * from its own cache: IPv6 has no pair cache. */
+		bool fuse = dir == NFV_ACL_IN && nfv_acl_caches[w->index][NFV_ACL_OUT].v6 != NULL;
+
+		fz.out = &nfv_acl_caches[w->index][NFV_ACL_OUT];
+		fz.tx = UINT16_MAX;
+		fz.one_tx = true;
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
-			       &uniform, 1, NULL);
+			       &uniform, 1, fuse ? &fz : NULL);
+		if (fuse && fz.n == n && fz.one_tx && n != 0 && likely(n == n_in))
+			return acl_fused_all(graph, node, w, ac, &sum, n, fz.tx);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
