@@ -1372,7 +1372,7 @@ ct_cache_put(struct nfv_ct_table *ct, const struct nfv_acl4_key *k, uint16_t ifa
 
 /* Every packet of the burst decided by both ACLs (acl_fused), to port tx:
  * one run for port_tx. Returns n. */
-static uint16_t
+static __rte_always_inline uint16_t
 acl_fused_all(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
 	      struct nfv_acl_counters *ac, const struct nfv_acl_counters *sum, uint16_t n,
 	      uint16_t tx)
