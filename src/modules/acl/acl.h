@@ -153,7 +153,8 @@ struct nfv_acl_cache6_entry {
  * interface, and the two results, each a permit rule's. The input node
  * decides both ACLs with one probe of it when the packet was routed before
  * the ingress features and the two ACLs are the only features between
- * ip4_fast and port_tx (acl_filter.c). One entry a cache line.
+ * ip4_fast and port_tx (acl_filter.c). One entry a cache line. IPv6 has
+ * its own (struct nfv_acl_pair6_entry), between ip6_fast and port_tx.
  */
 struct nfv_acl_pair_entry {
 	uint64_t a;
@@ -164,10 +165,23 @@ struct nfv_acl_pair_entry {
 	uint64_t pad[3];
 };
 
+/* The same for IPv6: the addresses as in the packet, then the ports and
+ * the protocol in one word (the only protocols with a pair: TCP, UDP and
+ * SCTP, their ports in place). */
+struct nfv_acl_pair6_entry {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint64_t gen_in;
+	uint64_t gen_out;
+	uint64_t tail; /* ports as in the packet | protocol << 32 */
+	uint64_t res; /* input result | output result << 32 */
+};
+
 struct nfv_acl_cache {
 	struct nfv_acl_cache4_entry *v4; /* WAYS * SETS entries, set s at WAYS * s */
 	struct nfv_acl_cache6_entry *v6;
 	struct nfv_acl_pair_entry *pair; /* input direction only */
+	struct nfv_acl_pair6_entry *pair6; /* input direction only */
 };
 
 extern struct nfv_acl_cache nfv_acl_caches[NFV_MAX_WORKERS][NFV_ACL_DIRS];

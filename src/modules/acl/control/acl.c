@@ -169,9 +169,13 @@ acl_cache_setup(void)
 							     NFV_ACL_CACHE_SETS *
 							     sizeof(*c->pair),
 							     RTE_CACHE_LINE_SIZE, sock);
-				if (c->pair == NULL)
+				c->pair6 = rte_zmalloc_socket("nfv_acl_pair6", NFV_ACL_CACHE_WAYS *
+							      NFV_ACL_CACHE_SETS *
+							      sizeof(*c->pair6),
+							      RTE_CACHE_LINE_SIZE, sock);
+				if (c->pair == NULL || c->pair6 == NULL)
 					NFV_LOG(WARNING, "acl: no memory for worker %u's pair "
-						"cache; its output ACLs run on their own", w);
+						"caches; its output ACLs run on their own", w);
 			}
 			c->v4 = v4;
 			c->v6 = v6;

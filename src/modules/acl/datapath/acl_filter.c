@@ -739,8 +739,8 @@ cache6_is_sse(const struct nfv_acl_cache6_entry *e, uint32_t proto, __m128i src,
  * reflect rule, other features) takes the usual way, where acl_out4
  * decides it. Counters and per-rule hits are those the two nodes would
  * count; acl "fused" counts the packets. IPv6 (acl_in6, to ip6_lookup and
- * acl_out6) likewise, but with no pair cache: after an input permit from
- * its cache, always the probe of the output ACL's own.
+ * acl_out6) likewise, with its own pair cache (struct nfv_acl_pair6_entry:
+ * the addresses as in the packet, the ports and protocol in one word).
  */
 struct acl_fused {
 	const struct nfv_acl_cache *out; /* the worker's output caches */
@@ -801,6 +801,85 @@ pair_gen_mix(uint64_t gi, uint64_t go)
 	return cache4_gen_mix(gi) ^ (go * 0x9fb21c651e98df25ull);
 }
 
+/* Whether the IPv6 pair cache's way e holds the key whose addresses are
+ * s0, s1, d0, d1 (as loaded from the packet) and whose tail is ptail, under
+ * gens gi, go. */
+static __rte_always_inline bool
+pair6_is(const struct nfv_acl_pair6_entry *e, uint64_t s0, uint64_t s1, uint64_t d0,
+	 uint64_t d1, uint64_t ptail, uint64_t gi, uint64_t go)
+{
+	uint64_t w[4];
+
+	memcpy(w, e->src, sizeof(w));
+	return ((w[0] ^ s0) | (w[1] ^ s1) | (w[2] ^ d0) | (w[3] ^ d1) | (e->tail ^ ptail) |
+		(e->gen_in ^ gi) | (e->gen_out ^ go)) == 0;
+}
+
+#if ACL_PAIR_SSE
+/* pair6_is with the addresses and the two gens in a 16-byte register each. */
+static __rte_always_inline bool
+pair6_is_sse(const struct nfv_acl_pair6_entry *e, __m128i src, __m128i dst, __m128i gens,
+	     uint64_t ptail)
+{
+	__m128i d = _mm_or_si128(_mm_xor_si128(_mm_load_si128((const __m128i *)e->src), src),
+				 _mm_xor_si128(_mm_load_si128((const __m128i *)e->dst), dst));
+
+	d = _mm_or_si128(d, _mm_xor_si128(_mm_load_si128((const __m128i *)&e->gen_in), gens));
+	return _mm_testz_si128(d, d) & (e->tail == ptail);
+}
+#define PAIR6_IS(e) pair6_is_sse(e, src6, dst6, \
+	_mm_set_epi64x((long long)gout, (long long)cgen), ptail)
+#else
+#define PAIR6_IS(e) pair6_is(e, s0, s1, d0, d1, ptail, cgen, gout)
+#endif
+
+/* pair_put for IPv6. */
+static __rte_always_inline void
+pair6_put(struct nfv_acl_pair6_entry *e, uint64_t s0, uint64_t s1, uint64_t d0, uint64_t d1,
+	  uint64_t ptail, uint64_t gi, uint64_t go, uint64_t res)
+{
+	const uint64_t w[4] = { s0, s1, d0, d1 };
+
+	for (unsigned int k = 0; k < NFV_ACL_CACHE_WAYS; k++)
+		if (pair6_is(&e[k], s0, s1, d0, d1, ptail, gi, go))
+			return; /* two packets of one new flow in a burst */
+	for (unsigned int k = NFV_ACL_CACHE_WAYS - 1; k > 0; k--)
+		e[k] = e[k - 1];
+	memcpy(e[0].src, w, sizeof(w));
+	e[0].tail = ptail;
+	e[0].gen_in = gi;
+	e[0].gen_out = go;
+	e[0].res = res;
+}
+
+/*
+ * A pair probe's answer pres (UINT64_MAX: not cached) against the run of
+ * pair hits so far (its result prun_res, its length prun, its rules' hit
+ * slots): true when the packet is decided by it, counted in the run (a new
+ * run when its result is another; the old one's hits counted).
+ */
+static __rte_always_inline bool
+pair_run_add(uint64_t pres, uint64_t *prun, uint64_t *prun_res, uint32_t *prun_in,
+	     uint32_t *prun_out, uint64_t *hits, const struct nfv_acl_compiled *c,
+	     const struct nfv_acl_compiled *co)
+{
+	if (likely(pres == *prun_res)) {
+		(*prun)++;
+		return true;
+	}
+	if (pres == UINT64_MAX)
+		return false;
+	if (*prun != 0) {
+		hits[*prun_in] += *prun;
+		hits[*prun_out] += *prun;
+	}
+	*prun_res = pres;
+	*prun_in = c->rule[(uint32_t)pres - 1].slot;
+	*prun_out = co->rule[(pres >> 32) - 1].slot;
+	*prun = 1;
+	return true;
+}
+
 /*
  * The decision cache on and, for IPv6, no tracked flow on this worker (the
  * common stateless case), one pass: each packet's cache key is read
@@ -858,6 +937,8 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 	const struct nfv_acl_compiled *co = NULL;
 	struct nfv_acl_pair_entry *pv = fz != NULL ? dc->pair : NULL;
 	struct nfv_acl_pair_entry *pset = NULL;
+	struct nfv_acl_pair6_entry *pv6 = fz != NULL ? dc->pair6 : NULL;
+	struct nfv_acl_pair6_entry *pset6 = NULL;
 	bool in_ok = false, pair_try = false;
 	uint16_t last_tx = UINT16_MAX;
 	uint32_t rgen = 0, nfused = 0, prun_in = 0, prun_out = 0;
@@ -877,7 +958,7 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 		uint32_t res = UINT32_MAX;
 		const struct nfv_acl_cache4_entry *e;
 		const struct nfv_acl_compiled_rule *r;
-		uint64_t ka, kb, s0 = 0, s1 = 0, d0 = 0, d1 = 0, tail = 0;
+		uint64_t ka, kb, s0 = 0, s1 = 0, d0 = 0, d1 = 0, tail = 0, ptail = 0;
 #if ACL_PAIR_SSE
 		__m128i src6 = _mm_setzero_si128(), dst6 = _mm_setzero_si128();
 #endif
@@ -901,7 +982,8 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			run_res = RUN_NONE;
 			odd++;
 			if (fz != NULL) {
-				in_ok = (fam == 1 || pv != NULL) && !reroute && c != &acl_detached &&
+				in_ok = (fam == 1 ? pv6 != NULL : pv != NULL) && !reroute &&
+					c != &acl_detached &&
 					last_next == f->edge_to[f->arc->n_features];
 				rgen = nfv_arc_route_gen(f->arc, iface);
 				last_tx = UINT16_MAX; /* the pair gens again */
@@ -969,6 +1051,23 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 			dst6 = _mm_loadu_si128((const __m128i *)ip6->dst_addr);
 #endif
 			h0 = cache6_h0(s0, s1, d0, d1, kb);
+			ptail = (uint64_t)ports | (uint64_t)proto << 32;
+			if (routed) {
+				const struct nfv_acl_pair6_entry *pe;
+				uint64_t pres = UINT64_MAX;
+
+				pset6 = &pv6[cache6_set_h(h0, pair_mix)];
+				pe = pset6;
+				for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+					if (PAIR6_IS(pe)) {
+						pres = pe->res;
+						break;
+					}
+				}
+				if (pair_run_add(pres, &prun, &prun_res, &prun_in, &prun_out, hits, c,
+						 co))
+					goto fused;
+			}
 			e6 = &v6[cache6_set_h(h0, gen_mix)];
 			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, e6++) {
 				if (CACHE6_IS(e6, cgen)) {
@@ -976,8 +1075,8 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 					break;
 				}
 			}
-			/* No pair cache: the output ACL's own, once the input
-			 * one permits. */
+			/* Not in the pair cache: the output ACL's own, once the
+			 * input one permits. */
 			pair_try = routed;
 			goto decided;
 		}
@@ -1065,21 +1164,8 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 					break;
 				}
 			}
-			if (likely(pres == prun_res)) {
-				prun++;
+			if (pair_run_add(pres, &prun, &prun_res, &prun_in, &prun_out, hits, c, co))
 				goto fused;
-			}
-			if (pres != UINT64_MAX) {
-				if (prun != 0) {
-					hits[prun_in] += prun;
-					hits[prun_out] += prun;
-				}
-				prun_res = pres;
-				prun_in = c->rule[(uint32_t)pres - 1].slot;
-				prun_out = co->rule[(pres >> 32) - 1].slot;
-				prun = 1;
-				goto fused;
-			}
 			pair_try = true;
 		}
 		e = &v4[cache4_set(ka, kb, gen_mix)];
@@ -1157,6 +1243,9 @@ out_acl:
 			hits[co->rule[ores - 1].slot]++;
 			if (fam == 0)
 				pair_put(pset, ka, kb, cgen, gout, res | (uint64_t)ores << 32);
+			else
+				pair6_put(pset6, s0, s1, d0, d1, ptail, cgen, gout,
+					  res | (uint64_t)ores << 32);
 		}
 fused:
 		nexts[i] = ACL_NEXT_TX;
@@ -1275,10 +1364,74 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 	return i;
 }
 
+/* pair_same for IPv6 (ip6_fast routed the packets: version 6), its pair
+ * cache pv6: a TCP, UDP or SCTP header right after the fixed one (any
+ * other next header is in no pair). */
+static __rte_always_inline uint16_t
+pair6_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t iface,
+	   const struct nfv_acl_pair6_entry *pv6, const uint64_t pair_mix,
+#if ACL_PAIR_SSE
+	   const __m128i meta_want, const __m128i meta_mask, const __m128i gens,
+#else
+	   const uint32_t rgen, const uint64_t want1, const uint64_t gin, const uint64_t gout,
+#endif
+	   uint64_t *res)
+{
+	uint64_t run_res = 0; /* no result's (an input result is not 0) */
+
+	for (; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct rte_ipv6_hdr *ip6 =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+		struct nfv_mbuf_meta *meta = nfv_meta(m);
+		const struct nfv_acl_pair6_entry *pe;
+		uint64_t s0, s1, d0, d1, kb, ptail, pres = UINT64_MAX;
+		uint32_t ports;
+
+		if (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta)) ||
+		    unlikely(m->data_len < ACL_FAST6_NEED))
+			break;
+		memcpy(&s0, ip6->src_addr, 8);
+		memcpy(&s1, ip6->src_addr + 8, 8);
+		memcpy(&d0, ip6->dst_addr, 8);
+		memcpy(&d1, ip6->dst_addr + 8, 8);
+		memcpy(&ports, ip6 + 1, 4);
+		kb = (uint64_t)ip6->proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
+		ptail = (uint64_t)ports | (uint64_t)ip6->proto << 32;
+		pe = &pv6[cache6_set_h(cache6_h0(s0, s1, d0, d1, kb), pair_mix)];
+#if ACL_PAIR_SSE
+		const __m128i src6 = _mm_loadu_si128((const __m128i *)ip6->src_addr);
+		const __m128i dst6 = _mm_loadu_si128((const __m128i *)ip6->dst_addr);
+
+		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+			if (pair6_is_sse(pe, src6, dst6, gens, ptail)) {
+				pres = pe->res;
+				break;
+			}
+		}
+#else
+		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+			if (pair6_is(pe, s0, s1, d0, d1, ptail, gin, gout)) {
+				pres = pe->res;
+				break;
+			}
+		}
+#endif
+		if (unlikely(pres != run_res)) {
+			if (run_res != 0 || pres == UINT64_MAX)
+				break; /* another result, or not cached */
+			run_res = pres; /* packet i's */
+		}
+		meta->flags = 0;
+	}
+	*res = run_res;
+	return i;
+}
+
 /*
  * The usual burst of a port with ACLs in and out (acl_fused): packets of
  * one interface, routed to one output port, each of a pair the pair cache
- * holds. From the first packet on, as long as they are: returns how many
+ * holds (fam 0: IPv4, 1: IPv6). From the first packet on, as long as they are: returns how many
  * (sent to port_tx; nexts[] not written), their port in *tx0. Counts as
  * acl_fast does, the two decisions of each packet; the rule counters once
  * per run of one pair result. Out of line: inside acl_run the compiler
@@ -1287,12 +1440,13 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 static __rte_noinline uint16_t
 acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f,
 	     const struct nfv_acl_cache *dc, uint64_t *hits, struct nfv_acl_counters *sum,
-	     uint16_t *tx0)
+	     uint16_t *tx0, const unsigned int fam)
 {
 	const uint16_t iface = pkts[0]->port, tx = nfv_meta(pkts[0])->tx_port;
 	const struct nfv_acl_compiled *c, *co;
 	const struct nfv_acl *acl;
 	const struct nfv_acl_pair_entry *pv = dc->pair;
+	const struct nfv_acl_pair6_entry *pv6 = dc->pair6;
 	uint64_t gin, gout, pair_mix, want1, res;
 	uint32_t rgen;
 	uint16_t i, j;
@@ -1303,7 +1457,7 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 		return 0;
 	acl = __atomic_load_n(&nfv_acl_bound[NFV_ACL_IN][iface], __ATOMIC_ACQUIRE);
 	c = acl != NULL ? nfv_acl_active(acl) : NULL;
-	co = acl_fused_out(tx, 0);
+	co = acl_fused_out(tx, fam);
 	if (c == NULL || co == NULL)
 		return 0;
 	gin = c->gen;
@@ -1319,13 +1473,22 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 	const __m128i gens = _mm_set_epi64x((long long)gout, (long long)gin);
 #endif
 	for (i = 0; i < n; i = j) {
-		j = pair_same(pkts, i, n, iface, pv, pair_mix,
+		if (fam == 0)
+			j = pair_same(pkts, i, n, iface, pv, pair_mix,
 #if ACL_PAIR_SSE
-			      meta_want, meta_mask, gens,
+				      meta_want, meta_mask, gens,
 #else
-			      rgen, want1, gin, gout,
+				      rgen, want1, gin, gout,
 #endif
-			      &res);
+				      &res);
+		else
+			j = pair6_same(pkts, i, n, iface, pv6, pair_mix,
+#if ACL_PAIR_SSE
+				       meta_want, meta_mask, gens,
+#else
+				       rgen, want1, gin, gout,
+#endif
+				       &res);
 		if (j == i)
 			break;
 		hits[c->rule[(uint32_t)res - 1].slot] += j - i;
@@ -1435,19 +1598,22 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		ct->cache_skip--;
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
-	} else if (fam == 0 && cache_on && dir == NFV_ACL_IN &&
-		   nfv_acl_caches[w->index][NFV_ACL_OUT].v4 != NULL) {
+	} else if (cache_on && !ct_on && dir == NFV_ACL_IN &&
+		   (fam == 0 ? (const void *)nfv_acl_caches[w->index][NFV_ACL_OUT].v4 :
+		    (const void *)nfv_acl_caches[w->index][NFV_ACL_OUT].v6) != NULL) {
 		/* The usual burst first, then the rest (if any) packet by
 		 * packet. */
 		uint16_t k = 0, tx0 = UINT16_MAX;
 
-		if (dc->pair != NULL && likely(n != 0))
-			k = acl_pair_run(pkts, n, f, dc, hits, &sum, &tx0);
+		if ((fam == 0 ? (const void *)dc->pair : (const void *)dc->pair6) != NULL &&
+		    likely(n != 0))
+			k = fam == 0 ? acl_pair_run(pkts, n, f, dc, hits, &sum, &tx0, 0) :
+				       acl_pair_run(pkts, n, f, dc, hits, &sum, &tx0, 1);
 		fz.out = &nfv_acl_caches[w->index][NFV_ACL_OUT];
 		fz.tx = tx0;
 		fz.one_tx = true;
 		cnt = k == n ? 0 : acl_fast(pkts + k, n - k, dir, f, dc, hits, s.nexts + k, idx,
-					    &sum, ct, cc, now, false, &uniform, 0, &fz);
+					    &sum, ct, cc, now, false, &uniform, fam, &fz);
 		if (fz.n + k == n && fz.one_tx && n != 0 && likely(n == n_in))
 			return acl_fused_all(graph, node, w, ac, &sum, n, fz.tx);
 		if (k != 0) {
@@ -1461,17 +1627,8 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
 			       &uniform, 0, NULL);
 	} else if (fam == 1 && cache_on && !ct_on) {
-		/* The output ACL decided here too as for IPv4 (acl_fused),
-		 * from its own cache: IPv6 has no pair cache. */
-		bool fuse = dir == NFV_ACL_IN && nfv_acl_caches[w->index][NFV_ACL_OUT].v6 != NULL;
-
-		fz.out = &nfv_acl_caches[w->index][NFV_ACL_OUT];
-		fz.tx = UINT16_MAX;
-		fz.one_tx = true;
 		cnt = acl_fast(pkts, n, dir, f, dc, hits, s.nexts, idx, &sum, ct, cc, now, false,
-			       &uniform, 1, fuse ? &fz : NULL);
-		if (fuse && fz.n == n && fz.one_tx && n != 0 && likely(n == n_in))
-			return acl_fused_all(graph, node, w, ac, &sum, n, fz.tx);
+			       &uniform, 1, NULL);
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			idx[i] = i;
