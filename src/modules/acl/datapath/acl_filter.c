@@ -687,26 +687,11 @@ static const struct nfv_acl_compiled acl_detached = { .gen = UINT64_MAX };
 #define ACL_FAST4_NEED (NFV_L2_LEN + sizeof(struct rte_ipv4_hdr) + 4)
 #define ACL_FAST6_NEED (NFV_L2_LEN + sizeof(struct rte_ipv6_hdr) + 4)
 
-/* Way e of an IPv6 set holds the key whose words are proto (the first
- * four bytes: protocol and padding), s0, s1, d0, d1 (the addresses) and
- * tail (the ports, then l4 = 1), under version gen. */
-static __rte_always_inline bool
-cache6_is(const struct nfv_acl_cache6_entry *e, uint32_t proto, uint64_t s0, uint64_t s1,
-	  uint64_t d0, uint64_t d1, uint64_t tail, uint64_t gen)
-{
-	const uint8_t *b = (const uint8_t *)&e->key;
-	uint64_t w[5];
-	uint32_t p;
-
-	memcpy(&p, b, 4);
-	memcpy(w, b + 4, 40);
-	return ((uint64_t)(p ^ proto) | (w[0] ^ s0) | (w[1] ^ s1) | (w[2] ^ d0) | (w[3] ^ d1) |
-		(w[4] ^ tail) | (e->gen ^ gen)) == 0;
-}
-
 #if ACL_PAIR_SSE
-/* cache6_is with the addresses as they are in the packet, a 16-byte
- * register each (src, dst): two 16-byte compares and three words. */
+/* Whether way e of an IPv6 set holds the key whose addresses are src and
+ * dst (as in the packet, a 16-byte register each), whose first four bytes
+ * are proto (protocol and padding) and whose tail is the ports, then l4 =
+ * 1, under version gen: two 16-byte compares and three words. */
 static __rte_always_inline bool
 cache6_is_sse(const struct nfv_acl_cache6_entry *e, uint32_t proto, __m128i src, __m128i dst,
 	      uint64_t tail, uint64_t gen)
@@ -723,6 +708,22 @@ cache6_is_sse(const struct nfv_acl_cache6_entry *e, uint32_t proto, __m128i src,
 }
 #define CACHE6_IS(e, gen) cache6_is_sse(e, proto, src6, dst6, tail, gen)
 #else
+/* Way e of an IPv6 set holds the key whose words are proto (the first
+ * four bytes: protocol and padding), s0, s1, d0, d1 (the addresses) and
+ * tail (the ports, then l4 = 1), under version gen. */
+static __rte_always_inline bool
+cache6_is(const struct nfv_acl_cache6_entry *e, uint32_t proto, uint64_t s0, uint64_t s1,
+	  uint64_t d0, uint64_t d1, uint64_t tail, uint64_t gen)
+{
+	const uint8_t *b = (const uint8_t *)&e->key;
+	uint64_t w[5];
+	uint32_t p;
+
+	memcpy(&p, b, 4);
+	memcpy(w, b + 4, 40);
+	return ((uint64_t)(p ^ proto) | (w[0] ^ s0) | (w[1] ^ s1) | (w[2] ^ d0) | (w[3] ^ d1) |
+		(w[4] ^ tail) | (e->gen ^ gen)) == 0;
+}
 #define CACHE6_IS(e, gen) cache6_is(e, proto, s0, s1, d0, d1, tail, gen)
 #endif
 
