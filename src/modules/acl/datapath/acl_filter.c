@@ -1299,125 +1299,106 @@ fused:
  * From packet i on, the packets of the usual burst (above) of one pair
  * result, packet i's: returns the index past them (i: packet i is not
  * one, or its pair is not cached), the result in *res. Their
- * meta.flags are cleared, as ip4_lookup leaves a routed packet.
+ * meta.flags are cleared, as ip4_lookup leaves a routed packet. fam 0:
+ * IPv4, pv the pair cache; 1: IPv6 (ip6_fast routed the packets: version
+ * 6), pv the IPv6 pair cache, a TCP, UDP or SCTP header right after the
+ * fixed one (any other next header is in no pair).
  */
 static __rte_always_inline uint16_t
 pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t iface,
-	  const struct nfv_acl_pair_entry *pv, const uint64_t pair_mix,
+	  const void *pv, const uint64_t pair_mix,
 #if ACL_PAIR_SSE
 	  const __m128i meta_want, const __m128i meta_mask, const __m128i gens,
 #else
 	  const uint32_t rgen, const uint64_t want1, const uint64_t gin, const uint64_t gout,
 #endif
-	  uint64_t *res)
+	  uint64_t *res, const unsigned int fam)
 {
 	uint64_t run_res = 0; /* no result's (an input result is not 0) */
 
 	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
+		const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, NFV_L2_LEN);
 		struct nfv_mbuf_meta *meta = nfv_meta(m);
-		const struct nfv_acl_pair_entry *pe;
-		uint64_t ka, kb, pres = UINT64_MAX;
+		uint64_t pres = UINT64_MAX;
 		uint32_t ports;
 
 		/* Compares with memory: no constant held in a register. */
-		if (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta)) ||
-		    unlikely(ip->version_ihl != 0x45) ||
-		    unlikely(ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) ||
-		    unlikely(m->data_len < ACL_FAST4_NEED))
+		if (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta)))
 			break;
-		memcpy(&ka, &ip->src_addr, 8);
-		memcpy(&ports, ip + 1, 4);
-		kb = (uint64_t)ip->next_proto_id | CACHE4_HAS_L4 | CACHE4_RAW_PORTS |
-		     (uint64_t)ports << 32;
-		pe = &pv[cache4_set_h(cache4_h0(ka, kb), pair_mix)];
+		if (fam == 0) {
+			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+			const struct nfv_acl_pair_entry *pe;
+			uint64_t ka, kb;
+
+			if (unlikely(ip->version_ihl != 0x45) ||
+			    unlikely(ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) ||
+			    unlikely(m->data_len < ACL_FAST4_NEED))
+				break;
+			memcpy(&ka, &ip->src_addr, 8);
+			memcpy(&ports, ip + 1, 4);
+			kb = (uint64_t)ip->next_proto_id | CACHE4_HAS_L4 | CACHE4_RAW_PORTS |
+			     (uint64_t)ports << 32;
+			pe = &((const struct nfv_acl_pair_entry *)pv)[cache4_set_h(cache4_h0(ka, kb),
+										   pair_mix)];
 #if ACL_PAIR_SSE
-		const __m128i key = _mm_set_epi64x((long long)kb, (long long)ka);
+			const __m128i key = _mm_set_epi64x((long long)kb, (long long)ka);
 
-		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
-			__m128i d = _mm_or_si128(
-				_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->a), key),
-				_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->gen_in), gens));
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+				__m128i d = _mm_or_si128(
+					_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->a), key),
+					_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->gen_in),
+						      gens));
 
-			if (_mm_testz_si128(d, d)) {
-				pres = pe->res;
-				break;
+				if (_mm_testz_si128(d, d)) {
+					pres = pe->res;
+					break;
+				}
 			}
-		}
 #else
-		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
-			if (pair_is(pe, ka, kb, gin, gout)) {
-				pres = pe->res;
-				break;
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+				if (pair_is(pe, ka, kb, gin, gout)) {
+					pres = pe->res;
+					break;
+				}
 			}
-		}
 #endif
-		if (unlikely(pres != run_res)) {
-			if (run_res != 0 || pres == UINT64_MAX)
-				break; /* another result, or not cached */
-			run_res = pres; /* packet i's */
-		}
-		meta->flags = 0;
-	}
-	*res = run_res;
-	return i;
-}
+		} else {
+			const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)l3;
+			const struct nfv_acl_pair6_entry *pe;
+			uint64_t s0, s1, d0, d1, kb, ptail;
 
-/* pair_same for IPv6 (ip6_fast routed the packets: version 6), its pair
- * cache pv6: a TCP, UDP or SCTP header right after the fixed one (any
- * other next header is in no pair). */
-static __rte_always_inline uint16_t
-pair6_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t iface,
-	   const struct nfv_acl_pair6_entry *pv6, const uint64_t pair_mix,
+			if (unlikely(m->data_len < ACL_FAST6_NEED))
+				break;
+			memcpy(&s0, ip6->src_addr, 8);
+			memcpy(&s1, ip6->src_addr + 8, 8);
+			memcpy(&d0, ip6->dst_addr, 8);
+			memcpy(&d1, ip6->dst_addr + 8, 8);
+			memcpy(&ports, ip6 + 1, 4);
+			kb = (uint64_t)ip6->proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS |
+			     (uint64_t)ports << 32;
+			ptail = (uint64_t)ports | (uint64_t)ip6->proto << 32;
+			pe = &((const struct nfv_acl_pair6_entry *)pv)[
+				cache6_set_h(cache6_h0(s0, s1, d0, d1, kb), pair_mix)];
 #if ACL_PAIR_SSE
-	   const __m128i meta_want, const __m128i meta_mask, const __m128i gens,
-#else
-	   const uint32_t rgen, const uint64_t want1, const uint64_t gin, const uint64_t gout,
-#endif
-	   uint64_t *res)
-{
-	uint64_t run_res = 0; /* no result's (an input result is not 0) */
+			const __m128i src6 = _mm_loadu_si128((const __m128i *)ip6->src_addr);
+			const __m128i dst6 = _mm_loadu_si128((const __m128i *)ip6->dst_addr);
 
-	for (; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct rte_ipv6_hdr *ip6 =
-			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
-		struct nfv_mbuf_meta *meta = nfv_meta(m);
-		const struct nfv_acl_pair6_entry *pe;
-		uint64_t s0, s1, d0, d1, kb, ptail, pres = UINT64_MAX;
-		uint32_t ports;
-
-		if (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta)) ||
-		    unlikely(m->data_len < ACL_FAST6_NEED))
-			break;
-		memcpy(&s0, ip6->src_addr, 8);
-		memcpy(&s1, ip6->src_addr + 8, 8);
-		memcpy(&d0, ip6->dst_addr, 8);
-		memcpy(&d1, ip6->dst_addr + 8, 8);
-		memcpy(&ports, ip6 + 1, 4);
-		kb = (uint64_t)ip6->proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS | (uint64_t)ports << 32;
-		ptail = (uint64_t)ports | (uint64_t)ip6->proto << 32;
-		pe = &pv6[cache6_set_h(cache6_h0(s0, s1, d0, d1, kb), pair_mix)];
-#if ACL_PAIR_SSE
-		const __m128i src6 = _mm_loadu_si128((const __m128i *)ip6->src_addr);
-		const __m128i dst6 = _mm_loadu_si128((const __m128i *)ip6->dst_addr);
-
-		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
-			if (pair6_is_sse(pe, src6, dst6, gens, ptail)) {
-				pres = pe->res;
-				break;
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+				if (pair6_is_sse(pe, src6, dst6, gens, ptail)) {
+					pres = pe->res;
+					break;
+				}
 			}
-		}
 #else
-		for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
-			if (pair6_is(pe, s0, s1, d0, d1, ptail, gin, gout)) {
-				pres = pe->res;
-				break;
+			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
+				if (pair6_is(pe, s0, s1, d0, d1, ptail, gin, gout)) {
+					pres = pe->res;
+					break;
+				}
 			}
-		}
 #endif
+		}
 		if (unlikely(pres != run_res)) {
 			if (run_res != 0 || pres == UINT64_MAX)
 				break; /* another result, or not cached */
@@ -1432,8 +1413,9 @@ pair6_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t 
 /*
  * The usual burst of a port with ACLs in and out (acl_fused): packets of
  * one interface, routed to one output port, each of a pair the pair cache
- * holds (fam 0: IPv4, 1: IPv6). From the first packet on, as long as they are: returns how many
- * (sent to port_tx; nexts[] not written), their port in *tx0. Counts as
+ * holds (fam 0: IPv4, 1: IPv6). From the first packet on, as long as
+ * they are: returns how many (sent to port_tx; nexts[] not written),
+ * their port in *tx0. Counts as
  * acl_fast does, the two decisions of each packet; the rule counters once
  * per run of one pair result. Out of line: inside acl_run the compiler
  * keeps the loop's constants on the stack.
@@ -1474,22 +1456,16 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 	const __m128i gens = _mm_set_epi64x((long long)gout, (long long)gin);
 #endif
 	for (i = 0; i < n; i = j) {
-		if (fam == 0)
-			j = pair_same(pkts, i, n, iface, pv, pair_mix,
+		/* One copy of the loop per family: fam a constant in each. */
 #if ACL_PAIR_SSE
-				      meta_want, meta_mask, gens,
+#define PAIR_SAME(tab, fam_) pair_same(pkts, i, n, iface, tab, pair_mix, meta_want, \
+				       meta_mask, gens, &res, fam_)
 #else
-				      rgen, want1, gin, gout,
+#define PAIR_SAME(tab, fam_) pair_same(pkts, i, n, iface, tab, pair_mix, rgen, want1, \
+				       gin, gout, &res, fam_)
 #endif
-				      &res);
-		else
-			j = pair6_same(pkts, i, n, iface, pv6, pair_mix,
-#if ACL_PAIR_SSE
-				       meta_want, meta_mask, gens,
-#else
-				       rgen, want1, gin, gout,
-#endif
-				       &res);
+		j = fam == 0 ? PAIR_SAME(pv, 0) : PAIR_SAME(pv6, 1);
+#undef PAIR_SAME
 		if (j == i)
 			break;
 		hits[c->rule[(uint32_t)res - 1].slot] += j - i;
