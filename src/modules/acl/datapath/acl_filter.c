@@ -1315,6 +1315,14 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 	  uint64_t *res, const unsigned int fam)
 {
 	uint64_t run_res = 0; /* no result's (an input result is not 0) */
+#if ACL_PAIR_SSE
+	/* Header bytes 8-23 to the key's words (cache4_words): the addresses
+	 * (12-19); the protocol (9), the flags byte, two zeros, the ports
+	 * (20-23). */
+	const __m128i pair_shuf = _mm_setr_epi8(4, 5, 6, 7, 8, 9, 10, 11,
+						1, -1, -1, -1, 12, 13, 14, 15);
+	const __m128i pair_flags = _mm_set_epi64x((long long)(CACHE4_HAS_L4 | CACHE4_RAW_PORTS), 0);
+#endif
 
 	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -1335,15 +1343,26 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 			    unlikely(ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) ||
 			    unlikely(m->data_len < ACL_FAST4_NEED))
 				break;
+#if ACL_PAIR_SSE
+			/* The key's two words from one load of header bytes 8-23
+			 * (protocol at 9, addresses at 12, ports at 20): a
+			 * shuffle into place and the flags OR-ed in. */
+			const __m128i key = _mm_or_si128(
+				_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(l3 + 8)),
+						 pair_shuf),
+				pair_flags);
+
+			ka = (uint64_t)_mm_cvtsi128_si64(key);
+			kb = (uint64_t)_mm_extract_epi64(key, 1);
+#else
 			memcpy(&ka, &ip->src_addr, 8);
 			memcpy(&ports, ip + 1, 4);
 			kb = (uint64_t)ip->next_proto_id | CACHE4_HAS_L4 | CACHE4_RAW_PORTS |
 			     (uint64_t)ports << 32;
+#endif
 			pe = &((const struct nfv_acl_pair_entry *)pv)[cache4_set_h(cache4_h0(ka, kb),
 										   pair_mix)];
 #if ACL_PAIR_SSE
-			const __m128i key = _mm_set_epi64x((long long)kb, (long long)ka);
-
 			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
 				__m128i d = _mm_or_si128(
 					_mm_xor_si128(_mm_load_si128((const __m128i *)&pe->a), key),
