@@ -802,6 +802,16 @@ pair_gen_mix(uint64_t gi, uint64_t go)
 	return cache4_gen_mix(gi) ^ (go * 0x9fb21c651e98df25ull);
 }
 
+/* The IPv6 pair cache's set of a key whose addresses' four words XOR-ed
+ * are fold, whose tail is ptail (struct nfv_acl_pair6_entry), under
+ * pair_mix: one multiply (the set only spreads the keys; a hit compares
+ * all of it). */
+static __rte_always_inline uint32_t
+pair6_set(uint64_t fold, uint64_t ptail, uint64_t pair_mix)
+{
+	return cache4_set_h((fold ^ ptail) * 0x9e3779b97f4a7c15ull, pair_mix);
+}
+
 /* Whether the IPv6 pair cache's way e holds the key whose addresses are
  * s0, s1, d0, d1 (as loaded from the packet) and whose tail is ptail, under
  * gens gi, go. */
@@ -1057,7 +1067,7 @@ acl_fast(struct rte_mbuf **pkts, uint16_t n, const enum nfv_acl_dir dir,
 				const struct nfv_acl_pair6_entry *pe;
 				uint64_t pres = UINT64_MAX;
 
-				pset6 = &pv6[cache6_set_h(h0, pair_mix)];
+				pset6 = &pv6[pair6_set(s0 ^ s1 ^ d0 ^ d1, ptail, pair_mix)];
 				pe = pset6;
 				for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
 					if (PAIR6_IS(pe)) {
@@ -1385,24 +1395,20 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 		} else {
 			const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)l3;
 			const struct nfv_acl_pair6_entry *pe;
-			uint64_t s0, s1, d0, d1, kb, ptail;
+			uint64_t ptail;
 
 			if (unlikely(m->data_len < ACL_FAST6_NEED))
 				break;
-			memcpy(&s0, ip6->src_addr, 8);
-			memcpy(&s1, ip6->src_addr + 8, 8);
-			memcpy(&d0, ip6->dst_addr, 8);
-			memcpy(&d1, ip6->dst_addr + 8, 8);
 			memcpy(&ports, ip6 + 1, 4);
-			kb = (uint64_t)ip6->proto | CACHE4_HAS_L4 | CACHE4_RAW_PORTS |
-			     (uint64_t)ports << 32;
 			ptail = (uint64_t)ports | (uint64_t)ip6->proto << 32;
-			pe = &((const struct nfv_acl_pair6_entry *)pv)[
-				cache6_set_h(cache6_h0(s0, s1, d0, d1, kb), pair_mix)];
 #if ACL_PAIR_SSE
 			const __m128i src6 = _mm_loadu_si128((const __m128i *)ip6->src_addr);
 			const __m128i dst6 = _mm_loadu_si128((const __m128i *)ip6->dst_addr);
+			const __m128i x6 = _mm_xor_si128(src6, dst6);
 
+			pe = &((const struct nfv_acl_pair6_entry *)pv)[
+				pair6_set((uint64_t)_mm_cvtsi128_si64(x6) ^
+					  (uint64_t)_mm_extract_epi64(x6, 1), ptail, pair_mix)];
 			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
 				if (pair6_is_sse(pe, src6, dst6, gens, ptail)) {
 					pres = pe->res;
@@ -1410,6 +1416,14 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 				}
 			}
 #else
+			uint64_t s0, s1, d0, d1;
+
+			memcpy(&s0, ip6->src_addr, 8);
+			memcpy(&s1, ip6->src_addr + 8, 8);
+			memcpy(&d0, ip6->dst_addr, 8);
+			memcpy(&d1, ip6->dst_addr + 8, 8);
+			pe = &((const struct nfv_acl_pair6_entry *)pv)[pair6_set(s0 ^ s1 ^ d0 ^ d1, ptail,
+										  pair_mix)];
 			for (unsigned int w = 0; w < NFV_ACL_CACHE_WAYS; w++, pe++) {
 				if (pair6_is(pe, s0, s1, d0, d1, ptail, gin, gout)) {
 					pres = pe->res;
