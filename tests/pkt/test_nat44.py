@@ -249,6 +249,33 @@ def test_bad_commands(tmp_path, cmd, err):
     nfvd.stop()
 
 
+@pytest.mark.parametrize("opt,add,show", [
+    ("--nat44-sessions", "nat44 snat add src 10.0.0.0/24 dev wan", "nat44 show sessions"),
+    ("--lb-sessions", "lb service add 192.0.2.100:80 proto tcp", "lb show sessions"),
+])
+def test_session_tables_that_do_not_fit_are_not_kept(tmp_path, opt, add, show):
+    """Session tables too big for nfvd's memory (16M sessions in 512 MB):
+    the first rule that needs them is refused, and so is the same rule
+    again (the half-built tables are not kept for it to run on); shows
+    answer, and a packet injected afterwards is routed untranslated."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.mem_mb = 512
+    nfvd.extra_args = [opt, str(1 << 24)]
+    nfvd.add_port("t")
+    nfvd.cmd(*CONFIG[:-1])               # no NAT rule yet
+    nfvd.start()
+    for _ in range(2):
+        with pytest.raises(CtlError) as e:
+            nfvd.ctl(add)
+        assert "no memory for 16777216" in e.value.stdout + e.value.stderr, e.value
+    assert nfvd.ctl(show)["sessions"] == 0
+    frame = from_lan(udp(H, S, 1000, 53))
+    nfvd.ctl("punt", "inject", "dev", "t", "hex", bytes(frame).hex())
+    nfvd.wait_processed({})
+    out = nfvd.stop()
+    assert out["t"] == [to_wan(udp(H, S, 1000, 53))]
+
+
 def _crc32c_word(data4, init):
     """rte_hash_crc_4byte(data, init): CRC-32C (reflected 0x82F63B78) of the
     four bytes as they sit in memory, from init, without inversion."""

@@ -176,6 +176,20 @@ full:
  * tables of the services that did not change. */
 static struct nfv_lb_config svcs;
 
+/* The session tables, whole or as far as tables_setup() got. */
+static void
+tables_free(void)
+{
+	for (unsigned int w = 0; nfv_lb_tables != NULL && w < nfv_n_workers; w++) {
+		rte_hash_free(nfv_lb_tables[w].hash);
+		rte_free(nfv_lb_tables[w].s);
+		nfv_slots_fini(&nfv_lb_tables[w].slots);
+		rte_free(nfv_lb_tables[w].cache);
+	}
+	rte_free(nfv_lb_tables);
+	nfv_lb_tables = NULL;
+}
+
 static int
 tables_setup(char *err)
 {
@@ -213,6 +227,9 @@ tables_setup(char *err)
 	timeouts_publish();
 	return 0;
 nomem:
+	/* Nothing kept: the next service tries again (no service is on yet,
+	 * so no worker has seen these tables). */
+	tables_free();
 	snprintf(err, NFV_ERR_LEN, "no memory for %u load-balancer sessions per worker "
 		 "(--lb-sessions)", lb_capacity);
 	return -ENOMEM;
@@ -741,14 +758,7 @@ lb_fini(void)
 	if (dsr_timer != NULL)
 		nfv_timer_del(dsr_timer);
 	dsr_timer = NULL;
-	for (unsigned int w = 0; nfv_lb_tables != NULL && w < nfv_n_workers; w++) {
-		rte_hash_free(nfv_lb_tables[w].hash);
-		rte_free(nfv_lb_tables[w].s);
-		nfv_slots_fini(&nfv_lb_tables[w].slots);
-		rte_free(nfv_lb_tables[w].cache);
-	}
-	rte_free(nfv_lb_tables);
-	nfv_lb_tables = NULL;
+	tables_free();
 	for (uint32_t i = 0; i < svcs.n_services; i++)
 		rte_free(svcs.svc[i].maglev);
 	svcs.n_services = 0;

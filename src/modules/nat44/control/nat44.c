@@ -259,6 +259,20 @@ nfv_nat_create(struct nfv_nat_table *t, struct nfv_nat_counters *c, const struct
 /* The rules as control keeps them (published copies go to the workers). */
 static struct nfv_nat_config rules;
 
+/* The session tables, whole or as far as tables_setup() got. */
+static void
+tables_free(void)
+{
+	for (unsigned int w = 0; nfv_nat_tables != NULL && w < nfv_n_workers; w++) {
+		rte_hash_free(nfv_nat_tables[w].hash);
+		rte_free(nfv_nat_tables[w].s);
+		nfv_slots_fini(&nfv_nat_tables[w].slots);
+		rte_free(nfv_nat_tables[w].cache);
+	}
+	rte_free(nfv_nat_tables);
+	nfv_nat_tables = NULL;
+}
+
 static int
 tables_setup(char *err)
 {
@@ -307,6 +321,9 @@ tables_setup(char *err)
 	timeouts_publish();
 	return 0;
 nomem:
+	/* Nothing kept: the next rule tries again (no feature is on yet, so
+	 * no worker has seen these tables). */
+	tables_free();
 	snprintf(err, NFV_ERR_LEN, "no memory for %u NAT sessions per worker (--nat44-sessions)",
 		 nat_capacity);
 	return -ENOMEM;
@@ -786,14 +803,7 @@ nat_init(void)
 static void
 nat_fini(void)
 {
-	for (unsigned int w = 0; nfv_nat_tables != NULL && w < nfv_n_workers; w++) {
-		rte_hash_free(nfv_nat_tables[w].hash);
-		rte_free(nfv_nat_tables[w].s);
-		nfv_slots_fini(&nfv_nat_tables[w].slots);
-		rte_free(nfv_nat_tables[w].cache);
-	}
-	rte_free(nfv_nat_tables);
-	nfv_nat_tables = NULL;
+	tables_free();
 	rte_free(nfv_nat_cfg);
 	nfv_nat_cfg = NULL;
 }
