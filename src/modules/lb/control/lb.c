@@ -392,6 +392,12 @@ parse_endpoint(const char *s, bool need_port, rte_be32_t *addr, rte_be16_t *port
 	}
 	if (nfv_parse_ip_family(buf, AF_INET, &ip) < 0)
 		goto bad;
+	/* A VIP or a backend is a host's address. */
+	if (nfv_ip_unusable(&ip) != NULL) {
+		snprintf(err, NFV_ERR_LEN, "bad %s '%s': %s", need_port ? "service" : "backend", s,
+			 nfv_ip_unusable(&ip));
+		return -EINVAL;
+	}
 	*addr = ip.v4;
 	*port = rte_cpu_to_be_16((uint16_t)p);
 	return 0;

@@ -396,8 +396,17 @@ parse_v4(const char *s, uint32_t *host, char *err)
 {
 	struct nfv_ip ip;
 
+	const char *why;
+
 	if (nfv_parse_ip_family(s, AF_INET, &ip) < 0) {
 		snprintf(err, NFV_ERR_LEN, "bad IPv4 address '%s'", s);
+		return -EINVAL;
+	}
+	/* A translated address is a host's: no broadcast, multicast,
+	 * loopback or unspecified one. */
+	why = nfv_ip_unusable(&ip);
+	if (why != NULL) {
+		snprintf(err, NFV_ERR_LEN, "bad IPv4 address '%s': %s", s, why);
 		return -EINVAL;
 	}
 	*host = rte_be_to_cpu_32(ip.v4);
