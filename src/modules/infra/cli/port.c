@@ -150,7 +150,7 @@ cmd_worker_set(int argc, char **argv, struct nfv_reply *r)
 	struct nfv_rxq rxqs[NFV_MAX_RXQ_PER_WORKER];
 	unsigned int n = 0;
 	uint32_t lcore;
-	char *list, *save = NULL, *item;
+	char *list, *item;
 
 	if (nfv_cmd_need_args(argc, 5, "worker set LCORE rxq NAME:Q[,NAME:Q...]", r) < 0)
 		return -EINVAL;
@@ -163,31 +163,51 @@ cmd_worker_set(int argc, char **argv, struct nfv_reply *r)
 	list = strdup(argv[4]);
 	if (list == NULL)
 		return -ENOMEM;
-	for (item = strtok_r(list, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
-		char *colon = strrchr(item, ':');
+	/* Items between commas; none empty, none twice. */
+	for (item = list;;) {
+		char *comma = strchr(item, ',');
+		char *colon;
 		struct nfv_port *p;
 		uint32_t q;
 
-		if (colon == NULL || n == NFV_MAX_RXQ_PER_WORKER) {
-			snprintf(r->err, NFV_ERR_LEN, "bad queue '%s' (expected NAME:Q)", item);
-			free(list);
-			return -EINVAL;
+		if (comma != NULL)
+			*comma = '\0';
+		colon = strrchr(item, ':');
+		if (colon == NULL) {
+			snprintf(r->err, NFV_ERR_LEN, "bad queue '%s' in '%s' (expected NAME:Q)", item,
+				 argv[4]);
+			goto bad;
+		}
+		if (n == NFV_MAX_RXQ_PER_WORKER) {
+			snprintf(r->err, NFV_ERR_LEN, "at most %u queues per worker",
+				 NFV_MAX_RXQ_PER_WORKER);
+			goto bad;
 		}
 		*colon = '\0';
 		p = nfv_port_need(item, r);
-		if (p == NULL || nfv_parse_u32(colon + 1, 0, 65535, &q) < 0) {
-			if (p != NULL)
-				snprintf(r->err, NFV_ERR_LEN, "bad queue number '%s'", colon + 1);
-			free(list);
-			return -EINVAL;
+		if (p == NULL)
+			goto bad;
+		if (nfv_parse_u32(colon + 1, 0, 65535, &q) < 0) {
+			snprintf(r->err, NFV_ERR_LEN, "bad queue number '%s'", colon + 1);
+			goto bad;
+		}
+		for (unsigned int k = 0; k < n; k++) {
+			if (rxqs[k].port_id == p->port_id && rxqs[k].queue_id == q) {
+				snprintf(r->err, NFV_ERR_LEN, "queue %s:%u given twice", item, q);
+				goto bad;
+			}
 		}
 		rxqs[n].port_id = p->port_id;
 		rxqs[n++].queue_id = (uint16_t)q;
+		if (comma == NULL)
+			break;
+		item = comma + 1;
 	}
 	free(list);
-	if (n == 0)
-		NFV_FAIL(r, -EINVAL, "no queue given");
 	return nfv_worker_set_rxqs(lcore, rxqs, n, r->err);
+bad:
+	free(list);
+	return -EINVAL;
 }
 
 
