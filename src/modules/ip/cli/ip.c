@@ -47,6 +47,16 @@ take_vrf(int *argc, char **argv, uint16_t *vrf, struct nfv_reply *r)
 	return 0;
 }
 
+/* The error for words after COMMAND X that take_vrf() left: those after
+ * "vrf NAME" when it is not at the end, else the first. */
+static int
+extra_args(char **argv, int argc, struct nfv_reply *r)
+{
+	if (argc > 5 && strcmp(argv[3], "vrf") == 0)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' after 'vrf %s'", argv[5], argv[4]);
+	NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+}
+
 static const char *
 source_name(enum nfv_route_source s)
 {
@@ -412,7 +422,7 @@ cmd_route_del(int argc, char **argv, struct nfv_reply *r)
 	if (rc < 0)
 		return rc;
 	if (argc > 3)
-		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+		return extra_args(argv, argc, r);
 	rc = nfv_parse_prefix(argv[2], false, &p);
 	if (rc < 0)
 		return bad_prefix(argv[2], rc, r);
@@ -434,7 +444,7 @@ cmd_route_load(int argc, char **argv, struct nfv_reply *r)
 	if (rc < 0)
 		return rc;
 	if (argc > 3)
-		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+		return extra_args(argv, argc, r);
 	rc = nfv_route_load(argv[2], vrf, &n, r->err);
 	if (rc < 0)
 		return rc;
@@ -462,7 +472,7 @@ cmd_route_show(int argc, char **argv, struct nfv_reply *r)
 			return rc;
 	}
 	if (argc > 3)
-		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[3]);
+		return extra_args(argv, argc, r);
 	if (argc == 3) {
 		if (strcmp(argv[2], "vrf") == 0)
 			NFV_FAIL(r, -EINVAL, "missing VRF name after 'vrf'");
