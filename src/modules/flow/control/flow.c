@@ -185,6 +185,7 @@ int
 nfv_flow_export_set(const char *addr, uint32_t active, uint32_t idle, char *err)
 {
 	struct nfv_ipfix *x = nfv_ipfix_open(addr, err);
+	uint32_t was_active = active_s, was_idle = idle_s;
 	int rc;
 
 	if (x == NULL)
@@ -192,6 +193,8 @@ nfv_flow_export_set(const char *addr, uint32_t active, uint32_t idle, char *err)
 	timeouts_set(active, idle);
 	rc = nfv_flow_enable(true, err);
 	if (rc < 0) {
+		/* Refused: the export and its timeouts as they were. */
+		timeouts_set(was_active, was_idle);
 		nfv_ipfix_close(x);
 		return rc;
 	}

@@ -486,7 +486,7 @@ int
 nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, bool add,
 		   int weight, char *err)
 {
-	struct nfv_lb_service *s = svc_get(vip_port, proto, err);
+	struct nfv_lb_service *s = svc_get(vip_port, proto, err), before;
 	uint8_t *old_table = NULL;
 	rte_be32_t addr;
 	rte_be16_t port;
@@ -504,6 +504,7 @@ nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, boo
 			 "takes the service's port (%u)", rte_be_to_cpu_16(s->port));
 		return -EINVAL;
 	}
+	before = *s;
 	for (b = 0; b < s->n_backends; b++) {
 		if (s->be[b].uid != 0 && s->be[b].addr == addr && s->be[b].port == port)
 			break;
@@ -542,8 +543,10 @@ nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, boo
 		};
 	}
 	rc = maglev_rebuild(s, &old_table, err);
-	if (rc < 0)
+	if (rc < 0) {
+		*s = before; /* the service as it was: nothing changed */
 		return rc;
+	}
 	svcs_publish(old_table);
 	if (s->mode == NFV_LB_DSR)
 		dsr_resolve(NULL);
