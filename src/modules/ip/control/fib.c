@@ -541,8 +541,13 @@ nfv_fib_apply_batch(const struct nfv_fib_op *ops, unsigned int n)
 		uint32_t *tbl8 = family == AF_INET ? &fib_limits.tbl8_4 : &fib_limits.tbl8_6;
 		uint32_t tbl8_was = *tbl8;
 
-		if (rc != -ENOSPC)
+		if (rc != -ENOSPC) {
+			/* ops[0..i) are in the standby table: it no longer
+			 * matches the database the caller restores, so the
+			 * caller's resync rebuilds it. */
+			standby_dirty[vrf][fi(family)] = true;
 			return rc;
+		}
 		/* Tables that started small: more tbl8 groups, up to the max. */
 		if (vrf == 0 && *tbl8 < tbl8_ceiling[fi(family)])
 			*tbl8 = RTE_MIN(*tbl8 * 4, tbl8_ceiling[fi(family)]);
