@@ -221,7 +221,9 @@ static const struct grammar_row rows[] = {
 	{ "worker set 1 rxq a:0,a:99999999999", -EINVAL, "bad queue number '99999999999'" },
 	{ "worker set 1 rxq a:5", -EINVAL, "port a has no RX queue 5 (it has 1)" },
 	{ "worker set 1 rxq a:0 extra", -EINVAL, "unexpected 'extra'" },
-	{ "worker set 1 rxq ,", -EINVAL, "no queue given" },
+	{ "worker set 1 rxq ,", -EINVAL, "empty queue in ',' (expected NAME:Q[,NAME:Q...])" },
+	{ "worker set 1 rxq a:0,", -EINVAL, "empty queue in 'a:0,' (expected NAME:Q[,NAME:Q...])" },
+	{ "worker set 1 rxq a:0,a:0", -EINVAL, "queue a:0 given twice" },
 
 	/* addr */
 	{ "addr add", -EINVAL, "missing arguments; usage: addr add|del ADDR/LEN dev NAME" },

@@ -172,10 +172,14 @@ cmd_worker_set(int argc, char **argv, struct nfv_reply *r)
 
 		if (comma != NULL)
 			*comma = '\0';
+		if (*item == '\0') {
+			snprintf(r->err, NFV_ERR_LEN, "empty queue in '%s' (expected NAME:Q[,NAME:Q...])",
+				 argv[4]);
+			goto bad;
+		}
 		colon = strrchr(item, ':');
 		if (colon == NULL) {
-			snprintf(r->err, NFV_ERR_LEN, "bad queue '%s' in '%s' (expected NAME:Q)", item,
-				 argv[4]);
+			snprintf(r->err, NFV_ERR_LEN, "bad queue '%s' (expected NAME:Q)", item);
 			goto bad;
 		}
 		if (n == NFV_MAX_RXQ_PER_WORKER) {
