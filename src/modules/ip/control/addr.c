@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_malloc.h>
 
 #include "core/iface_event.h"
 #include "modules/ip/ip.h"
@@ -25,6 +24,9 @@ struct port_addrs {
 
 static struct port_addrs addrs[NFV_IFACE_MAX];
 struct nfv_port_l3 *nfv_port_l3[NFV_IFACE_MAX];
+/* Two per port: a publish writes the one the workers do not see (they
+ * left it at the previous publish's RCU sync), so it needs no memory. */
+static struct nfv_port_l3 l3_buf[NFV_IFACE_MAX][2];
 
 static struct nfv_prefix
 host_prefix(const struct nfv_ip *ip, uint16_t vrf)
@@ -46,11 +48,11 @@ subnet_of(const struct nfv_prefix *p)
 static void
 publish_l3(uint16_t port_id)
 {
-	struct nfv_port_l3 *l3 = rte_zmalloc("nfv_port_l3", sizeof(*l3), 0), *old;
+	struct nfv_port_l3 *l3 = nfv_port_l3[port_id] == &l3_buf[port_id][0] ?
+				 &l3_buf[port_id][1] : &l3_buf[port_id][0];
 	const struct port_addrs *pa = &addrs[port_id];
 
-	if (l3 == NULL)
-		return;
+	memset(l3, 0, sizeof(*l3));
 	for (unsigned int i = 0; i < pa->n; i++) {
 		if (pa->a[i].ip.family == AF_INET && !l3->has4) {
 			l3->has4 = true;
@@ -63,10 +65,8 @@ publish_l3(uint16_t port_id)
 			memcpy(l3->src6, pa->a[i].ip.v6, 16);
 		}
 	}
-	old = nfv_port_l3[port_id];
 	__atomic_store_n(&nfv_port_l3[port_id], l3, __ATOMIC_RELEASE);
 	nfv_rcu_sync();
-	rte_free(old);
 }
 
 static bool
@@ -210,14 +210,11 @@ unsigned int
 nfv_addr_port_removed(uint16_t port_id)
 {
 	unsigned int n = addrs[port_id].n;
-	struct nfv_port_l3 *old;
 
 	while (addrs[port_id].n > 0)
 		addr_remove_at(port_id, (int)addrs[port_id].n - 1);
-	old = nfv_port_l3[port_id];
 	__atomic_store_n(&nfv_port_l3[port_id], NULL, __ATOMIC_RELEASE);
 	nfv_rcu_sync();
-	rte_free(old);
 	return n;
 }
 
@@ -264,7 +261,6 @@ void
 nfv_addr_fini(void)
 {
 	for (uint16_t pid = 0; pid < NFV_IFACE_MAX; pid++) {
-		rte_free(nfv_port_l3[pid]);
 		nfv_port_l3[pid] = NULL;
 		addrs[pid].n = 0;
 	}
