@@ -117,6 +117,8 @@ ERRORS = [
     ("worker set 1 rxq p0:0,", "empty queue in 'p0:0,'"),
     ("worker set 1 rxq ,p0:0", "empty queue in ',p0:0'"),
     ("worker set 1 rxq p0", "bad queue 'p0'"),
+    ("worker set 1 rxq " + ",".join("p0:%d" % q for q in range(129)),
+     "at most 128 queues per worker"),
     ("show stats now", "now"),
     ("route show 10.9.0.0/16 vrf default extra", "unexpected 'extra' after 'vrf default'"),
     ("route del 10.9.0.0/16 vrf default extra", "unexpected 'extra' after 'vrf default'"),

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 #include "core/iface_event.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/control/nexthop.h"

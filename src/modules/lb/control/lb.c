@@ -374,7 +374,7 @@ static int
 parse_endpoint(const char *s, bool need_port, rte_be32_t *addr, rte_be16_t *port, char *err)
 {
 	char buf[64];
-	const char *colon = strchr(s, ':');
+	const char *colon = strchr(s, ':'), *why;
 	struct nfv_ip ip;
 	uint32_t p = 0;
 
@@ -393,9 +393,10 @@ parse_endpoint(const char *s, bool need_port, rte_be32_t *addr, rte_be16_t *port
 	if (nfv_parse_ip_family(buf, AF_INET, &ip) < 0)
 		goto bad;
 	/* A VIP or a backend is a host's address. */
-	if (nfv_ip_unusable(&ip) != NULL) {
+	why = nfv_ip_unusable(&ip);
+	if (why != NULL) {
 		snprintf(err, NFV_ERR_LEN, "bad %s '%s': %s", need_port ? "service" : "backend", s,
-			 nfv_ip_unusable(&ip));
+			 why);
 		return -EINVAL;
 	}
 	*addr = ip.v4;

@@ -395,7 +395,6 @@ static int
 parse_v4(const char *s, uint32_t *host, char *err)
 {
 	struct nfv_ip ip;
-
 	const char *why;
 
 	if (nfv_parse_ip_family(s, AF_INET, &ip) < 0) {
