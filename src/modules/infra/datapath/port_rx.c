@@ -15,7 +15,12 @@
  *
  * The L2 input arc (core/arc.h) starts here: a burst from a port with
  * features on it goes to its first feature instead of eth_input (one table
- * load per burst; a port without features costs nothing more).
+ * load per burst; a port without features costs nothing more). The walk's
+ * stream holds the bursts bound where its first one is (a port's first
+ * feature, or the fast path's choice below) and is handed on whole; a
+ * burst bound elsewhere is copied out to its own node. Polling goes into
+ * the stream of the last walk's destination, so a walk like the last one
+ * (the usual case under load) copies nothing, with or without features.
  *
  * The walk's packets go to ip4_fast or ip6_fast when the first and last
  * frames are IPv4 or IPv6 (port_rx_edge): the fused nodes do eth_input's fast step
@@ -99,7 +104,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	struct nfv_worker *w = ctx->worker;
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0, diverted = 0, start;
-	uint16_t edge = ctx->edge;
+	uint16_t edge = ctx->edge, stream_to = PORT_RX_NEXT_ETH_INPUT;
 	struct rte_mbuf **pkts;
 
 	w->stats.polls++;
@@ -142,18 +147,24 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 				w->stats.rx_bursts++;
 				w->stats.rx_burst_packets += got;
 			}
-			uint16_t l2_edge = nfv_arc_start_edge(&nfv_l2_input_arc,
-							      conf->rxq[q].port_id);
+			uint16_t to = nfv_arc_start_edge(&nfv_l2_input_arc, conf->rxq[q].port_id);
 
 			full += got == burst;
-			if (unlikely(l2_edge != PORT_RX_NEXT_ETH_INPUT)) {
-				/* Features on this port: the burst goes to the first
-				 * (copied out: its slots in the stream are reused). */
-				rte_node_enqueue(graph, node, l2_edge, (void **)(pkts + total),
-						 got);
-				diverted += got;
-			} else {
+			/* to: the port's first L2 feature, or eth_input for
+			 * a port without (where the walk's end decides). The
+			 * stream keeps the packets of one destination, that of
+			 * its first burst; a burst for another is copied out to
+			 * its own (its slots in the stream are reused). */
+			if (total == 0)
+				stream_to = to;
+			if (likely(to == stream_to)) {
 				total += got;
+			} else {
+				if (to == PORT_RX_NEXT_ETH_INPUT)
+					to = port_rx_edge(pkts[total], pkts[total + got - 1],
+							  w->debug.fastpath_off);
+				rte_node_enqueue(graph, node, to, (void **)(pkts + total), got);
+				diverted += got;
 			}
 		}
 	}
@@ -184,7 +195,8 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	}
 	w->stats.rx_packets += total + diverted;
 	if (total != 0) {
-		uint16_t to = port_rx_edge(pkts[0], pkts[total - 1], w->debug.fastpath_off);
+		uint16_t to = stream_to != PORT_RX_NEXT_ETH_INPUT ? stream_to :
+			      port_rx_edge(pkts[0], pkts[total - 1], w->debug.fastpath_off);
 
 		if (likely(to == edge)) {
 			rte_node_next_stream_put(graph, node, edge, total);
