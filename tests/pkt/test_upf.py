@@ -246,6 +246,7 @@ def test_session_life_uplink_downlink(tmp_path):
         ]
         bad_sum = bytearray(bytes(phase1[-1]))
         bad_sum[14 + 20 + 8 + 8 + 10] ^= 0xff  # the inner header checksum
+        bad_sum[14 + 20 + 6:14 + 20 + 8] = b"\0\0"  # no outer UDP checksum to break
         phase1[-1] = Ether(bytes(bad_sum))
         st, _ = feed(nfvd, "inj1", phase1)
         assert drops(st) == {"upf_gtpu/no_pdr": 1, "upf_downlink/far_buffer": 1,
@@ -299,6 +300,76 @@ def test_session_life_uplink_downlink(tmp_path):
             restart_counter=0)]))))
     assert out["n3p"] == [echo_resp, encapsulated(inner_dl()),
                           encapsulated(inner_dl(b"x" * 300))]
+
+
+def test_uplink_checks(tmp_path):
+    """What a router would refuse of the inner packet is refused after
+    decapsulation too, and the outer datagram is checked as a host checks
+    it: a wrong UDP checksum (not 0), an inner packet longer than its
+    G-PDU, a special inner source or destination (RFC 1812 5.3.7), an inner
+    source other than the UE address of the uplink PDR (which a PDR
+    without one does not check): each dropped under its name; UDP
+    checksum 0 and a right one pass."""
+    nfvd, smf = start(tmp_path)
+    try:
+        associate(smf)
+        any_src = IE_CreatePDR(IE_list=[
+            IE_PDR_Id(id=3), IE_Precedence(precedence=100),
+            IE_PDI(IE_list=[IE_SourceInterface(interface=0),
+                            IE_FTEID(V4=1, TEID=0x101, ipv4=N3)]),
+            IE_OuterHeaderRemoval(header=0), IE_FAR_Id(id=1)])
+        r = establish(smf, [ul_pdr(), any_src], [ul_far()])
+        assert cause(r) == CAUSE_ACCEPTED, r.show(dump=True)
+        seid = up_seid(r)
+        inj = pcap_mac(2)
+
+        def inner(src=UE, dst=DN, payload=b"uplink"):
+            return IP(src=src, dst=dst, ttl=64, id=7) / UDP(sport=1000, dport=53) / payload
+
+        def frame(inner_pkt, teid=UL_TEID, udp_sum=None, gtp_len=None):
+            g = GTP_U_Header(teid=teid) if gtp_len is None else GTP_U_Header(
+                teid=teid, length=gtp_len)
+            f = Ether(dst=inj, src=PEER) / IP(src=GNB, dst=N3, ttl=60) / UDP(
+                sport=2152, dport=2152, chksum=udp_sum) / g / inner_pkt
+            return Ether(bytes(f))
+
+        bad_sum = bytearray(bytes(frame(inner())))
+        bad_sum[14 + 20 + 6] ^= 0x55  # the outer UDP checksum
+        echo = Ether(dst=inj, src=PEER) / IP(src=GNB, dst=N3) / UDP(
+            sport=40000, dport=2152) / GTPHeader(seq=5, S=1) / GTPEchoRequest()
+        bad_echo = bytearray(bytes(echo))
+        bad_echo[14 + 20 + 6] ^= 0x55
+        frames = [
+            frame(inner()),                                   # forwarded
+            frame(inner(payload=b"no UDP checksum"), udp_sum=0),  # forwarded
+            Ether(bytes(bad_sum)),                            # bad_udp_checksum
+            Ether(bytes(bad_echo)),                           # bad_udp_checksum
+            frame(inner(), gtp_len=20),                       # bad_inner_ip
+            frame(inner(src="127.0.0.1")),                    # inner_martian
+            frame(inner(src="0.0.0.0")),                      # inner_martian
+            frame(inner(src="169.254.1.1")),                  # inner_martian
+            frame(inner(dst="224.0.0.5")),                    # inner_martian
+            frame(inner(dst="255.255.255.255")),              # inner_martian
+            frame(inner(src="10.45.0.99")),                   # not_ue_address
+            frame(inner(src="10.45.0.99", payload=b"any"), teid=0x101),  # forwarded
+        ]
+        st, _ = feed(nfvd, "inj1", frames)
+        assert drops(st) == {"upf_gtpu/bad_udp_checksum": 2, "upf_gtpu/bad_inner_ip": 1,
+                             "upf_gtpu/inner_martian": 5,
+                             "upf_gtpu/not_ue_address": 1}, drops(st)
+        sh = nfvd.ctl("upf show sessions seid %d" % seid)
+        s = sh["sessions"][0]
+        assert (s["uplink_packets"], s["uplink_bytes"]) == (3, len(inner()) + len(
+            inner(payload=b"no UDP checksum")) + len(inner(src="10.45.0.99", payload=b"any"))), s
+        assert sh["echo_replies"] == 0
+        out = nfvd.stop()
+    finally:
+        smf.close()
+        nfvd.kill()
+    assert out["n6p"] == [routed(inner(), DN_MAC, N6_MAC),
+                          routed(inner(payload=b"no UDP checksum"), DN_MAC, N6_MAC),
+                          routed(inner(src="10.45.0.99", payload=b"any"), DN_MAC, N6_MAC)]
+    assert out["n3p"] == []
 
 
 def test_choose_teid_and_conflicts(tmp_path):

@@ -283,6 +283,25 @@ nfv_ip4_ttl_dec_word(uint32_t w)
 #endif
 }
 
+/* Whether a received IPv4 UDP datagram's checksum (not 0: the sender
+ * computed one) is right (RFC 768): the device's verdict when it gave one,
+ * else the sum over the pseudo-header and the udp_len bytes at l4_off. */
+static inline bool
+nfv_udp4_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint32_t l4_off,
+		  uint32_t udp_len)
+{
+	uint32_t sum;
+
+	if (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return true;
+	if (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_BAD)
+		return false;
+	sum = (uint32_t)rte_ipv4_phdr_cksum(ip, 0) + nfv_cksum_mbuf(m, l4_off, udp_len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
 /* ICMPv6 (or any upper layer) sum with the IPv6 pseudo-header (RFC 8200 8.1),
  * folded, not complemented: 0xffff when a received checksum is right. */
 static inline uint16_t

@@ -55,6 +55,7 @@ struct nfv_upf_rule {
 	uint32_t session; /* index of the per-session counters */
 	rte_be32_t teid; /* downlink: the gNB's TEID */
 	rte_be32_t peer; /* downlink: the gNB's address */
+	rte_be32_t ue;   /* uplink: the inner source the PDR's PDI names (0: any) */
 };
 
 /* N3 (published whole; NULL until "upf set n3"). */

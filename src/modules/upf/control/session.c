@@ -325,6 +325,8 @@ rule_of(struct upf_session *s, const struct pfcp_pdr *p, uint8_t dir, struct nfv
 	r->dir = dir;
 	r->pdr_id = p->id;
 	r->session = (uint32_t)(s - sessions);
+	if (dir == NFV_UPF_UL && p->has_ue_ip)
+		r->ue = p->ue_ip;
 	if (act & PFCP_ACTION_DROP || !(act & (PFCP_ACTION_FORW | PFCP_ACTION_BUFF))) {
 		r->action = NFV_UPF_DROP;
 	} else if (act & PFCP_ACTION_FORW) {

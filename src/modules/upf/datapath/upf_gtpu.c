@@ -5,19 +5,24 @@
  *   - a G-PDU (type 255) whose TEID is a session's uplink F-TEID loses its
  *     outer IPv4, UDP and GTP-U headers (extension headers included,
  *     5.2) and the inner IPv4 packet, checked as a router checks a packet
- *     it receives (RFC 1812 5.2.2: version, IHL, checksum, lengths), goes
- *     to ip4_lookup as a transit packet (TTL decremented by ip4_rewrite);
+ *     it receives (RFC 1812 5.2.2: version, IHL, checksum, lengths, the
+ *     total length within the G-PDU's; 5.3.7: no special source or
+ *     destination) and, when the PDR names a UE address, sent from it
+ *     (TS 29.244 5.2.1: the PDI's UE IP address), goes to ip4_lookup as a
+ *     transit packet (TTL decremented by ip4_rewrite);
  *   - an Echo Request (type 1) is answered in place with an Echo Response
  *     (7.2.2): the same sequence number, a Recovery IE (restart counter 0),
  *     from the N3 address to the requester's address and port.
- * Everything else is dropped under a named reason.
+ * A UDP checksum other than 0 is verified first (RFC 768). Everything else
+ * is dropped under a named reason.
  *
  * Edges: ip4_lookup, drop.
  * Writes: meta.flags (0 for decapsulated packets, LOCAL_ORIGIN for echo
  * responses). Counters: upf.uplink_packets, upf.echo_replies, and the
  * session's uplink packets and bytes (inner IP length).
- * Drops: upf_gtpu/no_n3, bad_gtpu, unsupported_type, inner_not_ipv4,
- * bad_inner_ip, no_pdr, far_drop, far_buffer, far_unsupported.
+ * Drops: upf_gtpu/no_n3, bad_udp_checksum, bad_gtpu, unsupported_type,
+ * inner_not_ipv4, bad_inner_ip, inner_martian, no_pdr, not_ue_address,
+ * far_drop, far_buffer, far_unsupported.
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -39,6 +44,8 @@ enum upf_gtpu_next {
 
 NFV_DROP_REASON(drop_upf_no_n3, "upf_gtpu", "no_n3",
 	"GTP-U to a local address that is not the N3 address (upf set n3)");
+NFV_DROP_REASON(drop_upf_bad_udp_cksum, "upf_gtpu", "bad_udp_checksum",
+	"GTP-U datagram whose UDP checksum (not 0) is wrong");
 NFV_DROP_REASON(drop_upf_bad_gtpu, "upf_gtpu", "bad_gtpu",
 	"GTP-U header: short, not version 1 / PT 1, or lengths that do not add up");
 NFV_DROP_REASON(drop_upf_unsupported, "upf_gtpu", "unsupported_type",
@@ -46,9 +53,13 @@ NFV_DROP_REASON(drop_upf_unsupported, "upf_gtpu", "unsupported_type",
 NFV_DROP_REASON(drop_upf_inner_v6, "upf_gtpu", "inner_not_ipv4",
 	"G-PDU whose payload is not IPv4 (IPv6 UEs are not supported)");
 NFV_DROP_REASON(drop_upf_bad_inner, "upf_gtpu", "bad_inner_ip",
-	"inner IPv4 header: short, bad IHL, checksum or total length (RFC 1812 5.2.2)");
+	"inner IPv4 header: short, bad IHL, checksum, or a total length beyond the G-PDU (RFC 1812 5.2.2)");
+NFV_DROP_REASON(drop_upf_inner_martian, "upf_gtpu", "inner_martian",
+	"inner source or destination 0/8, 127/8, 169.254/16, multicast, class E or broadcast (RFC 1812 5.3.7)");
 NFV_DROP_REASON(drop_upf_no_pdr, "upf_gtpu", "no_pdr",
 	"G-PDU whose TEID is no session's uplink F-TEID");
+NFV_DROP_REASON(drop_upf_not_ue, "upf_gtpu", "not_ue_address",
+	"G-PDU whose inner source is not the UE address of its uplink PDR (TS 29.244 5.2.1)");
 NFV_DROP_REASON(drop_upf_far_drop, "upf_gtpu", "far_drop",
 	"uplink PDR whose FAR says DROP");
 NFV_DROP_REASON(drop_upf_far_buffer, "upf_gtpu", "far_buffer",
@@ -125,11 +136,12 @@ upf_echo_reply(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, const uint8_t *gtp,
 /*
  * Checks the outer headers; returns the offset of the inner packet from
  * the start of the frame (edge set in *next when the packet goes no further
- * here: a drop or an echo response) and the TEID.
+ * here: a drop or an echo response), the TEID and, in *end, the offset of
+ * the G-PDU's end (its length field's).
  */
 static __rte_always_inline uint32_t
 upf_gtpu_parse(struct rte_mbuf *m, const struct nfv_upf_n3 *n3, rte_be32_t *teid,
-	       uint16_t *next, struct nfv_upf_counters *c)
+	       uint32_t *end, uint16_t *next, struct nfv_upf_counters *c)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	uint32_t ihl = rte_ipv4_hdr_len(ip), dlen = rte_pktmbuf_data_len(m);
@@ -151,6 +163,10 @@ upf_gtpu_parse(struct rte_mbuf *m, const struct nfv_upf_n3 *n3, rte_be32_t *teid
 	if (unlikely(ulen < 8 + GTPU_HDR_LEN || ulen > rte_be_to_cpu_16(ip->total_length) - ihl ||
 		     glen + GTPU_HDR_LEN > ulen - 8 || (gtp[0] & 0xf0) != 0x30))
 		goto bad;
+	if (udp->dgram_cksum != 0 && unlikely(!nfv_udp4_cksum_ok(m, ip, udp_off, ulen))) {
+		*next = nfv_mark_drop(m, drop_upf_bad_udp_cksum.id, UPF_GTPU_NEXT_DROP);
+		return 0;
+	}
 	if (unlikely(gtp[1] != GTPU_GPDU)) {
 		if (gtp[1] == GTPU_ECHO_REQ) {
 			*next = upf_echo_reply(m, ip, gtp, glen + GTPU_HDR_LEN, n3->addr);
@@ -182,6 +198,7 @@ upf_gtpu_parse(struct rte_mbuf *m, const struct nfv_upf_n3 *n3, rte_be32_t *teid
 		}
 	}
 	memcpy(teid, gtp + 4, sizeof(*teid));
+	*end = gtp_off + GTPU_HDR_LEN + glen;
 	*next = UPF_GTPU_NEXT_MAX;
 	return gtp_off + off;
 bad:
@@ -189,12 +206,14 @@ bad:
 	return 0;
 }
 
-/* RFC 1812 5.2.2 on the inner packet; its length, or 0. */
+/* RFC 1812 5.2.2 and 5.3.7 on the inner packet at off, which ends by end
+ * at the latest (the G-PDU's end); its length, or 0. */
 static __rte_always_inline uint32_t
-upf_inner_check(const struct rte_mbuf *m, uint32_t off, uint16_t *next, struct rte_mbuf *mm)
+upf_inner_check(const struct rte_mbuf *m, uint32_t off, uint32_t end, uint16_t *next,
+		struct rte_mbuf *mm)
 {
 	const uint8_t *p = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
-	uint32_t left = rte_pktmbuf_data_len(m) - off, ihl, tot;
+	uint32_t left = rte_pktmbuf_data_len(m) - off, ihl, tot, src, dst;
 
 	if (unlikely(left < 20 || (p[0] >> 4) != 4)) {
 		*next = nfv_mark_drop(mm, left >= 1 && (p[0] >> 4) == 6 ? drop_upf_inner_v6.id :
@@ -203,9 +222,16 @@ upf_inner_check(const struct rte_mbuf *m, uint32_t off, uint16_t *next, struct r
 	}
 	ihl = (p[0] & 0x0f) * 4u;
 	tot = (uint32_t)p[2] << 8 | p[3];
-	if (unlikely(ihl < 20 || left < ihl || tot < ihl || tot > rte_pktmbuf_pkt_len(m) - off ||
-		     rte_raw_cksum(p, ihl) != 0xffff)) {
+	if (unlikely(ihl < 20 || left < ihl || tot < ihl || tot > end - off ||
+		     tot > rte_pktmbuf_pkt_len(m) - off || rte_raw_cksum(p, ihl) != 0xffff)) {
 		*next = nfv_mark_drop(mm, drop_upf_bad_inner.id, UPF_GTPU_NEXT_DROP);
+		return 0;
+	}
+	src = (uint32_t)p[12] << 24 | (uint32_t)p[13] << 16 | (uint32_t)p[14] << 8 | p[15];
+	dst = (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
+	if (unlikely(nfv_ip4_is_martian_src(src) || (dst >> 24) == 0 || (dst >> 24) == 127 ||
+		     dst >= 0xe0000000 || (src >> 16) == 0xa9fe || (dst >> 16) == 0xa9fe)) {
+		*next = nfv_mark_drop(mm, drop_upf_inner_martian.id, UPF_GTPU_NEXT_DROP);
 		return 0;
 	}
 	return tot;
@@ -220,7 +246,7 @@ upf_gtpu_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	struct nfv_upf_session_counters *sc = nfv_upf_session_counters[w->index];
 	struct rte_hash *h = nfv_upf_table[NFV_UPF_UL];
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint32_t offs[RTE_GRAPH_BURST_SIZE], lens[RTE_GRAPH_BURST_SIZE];
+	uint32_t offs[RTE_GRAPH_BURST_SIZE], lens[RTE_GRAPH_BURST_SIZE], end;
 	rte_be32_t teids[RTE_GRAPH_BURST_SIZE];
 	const void *keys[RTE_GRAPH_BURST_SIZE];
 	void *data[RTE_GRAPH_BURST_SIZE];
@@ -232,10 +258,10 @@ upf_gtpu_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 
-		offs[i] = upf_gtpu_parse(m, n3, &teids[i], &nexts[i], c);
+		offs[i] = upf_gtpu_parse(m, n3, &teids[i], &end, &nexts[i], c);
 		if (nexts[i] != UPF_GTPU_NEXT_MAX)
 			continue;
-		lens[i] = upf_inner_check(m, offs[i], &nexts[i], m);
+		lens[i] = upf_inner_check(m, offs[i], end, &nexts[i], m);
 		if (lens[i] == 0)
 			continue;
 		if (h == NULL) {
@@ -258,6 +284,11 @@ upf_gtpu_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		r = data[j];
 		if (!(hits & (1ull << (j % RTE_HASH_LOOKUP_BULK_MAX)))) {
 			nexts[i] = nfv_mark_drop(m, drop_upf_no_pdr.id, UPF_GTPU_NEXT_DROP);
+			continue;
+		}
+		if (r->ue != 0 && memcmp(rte_pktmbuf_mtod_offset(m, const uint8_t *, offs[i] + 12),
+					 &r->ue, sizeof(r->ue)) != 0) {
+			nexts[i] = nfv_mark_drop(m, drop_upf_not_ue.id, UPF_GTPU_NEXT_DROP);
 			continue;
 		}
 		switch (r->action) {

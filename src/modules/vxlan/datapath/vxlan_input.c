@@ -29,6 +29,7 @@
 #include "core/node.h"
 #include "modules/bridge/bridge.h"
 #include "modules/infra/iface.h"
+#include "modules/ip/ip_node.h"
 #include "modules/vxlan/vxlan.h"
 
 enum vxlan_input_next {
@@ -61,23 +62,6 @@ struct vxlan_hdr {
 
 #define VXLAN_FLAG_I RTE_BE32(0x08000000)
 
-/* The UDP checksum (not 0) over the pseudo-header and the datagram. */
-static bool
-vxlan_udp_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint32_t l4_off,
-		   uint32_t udp_len)
-{
-	uint32_t sum;
-
-	if (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-		return true;
-	if (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_BAD)
-		return false;
-	sum = (uint32_t)rte_ipv4_phdr_cksum(ip, 0) + nfv_cksum_mbuf(m, l4_off, udp_len);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
 static __rte_always_inline uint16_t
 vxlan_input_one(struct rte_mbuf *m, void *arg)
 {
@@ -100,7 +84,7 @@ vxlan_input_one(struct rte_mbuf *m, void *arg)
 	if (unlikely(udp_len < hdrs - l4_off + RTE_ETHER_HDR_LEN ||
 		     udp_len > rte_pktmbuf_pkt_len(m) - l4_off))
 		return nfv_mark_drop(m, drop_vx_too_short.id, VXLAN_INPUT_NEXT_DROP);
-	if (udp->dgram_cksum != 0 && unlikely(!vxlan_udp_cksum_ok(m, ip, l4_off, udp_len)))
+	if (udp->dgram_cksum != 0 && unlikely(!nfv_udp4_cksum_ok(m, ip, l4_off, udp_len)))
 		return nfv_mark_drop(m, drop_vx_cksum.id, VXLAN_INPUT_NEXT_DROP);
 	if (unlikely(!(vx->flags & VXLAN_FLAG_I)))
 		return nfv_mark_drop(m, drop_vx_flags.id, VXLAN_INPUT_NEXT_DROP);
