@@ -371,6 +371,63 @@ def test_gratuitous_arp_unsolicited_na_and_static(nfvd):
     assert dmacs == [("10.0.0.1", H0B), ("10.0.0.2", S2), ("2001:db8:a::1", H0B)]
 
 
+def test_off_link_senders_are_answered_not_learned(nfvd):
+    """A sender that is not on the receiving port's subnets (here one of
+    p1's, and one behind a route via p1) is answered but not learned: a
+    learned neighbor brings its host route, which would take that
+    address's traffic away from p1. A duplicate address detection probe
+    (NS from ::) for our address is answered to all nodes."""
+    att = "02:00:00:00:0a:0a"
+    d = start(nfvd)
+    for psrc in ("10.1.0.2", "198.51.100.7"):
+        inject(d, "p0", arp_req(att, psrc, "10.0.0.254"))
+    inject(d, "p0", arp_reply(att, "10.1.0.2", P0, "10.0.0.254"))
+    inject(d, "p0", ns(att, "2001:db8:b::2", "2001:db8:a::fe"))
+    inject(d, "p0", na(att, "2001:db8:b::2", P0, "2001:db8:a::fe", s=1, o=1))
+    dad_dst, dad_mac = sn("2001:db8:a::fe")
+    inject(d, "p0", Ether(dst=dad_mac, src=att) / IPv6(src="::", dst=dad_dst, hlim=255) /
+           ICMPv6ND_NS(tgt="2001:db8:a::fe"))
+    st = wait_idle(d)
+    assert neigh(d) == {}
+    routes = {r["prefix"] for r in d.ctl("route show")["routes"]}
+    assert not routes & {"10.1.0.2/32", "198.51.100.7/32", "2001:db8:b::2/128"}, routes
+    ev = st["neigh"]["events"]
+    assert ev["off_link"] == 4 and ev["created"] == 0, ev
+    assert ev["arp_replies_sent"] == 2 and ev["na_sent"] == 2, ev
+    assert drops(st) == {"arp_input/reply_received": 1,
+                         "nd_input/advertisement_received": 1}, drops(st)
+    out = d.stop()
+    rep = lambda pdst: bytes(Ether(dst=att, src=P0) / ARP(
+        op=2, hwsrc=P0, psrc="10.0.0.254", hwdst=att, pdst=pdst))
+    assert out["p0"] == [rep("10.1.0.2"), rep("198.51.100.7"),
+                         bytes(na(P0, "2001:db8:a::fe", att, "2001:db8:b::2", r=1, s=1, o=1)),
+                         bytes(na(P0, "2001:db8:a::fe", "33:33:00:00:00:01", "ff02::1",
+                                  r=1, s=0, o=1))]
+    assert out["p1"] == []
+
+
+def test_held_packets_of_removed_neighbors_are_counted(nfvd):
+    """Packets held for a neighbor whose entry goes (neigh flush, its
+    interface moved to another VRF) are counted as neighbor_removed, and a
+    gratuitous ARP request for another address as an announcement."""
+    d = start(nfvd, rx0=[udp4("10.1.0.9", "a%d" % i) for i in range(3)] +
+              [udp4("198.51.100.5", "b%d" % i) for i in range(2)] +
+              [udp6("2001:db8:a::9", "c%d" % i, src="2001:db8:b::1") for i in range(2)],
+              extra=["neigh set retrans 10000", "vrf add blue"])
+    wait_for(lambda: neigh(d).get("10.1.0.9", {}).get("held") == 3 and
+             neigh(d).get("10.1.0.1", {}).get("held") == 2 and
+             neigh(d).get("2001:db8:a::9", {}).get("held") == 2, what="held packets")
+    d.ctl("neigh", "flush", "dev", "p0")
+    d.ctl("port", "set", "p1", "vrf", "blue")
+    inject(d, "p0", Ether(dst=BCAST, src=H0) / ARP(op=1, hwsrc=H0, psrc="10.0.0.1",
+                                                  pdst="10.0.0.1"))
+    st = wait_idle(d)
+    assert drops(st) == {"neigh_hold/neighbor_removed": 7,
+                         "arp_input/reply_received": 1}, drops(st)
+    assert neigh(d) == {}
+    d.stop()
+
+
 def test_states_and_timers(nfvd):
     """reachable -> stale after the reachable time (0.5-1.5 x 300 ms here);
     used while stale -> delay -> probe (3 unicast requests) -> failed; a

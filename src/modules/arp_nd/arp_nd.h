@@ -67,5 +67,6 @@ extern struct nfv_drop_reason drop_neigh_hold_overflow;
 extern struct nfv_drop_reason drop_neigh_resolution_failed;
 extern struct nfv_drop_reason drop_neigh_table_full;
 extern struct nfv_drop_reason drop_neigh_no_source;
+extern struct nfv_drop_reason drop_neigh_removed;
 
 #endif

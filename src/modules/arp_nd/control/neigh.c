@@ -24,7 +24,14 @@
  * Learning follows Linux with arp_accept=0 and RFC 4861 7.2.3-7.2.5: an
  * ARP request or NS for one of our addresses creates (or updates) the
  * sender's entry; other ARP (gratuitous, replies) and unsolicited NAs
- * only update existing entries; a reply or solicited NA confirms.
+ * only update existing entries; a reply or solicited NA confirms. Only a
+ * sender on the link is learned: within a subnet of one of the receiving
+ * interface's addresses (or IPv6 link-local). An entry is published with
+ * its host route, which beats any shorter route: an off-link address
+ * learned on one port would take over that address's traffic from the
+ * port its route names (Linux keeps neighbors out of its routing table,
+ * so it does not need the test). A request from off the link is still
+ * answered.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -218,7 +225,7 @@ neigh_create(const struct nfv_ip *ip, uint16_t iface, uint64_t now)
 			return NULL;
 		}
 		nfv_neigh_cnt.evicted++;
-		neigh_delete(victim, NULL);
+		neigh_delete(victim, &drop_neigh_removed);
 	}
 	for (idx = 0; idx < table_size; idx++)
 		if (!table[idx].used) {
@@ -544,7 +551,25 @@ iface_has_addr(uint16_t iface, const struct nfv_ip *ip)
 	return false;
 }
 
-/* What may be learned: a unicast MAC, an address that could be a neighbor. */
+/* Whether ip is on iface's link: in the subnet of one of its addresses,
+ * or IPv6 link-local. */
+static bool
+on_link(uint16_t iface, const struct nfv_ip *ip)
+{
+	struct nfv_prefix a[NFV_ADDR_PER_PORT_MAX];
+	unsigned int n;
+
+	if (ip->family == AF_INET6 && nfv_ip_is_link_local(ip))
+		return true;
+	n = nfv_addr_of_iface(iface, a);
+	for (unsigned int i = 0; i < n; i++)
+		if (a[i].ip.family == ip->family && nfv_prefix_contains(&a[i], ip))
+			return true;
+	return false;
+}
+
+/* What may be learned: a unicast MAC, an address that could be a neighbor
+ * on the link it came by. */
 static bool
 learnable(const struct nfv_ip *ip, const uint8_t *mac, uint16_t iface)
 {
@@ -557,6 +582,10 @@ learnable(const struct nfv_ip *ip, const uint8_t *mac, uint16_t iface)
 		return false;
 	if (nfv_neigh_is_static(ip, iface)) {
 		nfv_neigh_cnt.static_kept++;
+		return false;
+	}
+	if (!on_link(iface, ip)) {
+		nfv_neigh_cnt.off_link++;
 		return false;
 	}
 	return true;
@@ -597,7 +626,9 @@ arp_handler(struct rte_mbuf *m, unsigned int worker)
 		if (e != NULL)
 			neigh_update(e, sha, op == RTE_ARP_OP_REPLY && ours, true, now);
 	}
-	if (op != RTE_ARP_OP_REQUEST) {
+	/* A gratuitous request (sender and target the same address, not
+	 * ours) announces, as a reply does: nothing to answer. */
+	if (op != RTE_ARP_OP_REQUEST || (!ours && sip.v4 == tip.v4)) {
 		drop_pkt(m, &drop_arp_reply_received, worker);
 		return;
 	}
@@ -831,7 +862,7 @@ neigh_timer(struct neigh *e, uint64_t now)
 		break;
 	case NEIGH_STALE:
 		nfv_neigh_cnt.gc++;
-		neigh_delete(e, &drop_neigh_table_full);
+		neigh_delete(e, &drop_neigh_removed);
 		break;
 	case NEIGH_DELAY:
 		enter(e, NEIGH_PROBE, now);
@@ -899,7 +930,7 @@ nfv_neigh_flush(int iface)
 
 	for (unsigned int i = 0; i < table_size; i++)
 		if (table[i].used && (iface < 0 || table[i].iface == iface)) {
-			neigh_delete(&table[i], &drop_neigh_table_full);
+			neigh_delete(&table[i], &drop_neigh_removed);
 			n++;
 		}
 	return n;
@@ -914,7 +945,7 @@ iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 	if (ev == NFV_IFACE_REMOVED || ev == NFV_IFACE_VRF) {
 		for (unsigned int i = 0; i < table_size; i++)
 			if (table[i].used && table[i].iface == iface)
-				neigh_delete(&table[i], NULL);
+				neigh_delete(&table[i], &drop_neigh_removed);
 	}
 }
 NFV_IFACE_EVENT_HANDLER(iface_event);
@@ -966,7 +997,7 @@ nfv_neigh_stats_json(void)
 		json_object_set_new(states, state_names[s], json_integer(by_state[s]));
 	return json_pack("{s:i, s:i, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:I}}",
+			 "s:I, s:I, s:I}}",
 		"entries", n_entries, "max_entries", nfv_neigh_params.max_entries,
 		"states", states, "events",
 		"arp_requests_received", (json_int_t)c->arp_requests_received,
@@ -980,7 +1011,8 @@ nfv_neigh_stats_json(void)
 		"not_ours", (json_int_t)c->not_ours, "nd_invalid", (json_int_t)c->nd_invalid,
 		"created", (json_int_t)c->created, "resolved", (json_int_t)c->resolved,
 		"confirmed", (json_int_t)c->confirmed, "mac_changed", (json_int_t)c->mac_changed,
-		"static_kept", (json_int_t)c->static_kept, "used_stale", (json_int_t)c->used_stale,
+		"static_kept", (json_int_t)c->static_kept, "off_link", (json_int_t)c->off_link,
+		"used_stale", (json_int_t)c->used_stale,
 		"held", (json_int_t)c->held, "released", (json_int_t)c->released,
 		"hold_overflow", (json_int_t)c->hold_overflow, "failed", (json_int_t)c->failed,
 		"failed_packets", (json_int_t)c->failed_packets,

@@ -43,6 +43,7 @@ struct nfv_neigh_counters {
 	uint64_t confirmed;
 	uint64_t mac_changed;
 	uint64_t static_kept;
+	uint64_t off_link;     /* senders not learned: not on the receiving link */
 	uint64_t used_stale;
 	uint64_t held;
 	uint64_t released;

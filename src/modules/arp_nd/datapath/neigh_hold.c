@@ -38,6 +38,8 @@ NEIGH_DROP_REASON(drop_neigh_resolution_failed, "resolution_failed",
 	"neighbor did not answer: ICMP host/address unreachable sent (RFC 1812 4.3.3.1)");
 NEIGH_DROP_REASON(drop_neigh_table_full, "table_full",
 	"neighbor table (or next-hop table) full: no entry for the next hop");
+NEIGH_DROP_REASON(drop_neigh_removed, "neighbor_removed",
+	"held for a neighbor whose entry went (neigh flush, its interface removed or moved to another VRF)");
 NEIGH_DROP_REASON(drop_neigh_no_source, "no_source",
 	"no address on the output interface to solicit the neighbor from");
 

@@ -8,7 +8,9 @@
  *
  * ICMPv6 echo requests and ND messages to a link-local unicast or
  * link-scope multicast destination go to the link module's node when one
- * registered (nfv_ip6_link_register: ND).
+ * registered (nfv_ip6_link_register: ND), and so do duplicate address
+ * detection probes (a neighbor solicitation from the unspecified address
+ * to a solicited-node group), which nfvd answers for its own addresses.
  *
  * Edges: ip6_lookup, drop, the link module's node.
  * Drops: too_short, headers_not_contiguous, bad_version,
@@ -93,6 +95,15 @@ ip6_is_link_local(const uint8_t *a)
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
+/* A solicited-node multicast address, ff02::1:ff00:0/104 (RFC 4291 2.7.1). */
+static __rte_always_inline bool
+ip6_is_solicited_node(const uint8_t *a)
+{
+	static const uint8_t prefix[13] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
+
+	return memcmp(a, prefix, sizeof(prefix)) == 0;
+}
+
 /* ICMPv6 echo request or neighbor discovery (types 133-137), no extension
  * header: what the link module takes from link-scope destinations. */
 static __rte_always_inline bool
@@ -126,6 +137,13 @@ ip6_input_slow(struct rte_mbuf *m)
 		return nfv_mark_drop(m, drop_ip6_bad_length.id, IP6_INPUT_NEXT_DROP);
 	if (unlikely(total < l3_len) && nfv_pktmbuf_trim(m, l3_len - total) < 0)
 		return nfv_mark_drop(m, drop_ip6_bad_length.id, IP6_INPUT_NEXT_DROP);
+	/* From the unspecified address, only a duplicate address detection
+	 * probe (RFC 4862 5.4.2: a neighbor solicitation to a solicited-node
+	 * group, RFC 4861 7.1.1), for the module that handles the link. */
+	if (unlikely(ip6_is_unspecified(ip->src_addr)) && nfv_ip6_link_edge_input >= 0 &&
+	    ip6_is_solicited_node(ip->dst_addr) && ip6_is_nd_or_echo(m, ip) &&
+	    *((const uint8_t *)(ip + 1)) == 135)
+		return (uint16_t)nfv_ip6_link_edge_input;
 	if (unlikely(ip->src_addr[0] == 0xff || ip6_is_unspecified(ip->src_addr) ||
 		     ip6_is_loopback(ip->src_addr) || ip6_is_v4_mapped(ip->src_addr)))
 		return nfv_mark_drop(m, drop_ip6_martian_source.id, IP6_INPUT_NEXT_DROP);
