@@ -19,7 +19,9 @@
  * to it. Frames for the reserved group
  * addresses 01:80:c2:00:00:00-0f (STP, LACP, 802.1X) are not forwarded.
  * Entries older than the bridge's ageing time are not used, and a sweep of
- * a few entries per call forgets them.
+ * a few entries per call forgets them. A frame does not leave by a member
+ * whose MTU its L2 payload (less an 802.1Q tag it carries) exceeds: known
+ * unicast is dropped, a flood leaves that member out.
  *
  * VLAN sub-interfaces are ports too: their frames come from vlan_input
  * (this node is also a feature of the vlan_l2_input arc), and frames to
@@ -32,7 +34,8 @@
  * nfv_bridge_meta.remote (the learned VTEP, 0: all), mbuf->port (to
  * eth_input: the bridge).
  * Drops: bridge_input/too_short, not_a_port, bridge_down, bad_source,
- * reserved_group, same_port, port_down, no_ports, no_mbuf, no_headroom.
+ * reserved_group, same_port, port_down, no_ports, no_mbuf, no_headroom,
+ * mtu_exceeded.
  * Counters: per bridge frames and bytes in and out; learned, moved, aged,
  * flooded, fdb_full (per worker).
  */
@@ -76,6 +79,8 @@ NFV_DROP_REASON(drop_br_no_mbuf, "bridge_input", "no_mbuf",
 	"no mbuf for a flooded copy (one copy not sent)");
 NFV_DROP_REASON(drop_br_no_headroom, "bridge_input", "no_headroom",
 	"no room in front of the frame for a VLAN port's 802.1Q tag");
+NFV_DROP_REASON(drop_br_mtu, "bridge_input", "mtu_exceeded",
+	"frame larger than the MTU of the port it would leave by (one per port not sent to)");
 
 /* After the observers (mirror, capture, flow statistics): they see a
  * bridged port's frames as received. */
@@ -235,6 +240,27 @@ bridge_vlan_tag(struct rte_mbuf *m, uint16_t member)
 	return BRIDGE_INPUT_NEXT_PORT_TX;
 }
 
+/*
+ * Whether a frame of len bytes may leave by a member of MTU mtu: its L2
+ * payload (the frame less its Ethernet header, and less an 802.1Q tag it
+ * carries) is at most the MTU, the limit routed packets have (Linux's
+ * bridge allows any frame 4 bytes more, for a tag). A VLAN member has its
+ * port's MTU and adds its tag on top, so the frame as received is what
+ * counts. One compare on the common path: the tag is looked at only for a
+ * frame over the untagged limit.
+ */
+static __rte_always_inline bool
+bridge_fits(const struct rte_mbuf *m, uint32_t len, uint16_t mtu)
+{
+	const struct rte_ether_hdr *eth;
+
+	if (likely(len <= (uint32_t)mtu + RTE_ETHER_HDR_LEN))
+		return true;
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	return len <= (uint32_t)mtu + RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) &&
+	       eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN);
+}
+
 /* The edge to a member (meta.tx_port set), remote: the VTEP for a tunnel. */
 static __rte_always_inline uint16_t
 bridge_member_edge(struct rte_mbuf *m, uint16_t member, rte_be32_t remote)
@@ -264,9 +290,11 @@ bridge_member_up(uint16_t member, uint16_t br, uint16_t from)
 }
 
 /* Broadcast, multicast and unknown unicast: a copy to every other member
- * that is up, the frame itself to the last one; with to_self (a bridge
- * with an address, broadcast or multicast from a port), a copy to the
- * bridge's interface too (eth_input), first. */
+ * that is up and whose MTU the frame fits, the frame itself to the last
+ * one; with to_self (a bridge with an address, broadcast or multicast
+ * from a port), a copy to the bridge's interface too (eth_input), first.
+ * Each member the frame is too large for counts one mtu_exceeded drop
+ * (the frame itself is that drop when no member takes it). */
 static void
 bridge_flood(struct rte_graph *graph, struct rte_node *node, struct bridge_out *o,
 	     struct nfv_worker *w, struct nfv_bridge_counters *c, const struct nfv_bridge *b,
@@ -274,11 +302,33 @@ bridge_flood(struct rte_graph *graph, struct rte_node *node, struct bridge_out *
 {
 	const struct nfv_bridge_ports *ports = __atomic_load_n(&b->ports, __ATOMIC_ACQUIRE);
 	uint16_t br = b->iface, last = UINT16_MAX;
-	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t len = rte_pktmbuf_pkt_len(m), too_big = 0;
+	uint64_t to = 0;   /* the members to send to, by their index in ports */
 
-	for (unsigned int i = 0; i < ports->n; i++)
-		if (bridge_member_up(ports->ids[i], br, from))
-			last = (uint16_t)i;
+	RTE_BUILD_BUG_ON(NFV_BRIDGE_PORTS_MAX > 64);
+	for (unsigned int i = 0; i < ports->n; i++) {
+		uint16_t member = ports->ids[i];
+
+		if (!bridge_member_up(member, br, from))
+			continue;
+		if (unlikely(!bridge_fits(m, len, nfv_ifaces[member].mtu))) {
+			too_big++;
+			continue;
+		}
+		to |= UINT64_C(1) << i;
+		last = (uint16_t)i;
+	}
+	if (unlikely(too_big != 0)) {
+		if (last == UINT16_MAX && !to_self) {
+			/* No member takes it and no copy for the bridge: the
+			 * frame itself is one of these drops (the drop node's). */
+			w->stats.drops[drop_br_mtu.id] += too_big - 1;
+			bridge_emit(graph, node, o, m, nfv_mark_drop(m, drop_br_mtu.id,
+								      BRIDGE_INPUT_NEXT_DROP));
+			return;
+		}
+		w->stats.drops[drop_br_mtu.id] += too_big;
+	}
 	if (to_self) {
 		struct rte_mbuf *copy = m;
 
@@ -301,12 +351,10 @@ bridge_flood(struct rte_graph *graph, struct rte_node *node, struct bridge_out *
 		return;
 	}
 	c->flooded++;
-	for (unsigned int i = 0; i < last; i++) {
-		uint16_t member = ports->ids[i];
+	for (uint64_t rest = to & ~(UINT64_C(1) << last); rest != 0; rest &= rest - 1) {
+		uint16_t member = ports->ids[rte_bsf64(rest)];
 		struct rte_mbuf *copy;
 
-		if (!bridge_member_up(member, br, from))
-			continue;
 		copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 		if (unlikely(copy == NULL)) {
 			w->stats.drops[drop_br_no_mbuf.id]++;
@@ -406,6 +454,10 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 				else if (unlikely(!__atomic_load_n(&nfv_ifaces[e->port].admin_up,
 								   __ATOMIC_RELAXED)))
 					edge = nfv_mark_drop(m, drop_br_port_down.id,
+							     BRIDGE_INPUT_NEXT_DROP);
+				else if (unlikely(!bridge_fits(m, rte_pktmbuf_pkt_len(m),
+							       nfv_ifaces[e->port].mtu)))
+					edge = nfv_mark_drop(m, drop_br_mtu.id,
 							     BRIDGE_INPUT_NEXT_DROP);
 				else {
 					edge = bridge_member_edge(m, e->port, e->remote);
