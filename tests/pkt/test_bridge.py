@@ -255,3 +255,77 @@ def test_vlan_port(tmp_path):
     assert out["p0"] == [b_bc, c_a]
     assert sorted(out["p2"]) == sorted([a_bc, b_bc])
     assert out["p3"] == []     # down while A and B flooded
+
+
+def test_mtu(tmp_path):
+    """A frame whose L2 payload (less the Ethernet header, and less an
+    802.1Q tag it carries) is over a member's MTU does not leave by that
+    member: known unicast is dropped, a flood skips that member only, each
+    member not sent to is one bridge_input/mtu_exceeded drop. A VLAN member
+    has its port's MTU, its tag added on top.
+
+        A -- p0 (mtu 1500) --+
+        B -- p1 (mtu 1400) --+-- br0 --+-- p3 (mtu 1500) -- D
+        C -- p2 (mtu 1400) v20 --------+
+
+    p3 comes up once A, B and C are learned (their broadcasts flooded)."""
+    D = "02:00:00:00:0b:03"
+
+    def sized(src, dst, payload, vlan=None):
+        """A frame with an L2 payload (IPv4 packet) of payload bytes."""
+        l3 = IP(src="10.77.0.3", dst="10.77.0.4") / UDP(sport=1, dport=2) / \
+            (b"Z" * (payload - 28))
+        eth = Ether(src=src, dst=dst)
+        return bytes(eth / Dot1Q(vlan=vlan) / l3 if vlan is not None else eth / l3)
+
+    def tagged(f, vlan):
+        e = Ether(f)
+        return bytes(Ether(src=e.src, dst=e.dst) / Dot1Q(vlan=vlan) / e.payload)
+    a_bc, b_bc, c_bc = frame(A, BCAST, b"a"), frame(B, BCAST, b"b"), frame(C, BCAST, b"c")
+    to_b = sized(D, B, 1400)                  # p1's MTU: sent
+    to_b_over = sized(D, B, 1401)             # dropped
+    to_c = sized(D, C, 1400)                  # v20: sent, 1418 bytes with its tag
+    to_c_over = sized(D, C, 1401)             # dropped
+    to_b_tagged = sized(D, B, 1400, vlan=5)   # 1418 bytes, its tag not counted: sent
+    to_b_tagged_over = sized(D, B, 1401, vlan=5)
+    unknown = bytes(Ether(src=D, dst="02:00:00:00:0e:55") /
+                    IP(src="10.77.0.3", dst="10.77.0.4") / UDP(sport=1, dport=2) /
+                    (b"Z" * 1373))            # 1401: flooded to p0 only
+    bc_1500 = sized(D, BCAST, 1500)           # p0 only
+    bc_1501 = sized(D, BCAST, 1501)           # no member: the frame and two copies dropped
+    to_a = sized(D, A, 1500)
+    in3 = [to_b, to_b_over, to_c, to_c_over, to_b_tagged, to_b_tagged_over, unknown,
+           bc_1500, bc_1501, to_a]
+    assert len(unknown) == 1415
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[a_bc])
+    nfvd.add_port("p1", rx=[b_bc], opts=" mtu 1400")
+    nfvd.add_port("p2", rx=[tagged(c_bc, 20)], opts=" mtu 1400")
+    nfvd.add_port("p3", rx=in3)
+    nfvd.cmd("vlan add v20 dev p2 id 20", "bridge add br0",
+             "bridge port add br0 dev p0", "bridge port add br0 dev p1",
+             "bridge port add br0 dev v20", "bridge port add br0 dev p3", "port set p3 down")
+    nfvd.start()
+    nfvd.wait_processed({"p0": 1, "p1": 1, "p2": 1})
+    assert {(m, p) for m, p, t in fdb(nfvd) if t == "learned"} == \
+        {(A, "p0"), (B, "p1"), (C, "v20")}
+    nfvd.ctl("port set p3 up")
+    st = nfvd.wait_processed({"p0": 1, "p1": 1, "p2": 1, "p3": len(in3)})
+    # One each: to_b_over, to_c_over, to_b_tagged_over; two each (p1, v20):
+    # unknown, bc_1500; three (p0, p1, v20): bc_1501.
+    assert drops(st) == {"bridge_input/mtu_exceeded": 10}
+    r = rows(nfvd)
+    assert (r["p1"]["mtu"], r["v20"]["mtu"], r["p0"]["mtu"]) == (1400, 1400, 1500)
+    # In: 3 broadcasts, then D's 10. Out: the broadcasts 2 each; to_b,
+    # to_c, to_b_tagged, unknown, bc_1500, to_a.
+    assert (r["br0"]["rx_packets"], r["br0"]["tx_packets"]) == (3 + 10, 6 + 6)
+    assert nfvd.stats()["bridge"]["flooded"] == 3 + 2
+    out = nfvd.stop()
+    assert sorted(out["p0"][:2]) == sorted([b_bc, c_bc])
+    assert out["p0"][2:] == [unknown, bc_1500, to_a]
+    assert sorted(out["p1"][:2]) == sorted([a_bc, c_bc])
+    assert out["p1"][2:] == [to_b, to_b_tagged]
+    assert sorted(out["p2"][:2]) == sorted([tagged(a_bc, 20), tagged(b_bc, 20)])
+    assert out["p2"][2:] == [tagged(to_c, 20)]
+    assert len(out["p2"][2]) == 1418
+    assert out["p3"] == []     # down while the others flooded

@@ -219,3 +219,55 @@ def test_flood_longer_than_a_slice(tmp_path):
     for f in frames:   # each frame's copies in the order of the remotes
         mine = [b for b in got if bytes(b[50:]) == bytes(f)]
         assert [IP(b[14:34]).dst for b in mine] == remotes
+
+
+def test_mtu(tmp_path):
+    """Decapsulated frames bridged out take the members' MTU as any other:
+    a flood skips p1 (mtu 1400) for a frame with an L2 payload over 1400;
+    frames into the tunnel take its MTU (1450, so that the outer packet
+    fits the underlay's 1500): known unicast over it is dropped, a flood
+    skips it. Each member not sent to is one bridge_input/mtu_exceeded.
+
+        br0 = { p1 (mtu 1400), p3, p4 (host V, up in phase 2), vx0 remote R1 }"""
+    V = "02:00:00:00:0a:05"
+
+    def sized(src, dst, payload):
+        """An inner frame with an L2 payload (IPv4 packet) of payload bytes."""
+        return Ether(src=src, dst=dst) / IP(src="10.50.0.1", dst="10.50.0.2") / \
+            UDP(sport=1111, dport=2222) / (b"V" * (payload - 28))
+    d_1400 = sized(X, BCAST, 1400)            # to p1, p3
+    d_1401 = sized(X, BCAST, 1401)            # to p3 only
+    d_1450 = sized(X, H, 1450)                # unknown: to p3 only
+    in2 = [outer(f, R1) for f in (d_1400, d_1401, d_1450)]
+    e_1450 = sized(V, X, 1450)                # to R1: a 1500-byte outer packet
+    e_1451 = sized(V, X, 1451)                # over vx0's MTU: dropped
+    e_bc = sized(V, BCAST, 1451)              # to p3 only
+    in4 = [bytes(f) for f in (e_1450, e_1451, e_bc)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.add_port("p1", opts=" mtu 1400")
+    nfvd.add_port("p2", rx=in2)
+    nfvd.add_port("p3")
+    nfvd.add_port("p4", rx=in4)
+    nfvd.cmd("addr add 192.0.2.1/24 dev p0", "addr add 198.51.100.1/24 dev p2",
+             "neigh add 192.0.2.2 lladdr %s dev p0" % R1MAC,
+             "vxlan add vx0 vni 100 local 192.0.2.1 remote 192.0.2.2", "bridge add br0",
+             "bridge port add br0 dev p1", "bridge port add br0 dev p3",
+             "bridge port add br0 dev p4", "bridge port add br0 dev vx0", "port set p4 down")
+    nfvd.start()
+    nfvd.wait_processed({"p2": len(in2)})
+    assert fdb(nfvd) == {(X, "vx0", R1)}
+    nfvd.ctl("port set p4 up")
+    st = nfvd.wait_processed({"p2": len(in2), "p4": len(in4)})
+    # p1: d_1401, d_1450, e_bc; vx0: e_1451, e_bc.
+    assert drops(st) == {"bridge_input/mtu_exceeded": 5}
+    r = rows(nfvd)
+    assert (r["vx0"]["rx_packets"], r["vx0"]["tx_packets"]) == (3, 1)
+    assert (r["br0"]["rx_packets"], r["br0"]["tx_packets"]) == (6, 2 + 1 + 1 + 1 + 1)
+    out = nfvd.stop()
+    assert out["p1"] == [bytes(d_1400)]
+    assert out["p3"] == [bytes(d_1400), bytes(d_1401), bytes(d_1450), bytes(e_bc)]
+    assert len(out["p0"]) == 1 and len(out["p0"][0]) == 14 + 1500
+    sport = UDP(out["p0"][0][34:42]).sport
+    assert out["p0"] == [encapsulated(e_1450, R1, R1MAC, sport)]
+    assert out["p4"] == [] and out["p2"] == []
