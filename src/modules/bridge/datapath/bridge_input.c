@@ -25,7 +25,9 @@
  *
  * VLAN sub-interfaces are ports too: their frames come from vlan_input
  * (this node is also a feature of the vlan_l2_input arc), and frames to
- * them leave their port with the tag inserted here.
+ * them leave their port with the tag inserted here. A member's
+ * priority-tagged frame (VID 0) loses its tag here (it is the member's
+ * untagged frame); frames tagged with a VLAN are bridged as they are.
  *
  * Edges: port_tx (member ports), eth_input (the bridge's own frames),
  * drop, then the nodes of other member kinds (vxlan_output).
@@ -370,6 +372,27 @@ bridge_flood(struct rte_graph *graph, struct rte_node *node, struct bridge_out *
 	c->tx_bytes[br] += len;
 }
 
+/* A priority-tagged frame (VID 0: a priority and no VLAN, IEEE 802.1Q) is
+ * its member's untagged frame: the tag is removed before the frame is
+ * learned and forwarded, as vlan_input does on a port that is not bridged.
+ * Frames tagged with a VLAN are bridged as they are. Returns the frame's
+ * start. */
+static __rte_noinline const uint8_t *
+bridge_untag_priority(struct rte_mbuf *m)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	rte_be16_t tci;
+
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+		return eth;
+	memcpy(&tci, eth + RTE_ETHER_HDR_LEN, sizeof(tci));
+	if ((tci & RTE_BE16(0x0fff)) != 0)
+		return eth;
+	memmove(eth + sizeof(struct rte_vlan_hdr), eth, 2 * RTE_ETHER_ADDR_LEN);
+	rte_pktmbuf_adj(m, sizeof(struct rte_vlan_hdr));
+	return rte_pktmbuf_mtod(m, const uint8_t *);
+}
+
 static __rte_always_inline bool
 bridge_reserved_group(const uint8_t *dst)
 {
@@ -420,12 +443,17 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 		eth = rte_pktmbuf_mtod(m, const uint8_t *);
 		own = from == br;
 		if (likely(!own)) {
+			rte_be16_t type;
+
 			if (unlikely(eth[RTE_ETHER_ADDR_LEN] & 1)) {
 				bridge_emit(graph, node, &o, m,
 					    nfv_mark_drop(m, drop_br_bad_source.id,
 							  BRIDGE_INPUT_NEXT_DROP));
 				continue;
 			}
+			memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+			if (unlikely(type == RTE_BE16(RTE_ETHER_TYPE_VLAN)))
+				eth = bridge_untag_priority(m);
 			c->rx_packets[br]++;
 			c->rx_bytes[br] += rte_pktmbuf_pkt_len(m);
 			if (nfv_ifaces[from].kind != NFV_IFACE_KIND_PORT)

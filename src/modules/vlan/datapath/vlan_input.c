@@ -6,13 +6,21 @@
  * its MAC and dispatches it on the inner ethertype. Priority and DEI bits
  * are ignored; a second tag (QinQ) has no sub-interface and is dropped.
  *
+ * A priority-tagged frame (VID 0: a priority and no VLAN, IEEE 802.1Q) is
+ * the receiving interface's untagged frame, as Linux takes it: the tag is
+ * removed and the frame goes back to eth_input as that interface's. A tag
+ * behind it is then looked up as the frame's VLAN; a second priority tag
+ * right behind the first is dropped, so that a frame of stacked tags does
+ * not go round eth_input and this node tag by tag.
+ *
  * The "vlan_l2_input" arc starts here, keyed by the sub-interface: its
  * frames go to the first feature enabled on it (bridge_input, for a VLAN
  * that is a bridge port) instead of eth_input (one table load a frame).
  *
  * Edges: eth_input, drop, then the vlan_l2_input arc's features.
  * Writes: mbuf->port (the sub-interface), meta.drop_reason.
- * Drops: vlan_input/too_short, unknown_vlan, interface_down.
+ * Drops: vlan_input/too_short, unknown_vlan, interface_down,
+ * priority_tags.
  * Counters: packets and bytes received per VLAN interface (per worker).
  */
 #include <rte_ether.h>
@@ -38,6 +46,8 @@ NFV_DROP_REASON(drop_vlan_unknown, "vlan_input", "unknown_vlan",
 	"no VLAN interface for this port and VLAN id (or a second tag)");
 NFV_DROP_REASON(drop_vlan_down, "vlan_input", "interface_down",
 	"the VLAN interface is down");
+NFV_DROP_REASON(drop_vlan_priority_tags, "vlan_input", "priority_tags",
+	"two priority tags (VID 0) in a row");
 
 NFV_ETH_TYPE_REGISTER(vlan, RTE_ETHER_TYPE_VLAN, "nfv_vlan_input");
 
@@ -50,6 +60,33 @@ struct nfv_arc nfv_vlan_l2_input_arc = {
 NFV_ARC_REGISTER(nfv_vlan_l2_input_arc);
 
 #define VLAN_HDRS_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+#define VLAN_VID_MASK 0x0fff
+
+/*
+ * A frame that has no sub-interface: a priority-tagged one (VID 0) loses
+ * its tag and goes back to eth_input as the same interface's (mbuf->port
+ * unchanged, not counted as any VLAN's); any other is an unknown VLAN.
+ */
+static __rte_noinline uint16_t
+vlan_input_no_vlan(struct rte_mbuf *m, uint16_t vid)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (vid != 0)
+		return nfv_mark_drop(m, drop_vlan_unknown.id, VLAN_INPUT_NEXT_DROP);
+	if (rte_pktmbuf_data_len(m) >= VLAN_HDRS_LEN + sizeof(struct rte_vlan_hdr)) {
+		rte_be16_t inner[2];
+
+		/* The ethertype and TCI after this tag. */
+		memcpy(inner, eth + VLAN_HDRS_LEN - 2, sizeof(inner));
+		if (inner[0] == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
+		    (inner[1] & RTE_BE16(VLAN_VID_MASK)) == 0)
+			return nfv_mark_drop(m, drop_vlan_priority_tags.id, VLAN_INPUT_NEXT_DROP);
+	}
+	memmove(eth + sizeof(struct rte_vlan_hdr), eth, 2 * RTE_ETHER_ADDR_LEN);
+	rte_pktmbuf_adj(m, sizeof(struct rte_vlan_hdr));
+	return VLAN_INPUT_NEXT_ETH;
+}
 
 static __rte_always_inline uint16_t
 vlan_input_one(struct rte_mbuf *m, void *arg)
@@ -57,17 +94,17 @@ vlan_input_one(struct rte_mbuf *m, void *arg)
 	struct nfv_vlan_counters *c = arg;
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	rte_be16_t tci;
-	uint16_t id, edge;
+	uint16_t id, vid, edge;
 
 	if (unlikely(rte_pktmbuf_data_len(m) < VLAN_HDRS_LEN))
 		return nfv_mark_drop(m, drop_vlan_too_short.id, VLAN_INPUT_NEXT_DROP);
-	if (unlikely(m->port >= RTE_MAX_ETHPORTS)) /* tagged inside a VLAN */
-		return nfv_mark_drop(m, drop_vlan_unknown.id, VLAN_INPUT_NEXT_DROP);
 	memcpy(&tci, eth + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(tci));
-	id = __atomic_load_n(&nfv_vlan_iface[m->port][rte_be_to_cpu_16(tci) & 0xfff],
-			     __ATOMIC_RELAXED);
-	if (unlikely(id == NFV_VLAN_NONE))
-		return nfv_mark_drop(m, drop_vlan_unknown.id, VLAN_INPUT_NEXT_DROP);
+	vid = rte_be_to_cpu_16(tci) & VLAN_VID_MASK;
+	if (unlikely(m->port >= RTE_MAX_ETHPORTS)) /* tagged inside a VLAN (or a bridge) */
+		return vlan_input_no_vlan(m, vid);
+	id = __atomic_load_n(&nfv_vlan_iface[m->port][vid], __ATOMIC_RELAXED);
+	if (unlikely(id == NFV_VLAN_NONE)) /* VID 0 among them: no sub-interface has it */
+		return vlan_input_no_vlan(m, vid);
 	if (unlikely(!__atomic_load_n(&nfv_ifaces[id].admin_up, __ATOMIC_RELAXED)))
 		return nfv_mark_drop(m, drop_vlan_down.id, VLAN_INPUT_NEXT_DROP);
 	/* The addresses move up over the tag, which goes with the adj. */
