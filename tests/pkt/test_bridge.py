@@ -13,7 +13,7 @@ come up once p0's frames are through: B's frames are bridged after A's.
 """
 import time
 
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
@@ -329,3 +329,41 @@ def test_mtu(tmp_path):
     assert out["p2"][2:] == [tagged(to_c, 20)]
     assert len(out["p2"][2]) == 1418
     assert out["p3"] == []     # down while the others flooded
+
+
+def test_priority_tagged(tmp_path):
+    """A member's priority-tagged frame (802.1Q tag with VID 0: a priority,
+    no VLAN) is its untagged frame: the tag goes before the frame is
+    learned and bridged, and the bridge's address answers it. Frames
+    tagged with a VLAN are bridged as they are."""
+    BR = "02:00:00:00:0b:fe"
+    ping = IP(src="10.8.0.1", dst="10.8.0.254") / ICMP(type=8, id=1, seq=1) / b"vid0"
+    bc = IP(src="10.8.0.1", dst="10.8.0.255") / UDP(sport=7, dport=8) / b"bc"
+    uni = IP(src="10.8.0.1", dst="10.8.0.2") / UDP(sport=7, dport=8) / b"to-b"
+    in0 = [Ether(src=A, dst=BR) / Dot1Q(vlan=0, prio=3) / ping,
+           Ether(src=A, dst=BCAST) / Dot1Q(vlan=0, prio=5) / bc,
+           Ether(src=A, dst=B) / Dot1Q(vlan=0) / uni,
+           Ether(src=A, dst=B) / Dot1Q(vlan=7) / uni]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[bytes(f) for f in in0])
+    nfvd.add_port("p1")
+    nfvd.cmd("bridge add br0 mac %s" % BR, "bridge port add br0 dev p0",
+             "bridge port add br0 dev p1", "addr add 10.8.0.254/24 dev br0",
+             "neigh add 10.8.0.1 lladdr %s dev br0" % A)
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(in0)})
+    # The broadcast's copy for the bridge's interface (not routed).
+    assert drops(st) == {"ip4_lookup/l2_broadcast": 1}
+    assert st["icmp"]["echo_replies"] == 1
+    assert fdb(nfvd) == {(A, "p0", "learned"), (BR, "br0", "static")}
+    r = rows(nfvd)["br0"]
+    # In: the four frames; out: the echo reply, the broadcast and both
+    # unicast frames to p1 (B unknown).
+    assert (r["rx_packets"], r["tx_packets"]) == (4, 4)
+    out = nfvd.stop()
+    reply = Ether(src=BR, dst=A) / IP(src="10.8.0.254", dst="10.8.0.1", ttl=64, id=ping.id,
+                                      flags=ping.flags) / \
+        ICMP(type=0, id=1, seq=1) / b"vid0"
+    assert out["p0"] == [bytes(reply)]
+    assert out["p1"] == [bytes(Ether(src=A, dst=BCAST) / bc), bytes(Ether(src=A, dst=B) / uni),
+                         bytes(in0[3])]

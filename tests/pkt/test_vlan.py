@@ -134,3 +134,53 @@ def test_vlan_down_and_errors(tmp_path):
     assert not any(x["prefix"].startswith("10.10.") or x["prefix"].startswith("198.51.")
                    for x in nfvd.ctl("route show")["routes"])
     nfvd.stop()
+
+
+def echo_reply(req, dst_mac, src_mac, vlan=None):
+    """nfvd's answer to an echo request (scapy packet from IP on): addresses
+    swapped, TTL 64, the rest of the IP header kept, type 0."""
+    ip = req[IP]
+    l3 = IP(src=ip.dst, dst=ip.src, ttl=64, tos=ip.tos, id=ip.id, flags=ip.flags) / \
+        ICMP(type=0, code=0, id=ip[ICMP].id, seq=ip[ICMP].seq) / bytes(ip[ICMP].payload)
+    eth = Ether(dst=dst_mac, src=src_mac)
+    return bytes(eth / Dot1Q(vlan=vlan) / l3 if vlan is not None else eth / l3)
+
+
+def test_priority_tagged(tmp_path):
+    """A priority-tagged frame (802.1Q tag with VID 0: a priority, no VLAN)
+    is its interface's untagged frame: the tag goes and the frame is
+    answered or routed as the port's (replies leave untagged, as Linux
+    sends them); a VLAN tag behind it is the frame's VLAN; on a VLAN, a
+    priority tag inside is that VLAN's untagged frame; two priority tags in
+    a row are dropped, named."""
+    B1 = "02:00:00:00:0b:01"
+    ping = IP(src="10.9.0.1", dst="10.9.0.254") / ICMP(type=8, id=1, seq=1) / b"vid0"
+    to10 = udp4("10.9.0.1", "10.10.0.1", b"p0-to-v10")
+    from10 = udp4("10.10.0.1", "10.9.0.1", b"v10-to-p0")
+    ping10 = IP(src="10.10.0.1", dst="10.10.0.254") / ICMP(type=8, id=2, seq=9) / b"v10"
+    in0 = [Ether(src=B1, dst=P0) / Dot1Q(vlan=0, prio=3) / ping,       # answered untagged
+           Ether(src=B1, dst=P0) / Dot1Q(vlan=0) / to10,              # routed to v10
+           Ether(src=R10, dst=P0) / Dot1Q(vlan=0, prio=1) / Dot1Q(vlan=10) / from10,
+           Ether(src=R10, dst=P0) / Dot1Q(vlan=10) / Dot1Q(vlan=0, prio=6) / ping10,
+           Ether(src=B1, dst=OTHER) / Dot1Q(vlan=0) / ping,           # another host's
+           Ether(src=B1, dst=P0) / Dot1Q(vlan=0) / Dot1Q(vlan=0) / ping]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[bytes(f) for f in in0])
+    nfvd.cmd("vlan add v10 dev p0 id 10",
+             "addr add 10.9.0.254/24 dev p0", "addr add 10.10.0.254/24 dev v10",
+             "neigh add 10.9.0.1 lladdr %s dev p0" % B1,
+             "neigh add 10.10.0.1 lladdr %s dev v10" % R10)
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(in0)})
+    assert drops(st) == {"eth_input/other_host": 1, "vlan_input/priority_tags": 1}
+    assert st["icmp"]["echo_replies"] == 2
+    r = rows(nfvd)
+    # v10's own: the frame tagged 10 behind a priority tag, and its ping.
+    assert (r["v10"]["rx_packets"], r["v10"]["tx_packets"]) == (2, 2)
+    assert (r["p0"]["rx_packets"], r["p0"]["tx_packets"]) == (len(in0), 4)
+    out = nfvd.stop()
+    # Echo replies go round ip4_lookup once more: compared in any order.
+    assert sorted(out["p0"]) == sorted([echo_reply(ping, B1, P0),
+                                        routed(to10, R10, P0, 10),
+                                        routed(from10, B1, P0),
+                                        echo_reply(ping10, R10, P0, 10)])
