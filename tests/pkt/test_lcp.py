@@ -4,7 +4,9 @@ lcp: kernel twins. A twin (TAP, net_tap) in a network namespace follows its
 interface (MAC, MTU, link, addresses, later ones too); routes the kernel
 puts on it enter nfvd's table as source "kernel" with their protocol
 (inline next hops, multipath, nexthop objects and groups, IPv6) and leave
-with it; "route add" wins over the kernel for the same prefix. Packets nfvd
+with it; of IPv4 routes sharing a prefix, table and metric ("ip route
+append") nfvd takes the first, as the kernel does, and routes for one TOS
+only none; "route add" wins over the kernel for the same prefix. Packets nfvd
 does not serve (ARP, TCP to port 179, UDP to an unknown port) are punted to
 the twin (ARP as a copy: nfvd sees it too), policed; what the kernel
 answers leaves by the port.
@@ -182,6 +184,76 @@ def test_twin_follows_interface_and_routes(nfvd, netns):
     assert n.ctl("lcp show")["lcp"] == []
     assert ipns("link", "show", TWIN, check=False).returncode != 0
     assert "lcp-p0" not in {p["name"] for p in n.ctl("port show")["ports"]}
+    n.stop()
+
+
+def kernel_via(addr):
+    """The gateway the kernel in the namespace uses for addr."""
+    words = ipns("route", "get", addr).stdout.split()
+    return words[words.index("via") + 1]
+
+
+def settle(nfvd, want, tag):
+    """Waits until nfvd's kernel routes are exactly want, and stay so once it
+    has read everything the kernel said before: a marker route added last
+    must come and go."""
+    marker = "198.18.%d.0/24" % tag
+    ipns("route", "add", marker, "via", "10.1.0.99")
+    wait_routes(nfvd, dict(want, **{marker: ("boot", "10.1.0.99")}))
+    ipns("route", "del", marker)
+    wait_routes(nfvd, want)
+
+
+def test_routes_sharing_a_key(nfvd, netns):
+    """IPv4 holds several routes of one prefix, table and metric ("ip route
+    append", "prepend") and a lookup takes the first; a route for one TOS
+    only is not plain forwarding. nfvd holds what the kernel uses, after
+    every change and after a resync."""
+    n = nfvd()
+    n.add_port("p0")
+    n.add_port("p1")
+    n.cmd("addr add 10.1.0.1/24 dev p0", "addr add 10.2.0.1/24 dev p1")
+    n.start()
+    n.ctl("lcp", "add", "dev", "p0", "host-if", TWIN, "netns", NS)
+
+    def check(via, tag):
+        settle(n, {"192.0.2.0/24": ("boot", via)}, tag)
+        assert kernel_via("192.0.2.1") == via
+
+    ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7")
+    ipns("route", "append", "192.0.2.0/24", "via", "10.1.0.8")
+    check("10.1.0.7", 1)
+    ipns("route", "del", "192.0.2.0/24", "via", "10.1.0.8")
+    check("10.1.0.7", 2)
+    ipns("route", "append", "192.0.2.0/24", "via", "10.1.0.8")
+    ipns("route", "prepend", "192.0.2.0/24", "via", "10.1.0.6")
+    check("10.1.0.6", 3)
+    # "replace" takes the first one's place: .5, .7, .8.
+    ipns("route", "replace", "192.0.2.0/24", "via", "10.1.0.5")
+    check("10.1.0.5", 4)
+    # A deletion without a gateway removes the first.
+    ipns("route", "del", "192.0.2.0/24")
+    check("10.1.0.7", 5)
+    # A resync (a twin added in the namespace) keeps the kernel's order.
+    resyncs = lcp_stats(n)["netlink"]["resyncs"]
+    n.ctl("lcp", "add", "dev", "p1", "host-if", "nfvlcpt1", "netns", NS)
+    assert lcp_stats(n)["netlink"]["resyncs"] == resyncs + 1
+    check("10.1.0.7", 6)
+    ipns("route", "del", "192.0.2.0/24", "via", "10.1.0.7")
+    check("10.1.0.8", 7)
+    ipns("route", "del", "192.0.2.0/24", "via", "10.1.0.8")
+    settle(n, {}, 8)
+
+    # A route for TOS 0x10 only: the kernel forwards other packets by the
+    # plain route, and so does nfvd; deleting it changes nothing.
+    ipns("route", "add", "192.0.3.0/24", "via", "10.1.0.7")
+    ipns("route", "add", "192.0.3.0/24", "tos", "0x10", "via", "10.1.0.9")
+    settle(n, {"192.0.3.0/24": ("boot", "10.1.0.7")}, 9)
+    assert kernel_via("192.0.3.1") == "10.1.0.7"
+    ipns("route", "del", "192.0.3.0/24", "tos", "0x10")
+    settle(n, {"192.0.3.0/24": ("boot", "10.1.0.7")}, 10)
+    ipns("route", "add", "192.0.4.0/24", "tos", "0x10", "via", "10.1.0.9")
+    settle(n, {"192.0.3.0/24": ("boot", "10.1.0.7")}, 11)
     n.stop()
 
 

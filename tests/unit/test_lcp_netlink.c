@@ -103,6 +103,11 @@ route_inline(void **state)
 	assert_int_equal(r.n_hops, 1);
 	check_gw(&r.hops[0], 7, AF_INET, "10.1.0.7");
 	assert_int_equal(r.nh_id, 0);
+	assert_int_equal(r.tos, 0);
+	/* The same for one TOS only ("ip route add ... tos 0x10"). */
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_tos = 0x10;
+	assert_int_equal(lcp_nl_parse_route(nlh, &r), 0);
+	assert_int_equal(r.tos, 0x10);
 }
 
 static void

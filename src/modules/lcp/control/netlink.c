@@ -8,13 +8,16 @@
  * dumps and for configuring the twins (move, MTU, MAC, link, addresses).
  *
  * Routes: the kernel's routes (every table but "local", unicast only,
- * not cached clones) whose next hops are on twins are kept here, per
- * prefix, one variant per (namespace, table, metric), their next hops
- * either inline (RTA_OIF/RTA_GATEWAY, RTA_MULTIPATH) or through a nexthop
- * object (RTA_NH_ID: FRR 8.4's zebra; single or a group). The variant with
- * the lowest metric is what nfvd's table holds for the prefix, as source
- * "kernel" with the kernel's protocol, in the VRF of the twin's interface;
- * next hops on interfaces without a twin are left out. Changes are
+ * not cached clones, not for one TOS only) whose next hops are on twins
+ * are kept here, per prefix, as variants keyed by (namespace, table,
+ * metric), their next hops either inline (RTA_OIF/RTA_GATEWAY,
+ * RTA_MULTIPATH) or through a nexthop object (RTA_NH_ID: FRR 8.4's zebra;
+ * single or a group). IPv4 may hold several routes under one key ("ip
+ * route append"): they are kept in the kernel's order, and the first is
+ * the one a lookup takes. The first variant with the lowest metric is
+ * what nfvd's table holds for the prefix, as source "kernel" with the
+ * kernel's protocol, in the VRF of the twin's interface; next hops on
+ * interfaces without a twin are left out. Changes are
  * collected while messages are read and applied in batches (one FIB update
  * per family and VRF and batch).
  *
@@ -66,6 +69,7 @@ struct lcp_ns {
 	struct mnl_socket *req;
 	uint32_t seq;
 	uint32_t gen;                 /* the current dump's mark */
+	bool dumping;                 /* route messages come from a dump, in the kernel's order */
 	bool overrun;                 /* events lost: a resync is due, events wait */
 	struct nfv_timer *resync_timer;
 	unsigned int n_twins;
@@ -334,7 +338,8 @@ var_spec(const struct kvar *v, const struct nfv_prefix *p, struct nfv_route_spec
 	return true;
 }
 
-/* The best variant (lowest metric) that has a hop on a twin. */
+/* The best variant (lowest metric; of several with it, the first) that has
+ * a hop on a twin. */
 static bool
 kp_spec(const struct kprefix *kp, struct nfv_route_spec *spec, uint8_t *proto)
 {
@@ -474,55 +479,196 @@ route_ignored(const struct lcp_nl_route *r)
 {
 	if (r->table == RT_TABLE_LOCAL || r->type != RTN_UNICAST || (r->rtm_flags & RTM_F_CLONED))
 		return true;
+	/* An IPv4 route for one TOS only ("ip route add ... tos 0x10"): the
+	 * kernel takes it for packets of that TOS alone; nfvd's tables hold
+	 * what plain forwarding uses. */
+	if (r->tos != 0)
+		return true;
 	if (r->family == AF_INET6 && (r->dst.v6[0] == 0xff ||
 				      (r->dst.v6[0] == 0xfe && (r->dst.v6[1] & 0xc0) == 0x80)))
 		return true;
 	return false;
 }
 
-static void
-route_msg(struct lcp_ns *ns, const struct nlmsghdr *nlh)
+/* Whether v is under r's key: namespace, table, metric. */
+static bool
+var_key(const struct kvar *v, uint8_t ns, const struct lcp_nl_route *r)
 {
-	struct lcp_nl_route r;
-	struct nfv_prefix p;
-	struct kprefix *kp;
-	struct kvar *v, **pv;
+	return v->ns == ns && v->table == r->table && v->priority == r->priority;
+}
 
-	if (lcp_nl_parse_route(nlh, &r) < 0) {
-		lcp_nl_stats.bad_messages++;
-		return;
+/* Whether v is the route r describes: the same protocol and nexthop
+ * object, or without one the same hops. */
+static bool
+var_is(const struct kvar *v, const struct lcp_nl_route *r)
+{
+	if (v->proto != r->protocol || v->nh_id != r->nh_id)
+		return false;
+	return r->nh_id != 0 || hops_equal(v->hops, v->n_hops, r);
+}
+
+/* v becomes the route r describes; false when out of memory. */
+static bool
+var_set(struct kvar *v, const struct lcp_nl_route *r)
+{
+	v->proto = r->protocol;
+	v->nh_id = r->nh_id;
+	free(v->hops);
+	v->hops = NULL;
+	v->n_hops = 0;
+	if (r->n_hops == 0)
+		return true;
+	v->hops = calloc(r->n_hops, sizeof(*v->hops));
+	if (v->hops == NULL)
+		return false;
+	for (unsigned int i = 0; i < r->n_hops; i++) {
+		v->hops[i].ifindex = r->hops[i].ifindex;
+		v->hops[i].has_gw = r->hops[i].has_gw;
+		v->hops[i].gw = r->hops[i].gw;
 	}
-	if (route_ignored(&r))
-		return;
-	memset(&p, 0, sizeof(p));
-	p.ip = r.dst;
-	p.len = r.dst_len;
-	nfv_prefix_mask(&p);
+	v->n_hops = (uint8_t)r->n_hops;
+	return true;
+}
+
+static struct kvar *
+var_new(uint8_t ns, const struct lcp_nl_route *r)
+{
+	struct kvar *v = calloc(1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->ns = ns;
+	v->table = r->table;
+	v->priority = r->priority;
+	return v;
+}
+
+/*
+ * IPv4 keeps several routes under one key (namespace, table, metric) and a
+ * lookup takes the first: "ip route append" puts one after those there,
+ * "prepend" (and the "add" of a new key) before them, "replace" takes the
+ * first one's place. Here they keep the kernel's order in kp->vars, so the
+ * first of them is the one kp_spec() finds. A deletion describes the route
+ * it removed (protocol and next hops); a dump lists them in order.
+ */
+static void
+route4_msg(struct lcp_ns *ns, const struct nlmsghdr *nlh, const struct lcp_nl_route *r,
+	   const struct nfv_prefix *p)
+{
+	struct kprefix *kp;
+	struct kvar *v = NULL, **pv, **at = NULL;
+
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
-		kp = kp_find(&p);
+		kp = kp_find(p);
 		if (kp == NULL)
 			return;
 		for (pv = &kp->vars; *pv != NULL; pv = &(*pv)->next)
-			if ((*pv)->ns == ns->index && (*pv)->table == r.table &&
-			    (*pv)->priority == r.priority)
+			if (var_key(*pv, ns->index, r) && var_is(*pv, r)) {
+				v = *pv;
+				*pv = v->next;
+				var_free(v);
+				kp_dirty(kp);
+				return;
+			}
+		return;
+	}
+	kp = kp_get(p);
+	if (kp == NULL)
+		return;
+	if (ns->dumping) {
+		/* The dump's order is the kernel's: the route goes after those
+		 * of its key this dump has shown, before the others (those the
+		 * sweep removes unless the dump shows them further on). */
+		for (pv = &kp->vars; *pv != NULL; pv = &(*pv)->next)
+			if (var_key(*pv, ns->index, r) && (*pv)->mark != ns->gen &&
+			    var_is(*pv, r)) {
+				v = *pv;
+				*pv = v->next;
+				break;
+			}
+		for (pv = &kp->vars; *pv != NULL; pv = &(*pv)->next) {
+			if (!var_key(*pv, ns->index, r))
+				continue;
+			if ((*pv)->mark != ns->gen) {
+				if (at == NULL)
+					at = pv;
+				break;
+			}
+			at = &(*pv)->next;
+		}
+	} else {
+		struct kvar **first = NULL, **end = NULL;
+
+		for (pv = &kp->vars; *pv != NULL; pv = &(*pv)->next) {
+			if (!var_key(*pv, ns->index, r))
+				continue;
+			if (var_is(*pv, r)) {
+				/* Known (a nexthop object's routes are announced
+				 * again when it changes). */
+				(*pv)->mark = ns->gen;
+				return;
+			}
+			first = first != NULL ? first : pv;
+			end = &(*pv)->next;
+		}
+		if ((r->nl_flags & NLM_F_REPLACE) && first != NULL) {
+			v = *first;
+			v->mark = ns->gen;
+			if (!var_set(v, r)) {
+				*first = v->next;
+				var_free(v);
+			}
+			kp_dirty(kp);
+			return;
+		}
+		at = (r->nl_flags & NLM_F_APPEND) ? end : first;
+	}
+	if (v == NULL && (v = var_new(ns->index, r)) == NULL)
+		return;
+	if (at == NULL)
+		at = &kp->vars;
+	v->next = *at;
+	*at = v;
+	v->mark = ns->gen;
+	if (!var_set(v, r)) {
+		*at = v->next;
+		var_free(v);
+	}
+	kp_dirty(kp);
+}
+
+/* IPv6 holds one route per key: routes of a key with gateways are the
+ * paths of one multipath route. */
+static void
+route6_msg(struct lcp_ns *ns, const struct nlmsghdr *nlh, const struct lcp_nl_route *r,
+	   const struct nfv_prefix *p)
+{
+	struct kprefix *kp;
+	struct kvar *v, **pv;
+
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		kp = kp_find(p);
+		if (kp == NULL)
+			return;
+		for (pv = &kp->vars; *pv != NULL; pv = &(*pv)->next)
+			if (var_key(*pv, ns->index, r))
 				break;
 		v = *pv;
 		if (v == NULL)
 			return;
 		/* IPv6 announces the removal of one path of a multipath route
 		 * alone: only those hops go. */
-		if (r.family == AF_INET6 && r.nh_id == 0 && v->nh_id == 0 && r.n_hops > 0 &&
-		    r.n_hops < v->n_hops) {
+		if (r->nh_id == 0 && v->nh_id == 0 && r->n_hops > 0 && r->n_hops < v->n_hops) {
 			unsigned int k = 0;
 			for (unsigned int i = 0; i < v->n_hops; i++) {
 				struct lcp_nl_hop h = { .ifindex = v->hops[i].ifindex,
 							.has_gw = v->hops[i].has_gw,
 							.gw = v->hops[i].gw };
 				bool gone = false;
-				for (unsigned int j = 0; j < r.n_hops && !gone; j++)
-					gone = h.ifindex == r.hops[j].ifindex &&
-						h.has_gw == r.hops[j].has_gw &&
-						(!h.has_gw || nfv_ip_equal(&h.gw, &r.hops[j].gw));
+				for (unsigned int j = 0; j < r->n_hops && !gone; j++)
+					gone = h.ifindex == r->hops[j].ifindex &&
+						h.has_gw == r->hops[j].has_gw &&
+						(!h.has_gw || nfv_ip_equal(&h.gw, &r->hops[j].gw));
 				if (!gone)
 					v->hops[k++] = v->hops[i];
 			}
@@ -537,62 +683,67 @@ route_msg(struct lcp_ns *ns, const struct nlmsghdr *nlh)
 		kp_dirty(kp);
 		return;
 	}
-	kp = kp_get(&p);
+	kp = kp_get(p);
 	if (kp == NULL)
 		return;
 	for (v = kp->vars; v != NULL; v = v->next)
-		if (v->ns == ns->index && v->table == r.table && v->priority == r.priority)
+		if (var_key(v, ns->index, r))
 			break;
-	if (v != NULL && v->proto == r.protocol && v->nh_id == r.nh_id &&
-	    hops_equal(v->hops, v->n_hops, &r)) {
+	if (v != NULL && v->proto == r->protocol && v->nh_id == r->nh_id &&
+	    hops_equal(v->hops, v->n_hops, r)) {
 		v->mark = ns->gen;
 		return;
 	}
 	if (v == NULL) {
-		v = calloc(1, sizeof(*v));
+		v = var_new(ns->index, r);
 		if (v == NULL)
 			return;
-		v->ns = ns->index;
-		v->table = r.table;
-		v->priority = r.priority;
 		v->next = kp->vars;
 		kp->vars = v;
 	}
 	v->mark = ns->gen;
-	v->proto = r.protocol;
-	v->nh_id = r.nh_id;
-	if (r.family == AF_INET6 && (r.nl_flags & NLM_F_APPEND) && r.nh_id == 0 &&
-	    v->hops != NULL) {
+	if ((r->nl_flags & NLM_F_APPEND) && r->nh_id == 0 && v->hops != NULL) {
 		/* Another path of an IPv6 multipath route. */
-		struct khop *h = realloc(v->hops, (v->n_hops + r.n_hops) * sizeof(*h));
+		struct khop *h = realloc(v->hops, (v->n_hops + r->n_hops) * sizeof(*h));
 
 		if (h == NULL)
 			return;
 		v->hops = h;
-		for (unsigned int i = 0; i < r.n_hops && v->n_hops < NFV_ECMP_MAX; i++)
-			if (!hop_in(&r.hops[i], v->hops, v->n_hops)) {
-				h[v->n_hops].ifindex = r.hops[i].ifindex;
-				h[v->n_hops].has_gw = r.hops[i].has_gw;
-				h[v->n_hops].gw = r.hops[i].gw;
+		v->proto = r->protocol;
+		v->nh_id = 0;
+		for (unsigned int i = 0; i < r->n_hops && v->n_hops < NFV_ECMP_MAX; i++)
+			if (!hop_in(&r->hops[i], v->hops, v->n_hops)) {
+				h[v->n_hops].ifindex = r->hops[i].ifindex;
+				h[v->n_hops].has_gw = r->hops[i].has_gw;
+				h[v->n_hops].gw = r->hops[i].gw;
 				v->n_hops++;
 			}
-	} else {
-		free(v->hops);
-		v->hops = NULL;
-		v->n_hops = 0;
-		if (r.n_hops > 0) {
-			v->hops = calloc(r.n_hops, sizeof(*v->hops));
-			if (v->hops == NULL)
-				return;
-			for (unsigned int i = 0; i < r.n_hops; i++) {
-				v->hops[i].ifindex = r.hops[i].ifindex;
-				v->hops[i].has_gw = r.hops[i].has_gw;
-				v->hops[i].gw = r.hops[i].gw;
-			}
-			v->n_hops = (uint8_t)r.n_hops;
-		}
+	} else if (!var_set(v, r)) {
+		return;
 	}
 	kp_dirty(kp);
+}
+
+static void
+route_msg(struct lcp_ns *ns, const struct nlmsghdr *nlh)
+{
+	struct lcp_nl_route r;
+	struct nfv_prefix p;
+
+	if (lcp_nl_parse_route(nlh, &r) < 0) {
+		lcp_nl_stats.bad_messages++;
+		return;
+	}
+	if (route_ignored(&r))
+		return;
+	memset(&p, 0, sizeof(p));
+	p.ip = r.dst;
+	p.len = r.dst_len;
+	nfv_prefix_mask(&p);
+	if (r.family == AF_INET)
+		route4_msg(ns, nlh, &r, &p);
+	else
+		route6_msg(ns, nlh, &r, &p);
 }
 /* Every prefix with a variant of namespace ns that uses nexthop id (directly
  * or through a group holding it) is recomputed; with drop, such variants
@@ -956,8 +1107,10 @@ lcp_nl_resync(struct lcp_ns *ns)
 	lcp_nl_stats.resyncs++;
 	drain_events(ns);
 	ns->gen++;
+	ns->dumping = true;
 	ok = dump(ns, RTM_GETNEXTHOP, AF_UNSPEC) && dump(ns, RTM_GETROUTE, AF_INET) &&
 		dump(ns, RTM_GETROUTE, AF_INET6);
+	ns->dumping = false;
 	if (!ok) {
 		/* Not swept: an interrupted dump may have missed entries. */
 		flush_dirty();

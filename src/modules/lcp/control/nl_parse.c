@@ -110,6 +110,7 @@ lcp_nl_parse_route(const struct nlmsghdr *nlh, struct lcp_nl_route *r)
 	r->protocol = rtm->rtm_protocol;
 	r->type = rtm->rtm_type;
 	r->scope = rtm->rtm_scope;
+	r->tos = rtm->rtm_tos;
 	r->rtm_flags = rtm->rtm_flags;
 	r->table = rtm->rtm_table;
 	r->nl_flags = nlh->nlmsg_flags;

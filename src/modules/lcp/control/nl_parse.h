@@ -26,6 +26,7 @@ struct lcp_nl_route {
 	uint8_t protocol;   /* rtm_protocol */
 	uint8_t type;       /* rtm_type */
 	uint8_t scope;
+	uint8_t tos;        /* rtm_tos: IPv4 routes for one TOS only (0: any) */
 	uint16_t nl_flags;  /* nlmsg_flags: NLM_F_APPEND, NLM_F_REPLACE */
 	uint32_t rtm_flags;
 	uint32_t table;
