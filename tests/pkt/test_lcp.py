@@ -13,6 +13,7 @@ answers leaves by the port.
 
     pcap p0 10.1.0.1/24, 2001:db8:1::1/64  [nfvd]  twin nfvlcpt0 in netns nfvlcp-pkt<pid>
 """
+import json
 import os
 import socket
 import subprocess
@@ -187,6 +188,12 @@ def test_twin_follows_interface_and_routes(nfvd, netns):
     n.stop()
 
 
+def twin_addrs():
+    """The twin's global addresses, as ADDR/LEN."""
+    info = json.loads(ipns("-j", "addr", "show", TWIN).stdout)[0]["addr_info"]
+    return {"%s/%d" % (a["local"], a["prefixlen"]) for a in info if a["scope"] == "global"}
+
+
 def kernel_via(addr):
     """The gateway the kernel in the namespace uses for addr."""
     words = ipns("route", "get", addr).stdout.split()
@@ -254,6 +261,39 @@ def test_routes_sharing_a_key(nfvd, netns):
     settle(n, {"192.0.3.0/24": ("boot", "10.1.0.7")}, 10)
     ipns("route", "add", "192.0.4.0/24", "tos", "0x10", "via", "10.1.0.9")
     settle(n, {"192.0.3.0/24": ("boot", "10.1.0.7")}, 11)
+    n.stop()
+
+
+def test_routes_flushed_with_the_last_ipv4_address(nfvd, netns):
+    """When the twin's last IPv4 address goes, the kernel flushes its IPv4
+    routes without a word (no RTM_DELROUTE): after "addr del", and after a
+    VRF move (which takes the port's addresses away and gives them back,
+    here the IPv6 one first), nfvd holds exactly what the kernel kept."""
+    n = nfvd()
+    n.add_port("p0")
+    n.cmd("addr add 2001:db8:1::1/64 dev p0", "addr add 10.1.0.1/24 dev p0", "vrf add blue")
+    n.start()
+    n.ctl("lcp", "add", "dev", "p0", "host-if", TWIN, "netns", NS)
+    route = {"192.0.2.0/24": ("bgp", "10.1.0.7")}
+    ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
+    wait_routes(n, route)
+    resyncs = lcp_stats(n)["netlink"]["resyncs"]
+    n.ctl("addr del 10.1.0.1/24 dev p0")
+    assert ipns("-4", "route", "show", "table", "all", "dev", TWIN).stdout == ""
+    wait_routes(n, {})
+    assert lcp_stats(n)["netlink"]["resyncs"] == resyncs + 1
+
+    n.ctl("addr add 10.1.0.1/24 dev p0")
+    ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
+    wait_routes(n, route)
+    n.ctl("port set p0 vrf blue")
+    assert twin_addrs() == {"10.1.0.1/24", "2001:db8:1::1/64"}
+    assert ipns("route", "show", "192.0.2.0/24").stdout == ""
+    wait_routes(n, {}, vrf="blue")
+    wait_routes(n, {})
+    ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
+    wait_routes(n, route, vrf="blue")
+    wait_routes(n, {})
     n.stop()
 
 

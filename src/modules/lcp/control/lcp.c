@@ -115,6 +115,7 @@ addrs_sync(struct lcp_twin *t)
 	struct nfv_prefix now[NFV_ADDR_PER_PORT_MAX];
 	unsigned int n = nfv_addr_of_iface(t->iface, now);
 	char err[NFV_ERR_LEN];
+	bool v4_gone = false;
 
 	if (t->ifindex <= 0)
 		return;
@@ -123,8 +124,12 @@ addrs_sync(struct lcp_twin *t)
 
 		for (unsigned int j = 0; j < n && !keep; j++)
 			keep = memcmp(&t->addrs[i], &now[j], sizeof(now[j])) == 0;
-		if (!keep && lcp_nl_addr(t->ns, t->ifindex, &t->addrs[i], false, err) < 0)
+		if (keep)
+			continue;
+		if (lcp_nl_addr(t->ns, t->ifindex, &t->addrs[i], false, err) < 0)
 			NFV_LOG(WARNING, "lcp %s: %s", nfv_iface_name_of(t->iface), err);
+		else if (t->addrs[i].ip.family == AF_INET)
+			v4_gone = true;
 	}
 	for (unsigned int j = 0; j < n; j++) {
 		bool had = false;
@@ -141,6 +146,12 @@ addrs_sync(struct lcp_twin *t)
 	}
 	memcpy(t->addrs, now, n * sizeof(now[0]));
 	t->n_addrs = n;
+	/* When the twin's last IPv4 address goes, the kernel flushes all its
+	 * IPv4 routes without a word (RTM_DELROUTE is sent for none of them).
+	 * After any IPv4 address removed, the namespace's routes are read
+	 * again from a dump. */
+	if (v4_gone)
+		lcp_nl_resync(t->ns);
 }
 
 static bool

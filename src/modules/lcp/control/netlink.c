@@ -22,11 +22,12 @@
  * per family and VRF and batch).
  *
  * Lost events (ENOBUFS: the socket's buffer overflowed under a burst) and
- * changes the kernel does not announce (a twin's link going down flushes
- * its routes silently; deleting a nexthop object removes its routes
- * silently) are repaired by a resync: the pending events are discarded,
- * nexthops and routes are dumped again, and what the dump no longer holds
- * is swept (mark and sweep), so nfvd ends with exactly the kernel's table.
+ * changes the kernel does not announce (a twin's link going down, or its
+ * last IPv4 address removed, flushes its routes silently; deleting a
+ * nexthop object removes its routes silently) are repaired by a resync:
+ * the pending events are discarded, nexthops and routes are dumped again,
+ * and what the dump no longer holds is swept (mark and sweep), so nfvd
+ * ends with exactly the kernel's table.
  */
 
 #include <errno.h>
