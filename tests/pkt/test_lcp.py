@@ -195,9 +195,9 @@ def twin_addrs():
 
 
 def kernel_via(addr):
-    """The gateway the kernel in the namespace uses for addr."""
-    words = ipns("route", "get", addr).stdout.split()
-    return words[words.index("via") + 1]
+    """The gateway the kernel in the namespace uses for addr (None: no route)."""
+    words = ipns("route", "get", addr, check=False).stdout.split()
+    return words[words.index("via") + 1] if "via" in words else None
 
 
 def settle(nfvd, want, tag):
@@ -294,6 +294,27 @@ def test_routes_flushed_with_the_last_ipv4_address(nfvd, netns):
     ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
     wait_routes(n, route, vrf="blue")
     wait_routes(n, {})
+    n.stop()
+
+
+def test_vrf_move_keeps_the_twins_addresses(nfvd, netns):
+    """A VRF is nfvd's own: the port's first address, given back first in
+    the new VRF, never leaves the twin, so the kernel keeps its routes, and
+    nfvd holds them in the new VRF."""
+    n = nfvd()
+    n.add_port("p0")
+    n.cmd("addr add 10.1.0.1/24 dev p0", "addr add 2001:db8:1::1/64 dev p0", "vrf add blue")
+    n.start()
+    n.ctl("lcp", "add", "dev", "p0", "host-if", TWIN, "netns", NS)
+    route = {"192.0.2.0/24": ("bgp", "10.1.0.7")}
+    ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
+    wait_routes(n, route)
+    for vrf, other in (("blue", "default"), ("default", "blue")):
+        n.ctl("port", "set", "p0", "vrf", vrf)
+        assert twin_addrs() == {"10.1.0.1/24", "2001:db8:1::1/64"}
+        assert kernel_via("192.0.2.1") == "10.1.0.7"
+        wait_routes(n, route, vrf=vrf)
+        wait_routes(n, {}, vrf=other)
     n.stop()
 
 

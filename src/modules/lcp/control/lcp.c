@@ -107,8 +107,16 @@ policer_set(uint16_t iface, uint32_t rate, uint32_t burst)
 	return 0;
 }
 
+/* The same address in the kernel: nfvd's VRFs are nfvd's own. */
+static bool
+addr_same(const struct nfv_prefix *a, const struct nfv_prefix *b)
+{
+	return a->len == b->len && nfv_ip_equal(&a->ip, &b->ip);
+}
+
 /* The twin's addresses follow the interface's: missing ones added,
- * removed ones deleted. */
+ * removed ones deleted. An address that only moved to another VRF stays
+ * (deleting it would flush the kernel's routes through it). */
 static void
 addrs_sync(struct lcp_twin *t)
 {
@@ -123,7 +131,7 @@ addrs_sync(struct lcp_twin *t)
 		bool keep = false;
 
 		for (unsigned int j = 0; j < n && !keep; j++)
-			keep = memcmp(&t->addrs[i], &now[j], sizeof(now[j])) == 0;
+			keep = addr_same(&t->addrs[i], &now[j]);
 		if (keep)
 			continue;
 		if (lcp_nl_addr(t->ns, t->ifindex, &t->addrs[i], false, err) < 0)
@@ -135,7 +143,7 @@ addrs_sync(struct lcp_twin *t)
 		bool had = false;
 
 		for (unsigned int i = 0; i < t->n_addrs && !had; i++)
-			had = memcmp(&t->addrs[i], &now[j], sizeof(now[j])) == 0;
+			had = addr_same(&t->addrs[i], &now[j]);
 		if (!had) {
 			struct nfv_prefix p = now[j];
 
@@ -147,9 +155,10 @@ addrs_sync(struct lcp_twin *t)
 	memcpy(t->addrs, now, n * sizeof(now[0]));
 	t->n_addrs = n;
 	/* When the twin's last IPv4 address goes, the kernel flushes all its
-	 * IPv4 routes without a word (RTM_DELROUTE is sent for none of them).
-	 * After any IPv4 address removed, the namespace's routes are read
-	 * again from a dump. */
+	 * IPv4 routes without a word (RTM_DELROUTE is sent for none of them;
+	 * a VRF move gives the addresses back one by one, so all but the
+	 * first go for a moment). After any IPv4 address removed, the
+	 * namespace's routes are read again from a dump. */
 	if (v4_gone)
 		lcp_nl_resync(t->ns);
 }
