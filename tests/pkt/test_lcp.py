@@ -318,6 +318,28 @@ def test_vrf_move_keeps_the_twins_addresses(nfvd, netns):
     n.stop()
 
 
+def test_twin_has_its_addresses_after_down_up(nfvd, netns):
+    """The kernel removes a link's IPv6 addresses when it goes down
+    (keep_addr_on_down 0, the default): once its port is up again, the twin
+    has all of nfvd's addresses again, and IPv6 routes through it are
+    possible and enter nfvd's table."""
+    n = nfvd()
+    n.add_port("p0")
+    n.cmd("addr add 10.1.0.1/24 dev p0", "addr add 2001:db8:1::1/64 dev p0")
+    n.start()
+    n.ctl("lcp", "add", "dev", "p0", "host-if", TWIN, "netns", NS)
+    route = {"2001:db8:99::/48": ("bgp", "2001:db8:1::7")}
+    for _ in range(2):
+        ipns("-6", "route", "add", "2001:db8:99::/48", "via", "2001:db8:1::7", "proto", "bgp")
+        wait_routes(n, route)
+        n.ctl("port set p0 down")
+        assert twin_addrs() == {"10.1.0.1/24"}
+        wait_routes(n, {})
+        n.ctl("port set p0 up")
+        assert twin_addrs() == {"10.1.0.1/24", "2001:db8:1::1/64"}
+    n.stop()
+
+
 def test_errors(nfvd, netns):
     n = nfvd()
     n.add_port("p0")

@@ -163,6 +163,29 @@ addrs_sync(struct lcp_twin *t)
 		lcp_nl_resync(t->ns);
 }
 
+/* A link that goes down loses its IPv6 addresses (net.ipv6.conf.*.
+ * keep_addr_on_down 0, the default): the twin's go, whatever that setting
+ * in its namespace, and are forgotten, so that addrs_sync() gives them
+ * back when it comes up. */
+static void
+addrs_down(struct lcp_twin *t)
+{
+	char err[NFV_ERR_LEN];
+	unsigned int k = 0;
+
+	if (t->ifindex <= 0)
+		return;
+	for (unsigned int i = 0; i < t->n_addrs; i++) {
+		if (t->addrs[i].ip.family != AF_INET6) {
+			t->addrs[k++] = t->addrs[i];
+			continue;
+		}
+		if (lcp_nl_addr(t->ns, t->ifindex, &t->addrs[i], false, err) < 0)
+			NFV_LOG(WARNING, "lcp %s: %s", nfv_iface_name_of(t->iface), err);
+	}
+	t->n_addrs = k;
+}
+
 static bool
 ifname_ok(const char *s)
 {
@@ -441,6 +464,8 @@ lcp_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 			NFV_LOG(WARNING, "lcp %s: %s", nfv_iface_name_of(iface), err);
 		if (ev == NFV_IFACE_UP)
 			addrs_sync(t);
+		else
+			addrs_down(t);
 		break;
 	case NFV_IFACE_CHANGED:
 		if (t->ifindex > 0 &&
