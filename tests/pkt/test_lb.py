@@ -18,7 +18,7 @@ import collections
 import time
 
 import pytest
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw
 
@@ -254,6 +254,46 @@ def test_table_full_expiry_and_service_delete(tmp_path):
     assert d.get("lb/table_full") == 6 and sum(d.values()) == 7, d
     out = nfvd.stop()
     assert len(out["t"]) == 64 and out["late"] == []
+
+
+def test_ttl_expiring_packets_are_not_translated(tmp_path):
+    """Mode nat: a packet that would be translated with TTL 1 (a new
+    connection, one of a session either way) is not, nor makes a session:
+    it gets ICMP time exceeded quoting it as it came, so neither side
+    learns the other's address."""
+    b = "10.0.0.11"
+
+    def t1(l3):
+        l3 = l3.copy()
+        l3.ttl = 1
+        return fresh(l3)
+
+    def time_exceeded(l3, src, back):
+        orig = bytes(l3)
+        err = IP(src=src, dst=IP(orig).src, tos=0xC0, ttl=64, id=0, flags=0, proto=1) / ICMP(
+            type=11, code=0) / Raw(orig)
+        return bytes(back / IP(bytes(err)))
+
+    to_r1 = Ether(dst=R1, src=T) / Dot1Q(vlan=10)
+    to_b = Ether(dst=BMAC % 11, src=T) / Dot1Q(vlan=20)
+    new1 = t1(tcp(C, VIP, 40000, 80, "S"))
+    rev1 = t1(tcp(b, C, 8080, 40001, "SA"))
+    fwd1 = t1(tcp(C, VIP, 40001, 80, "A"))
+    seq = [
+        (from_cli(new1), time_exceeded(new1, "203.0.113.1", to_r1)),
+        (from_cli(tcp(C, VIP, 40001, 80, "S")), to_srv(tcp(C, b, 40001, 8080, "S"), b)),
+        (from_srv(rev1, b), time_exceeded(rev1, "10.0.0.254", to_b)),
+        (from_cli(fwd1), time_exceeded(fwd1, "203.0.113.1", to_r1)),
+    ]
+    nfvd = start(tmp_path, [f for f, _ in seq], [
+        "lb service add %s:80 proto tcp" % VIP,
+        "lb backend add %s:80 proto tcp %s:8080" % (VIP, b),
+        "route add %s/32 via 203.0.113.2" % VIP])
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"lb/ttl_expired": 3}, drops(st)
+    assert len(nfvd.ctl("lb show sessions")["session_list"]) == 1
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
 
 
 def test_dsr_sends_the_packet_unchanged_to_the_backend(tmp_path):

@@ -166,6 +166,39 @@ def test_dnat_port_forward(tmp_path):
     assert out["t"] == [want for _, want in seq]
 
 
+def time_exceeded_to_wan(l3):
+    """ICMP time exceeded about l3 as it came in by wan: from wan's address,
+    back through wan (RFC 792, RFC 1812 4.3.2: tos 0xc0, TTL 64, id 0)."""
+    orig = bytes(l3)
+    err = IP(src=OUT, dst=IP(orig).src, tos=0xC0, ttl=64, id=0, flags=0, proto=1) / ICMP(
+        type=11, code=0) / Raw(orig)
+    return bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / IP(bytes(err)))
+
+
+def test_ttl_expiring_packets_are_not_translated(tmp_path):
+    """A packet that nat44_in would translate, with TTL 1: a new DNAT
+    connection, the reply of an SNAT session. Neither is translated nor
+    makes a session: each gets ICMP time exceeded quoting it as it came,
+    so the inside address is not shown (a router that translated it
+    first would put the quoted header back)."""
+    dnat1 = fresh(IP(src=S, dst=OUT, ttl=1) / TCP(sport=5555, dport=8080, flags="S",
+                                                 seq=1000, ack=2000))
+    reply1 = fresh(IP(src=S, dst=OUT, ttl=1) / UDP(sport=53, dport=5353) / b"a")
+    seq = [
+        (from_wan(dnat1), time_exceeded_to_wan(dnat1)),
+        (from_lan(udp(H, S, 5353, 53)), to_wan(udp(OUT, S, 5353, 53))),
+        (from_wan(reply1), time_exceeded_to_wan(reply1)),
+        (from_wan(tcp(S, OUT, 5555, 8080, "S")), to_lan(tcp(S, SRV, 5555, 80, "S"))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq], extra_cfg=[
+        "nat44 dnat add dev wan proto tcp dport 8080 to %s:80" % SRV])
+    assert drops(st) == {"nat44_in/ttl_expired": 2}, drops(st)
+    sh = sessions(nfvd)
+    assert sh["sessions"] == 2 and sh["created"] == 2 and sh["out2in"] == 1, sh
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
 def test_udp_without_checksum_and_address_range(tmp_path):
     """A UDP datagram without checksum keeps none; with "to A-B" the outside
     address is one of the range, the same for every session of a host."""

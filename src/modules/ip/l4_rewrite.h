@@ -36,6 +36,21 @@ struct nat_pkt {
 	rte_be32_t dst;
 };
 
+/*
+ * Whether a packet that a translation on the ingress arc would send on
+ * (nat44_in: DNAT, the replies of SNAT; lb: a VIP's packet to its backend,
+ * a backend's reply) has no hop left (TTL 0 or 1). Such a packet is not
+ * translated: it gets ICMP time exceeded about itself as received (RFC
+ * 1812 5.3.1), which is what a router that translates, then forwards
+ * sends once it has put the quoted header back (Linux's conntrack does
+ * so): the inside address is not shown, and no session is made for it.
+ */
+static __rte_always_inline bool
+nat_hop_expires(const struct nat_pkt *p)
+{
+	return p->ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1;
+}
+
 /* The IPv4 header at the L3 offset was checked by ip4_input. */
 static __rte_always_inline void
 nat_parse(struct rte_mbuf *m, struct nat_pkt *p)

@@ -25,7 +25,12 @@
  * Mode dsr: the packet is not changed; it goes straight to ip4_rewrite
  * with the next hop of the route to its backend (lb_dsr).
  *
- * Edges: drop, ip4_rewrite (dsr), then the arc's.
+ * A packet that would be translated (mode nat, either way) with a TTL of 1
+ * or 0 is not: it gets ICMP time exceeded about itself as received
+ * (nat_hop_expires), no session is made for it. (Mode dsr changes nothing
+ * in the packet: ip4_rewrite answers it.)
+ *
+ * Edges: drop, ip4_rewrite (dsr), ip4_icmp_error, then the arc's.
  * Reads: mbuf->port. Writes: IPv4 source or destination, the L4 port, the
  * checksums (RFC 1624 updates); meta.nh (dsr).
  * Drops: lb/no_backend, lb/table_full, lb/backend_no_route,
@@ -39,15 +44,19 @@
 #include "core/counters.h"
 #include "core/node.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/ip_node.h"
 #include "modules/ip/l4_rewrite.h"
 #include "modules/lb/lb.h"
 
 enum lb_in_next {
 	LB_IN_NEXT_DROP,
 	LB_IN_NEXT_REWRITE, /* dsr: to the backend's next hop, the lookup done here */
+	LB_IN_NEXT_ICMP_ERROR,
 	LB_IN_NEXT_MAX,
 };
 
+NFV_DROP_REASON(drop_lb_ttl, "lb", "ttl_expired",
+	"mode nat: TTL 1 or 0 on a packet to translate: ICMP time exceeded about it as received");
 NFV_DROP_REASON(drop_lb_no_backend, "lb", "no_backend",
 	"a new connection to a service none of whose backends has a weight above 0");
 NFV_DROP_REASON(drop_lb_full, "lb", "table_full",
@@ -171,6 +180,11 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				nfv_lb_forget(t, s);
 				continue;
 			}
+			if (unlikely(nat_hop_expires(&p))) {
+				nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
+							 LB_IN_NEXT_ICMP_ERROR);
+				continue;
+			}
 			nat_rewrite(&p, false, s->vip, s->vport);
 			lb_touch(s, NFV_LB_REV, &p, m, now);
 			c->rev++;
@@ -197,6 +211,11 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				continue;
 			b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
 
+			if (unlikely(svc->mode != NFV_LB_DSR && nat_hop_expires(&p))) {
+				nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
+							 LB_IN_NEXT_ICMP_ERROR);
+				continue;
+			}
 			if (unlikely(b == NFV_MAGLEV_NONE)) {
 				nexts[i] = nfv_mark_drop(m, drop_lb_no_backend.id, LB_IN_NEXT_DROP);
 				c->no_backend++;
@@ -207,6 +226,10 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				nexts[i] = nfv_mark_drop(m, drop_lb_full.id, LB_IN_NEXT_DROP);
 				continue;
 			}
+		} else if (unlikely(svc->mode != NFV_LB_DSR && nat_hop_expires(&p))) {
+			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
+						 LB_IN_NEXT_ICMP_ERROR);
+			continue;
 		}
 		lb_touch(s, NFV_LB_FWD, &p, m, now);
 		c->fwd++;
@@ -228,6 +251,7 @@ static struct rte_node_register lb_in_node = {
 	.next_nodes = {
 		[LB_IN_NEXT_DROP] = "nfv_drop",
 		[LB_IN_NEXT_REWRITE] = "nfv_ip4_rewrite",
+		[LB_IN_NEXT_ICMP_ERROR] = "nfv_ip4_icmp_error",
 	},
 };
 

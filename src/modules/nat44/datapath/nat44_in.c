@@ -13,15 +13,19 @@
  * untouched (to nfvd's own address it is delivered locally, as without
  * NAT).
  *
+ * A packet that would be translated with a TTL of 1 or 0 is not: it gets
+ * ICMP time exceeded about itself as received (nat_hop_expires), no
+ * session is made for it.
+ *
  * With several workers, a packet that finds no session here goes to the
  * worker that owns it (nat44.h): to the client's hash owner when a dnat
  * rule names it, else to the owner of its destination port when that is
  * an outside address of an snat rule of the interface.
  *
- * Edges: drop, then the arc's.
+ * Edges: drop, ip4_icmp_error, then the arc's.
  * Reads: mbuf->port. Writes: the IPv4 destination, the L4 destination
  * port or ICMP identifier, the checksums.
- * Drops: nat44_in/table_full, handoff_full.
+ * Drops: nat44_in/table_full, handoff_full, ttl_expired.
  */
 #include <rte_cycles.h>
 #include <rte_graph.h>
@@ -31,13 +35,17 @@
 #include "core/counters.h"
 #include "core/node.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/ip_node.h"
 #include "modules/nat44/datapath/nat44_node.h"
 
 enum nat44_in_next {
 	NAT44_IN_NEXT_DROP,
+	NAT44_IN_NEXT_ICMP_ERROR,
 	NAT44_IN_NEXT_MAX,
 };
 
+NFV_DROP_REASON(drop_nat_in_ttl, "nat44_in", "ttl_expired",
+	"TTL 1 or 0 on a packet to translate: ICMP time exceeded about it as received");
 NFV_DROP_REASON(drop_nat_in_full, "nat44_in", "table_full",
 	"a dnat rule matched but the worker's session table is full (nat44 set max)");
 
@@ -139,6 +147,11 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 				continue;
 			if (r == NULL)
 				continue;
+			if (unlikely(nat_hop_expires(&p))) {
+				nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0,
+							 drop_nat_in_ttl.id, NAT44_IN_NEXT_ICMP_ERROR);
+				continue;
+			}
 			i2o.src = r->to_addr;
 			i2o.dst = p.src;
 			i2o.sport = r->to_port;
@@ -151,6 +164,10 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 				nexts[i] = nfv_mark_drop(m, drop_nat_in_full.id, NAT44_IN_NEXT_DROP);
 				continue;
 			}
+		} else if (unlikely(nat_hop_expires(&p))) {
+			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_nat_in_ttl.id,
+						 NAT44_IN_NEXT_ICMP_ERROR);
+			continue;
 		}
 		nat_apply(s, &p, m, NFV_NAT_O2I, now);
 		c->out2in++;
@@ -167,6 +184,7 @@ static struct rte_node_register nat44_in_node = {
 	.nb_edges = NAT44_IN_NEXT_MAX,
 	.next_nodes = {
 		[NAT44_IN_NEXT_DROP] = "nfv_drop",
+		[NAT44_IN_NEXT_ICMP_ERROR] = "nfv_ip4_icmp_error",
 	},
 };
 
