@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <rte_cycles.h>
@@ -303,9 +304,12 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 		return -EEXIST;
 	}
 	/* Created under its final name at home, under a temporary one that
-	 * nothing else uses when it moves to another namespace. */
+	 * nothing else uses when it moves to another namespace: the process
+	 * id in it, so that two nfvd sharing a namespace do not collide (at
+	 * most 15 characters: "lcp", 6 hex digits, ".", 4). */
 	if (netns[0] != '\0')
-		snprintf(t->tmp_if, sizeof(t->tmp_if), "lcptmp%u", ifc->id);
+		snprintf(t->tmp_if, sizeof(t->tmp_if), "lcp%x.%x", (unsigned int)getpid() & 0xffffff,
+			 ifc->id & 0xffffu);
 	else
 		snprintf(t->tmp_if, sizeof(t->tmp_if), "%s", host_if);
 	if (netns[0] != '\0' && if_nametoindex(t->tmp_if) != 0) {
