@@ -20,7 +20,7 @@ import struct
 import time
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6
+from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6, IPv6ExtHdrHopByHop
 from scapy.layers.l2 import Dot1Q, Ether
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
@@ -529,6 +529,8 @@ def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):
     tcp_out = tcp(H, S, 40000, 80, "S")
     ping_out = IP(src=H, dst=S, ttl=64) / ICMP(type=8, id=7, seq=1) / b"ping"
     udp6_out = IPv6(src=H6, dst=S6, hlim=64) / UDP(sport=5353, dport=53) / b"q"
+    udp6_hbh_out = IPv6(src=H6, dst=S6, hlim=64) / IPv6ExtHdrHopByHop() / UDP(
+        sport=5354, dport=53) / b"q"
 
     def err(inner, t=3, c=3):
         return IP(src=R, dst=H, ttl=64) / ICMP(type=t, code=c) / bytes(inner)[:28]
@@ -540,6 +542,11 @@ def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):
         in_pkt(err(ping_out, t=3, c=1)),
         in_pkt(IPv6(src="2001:db8:b::1", dst=H6, hlim=64) / ICMPv6DestUnreach(code=4) /
                bytes(udp6_out)),
+        # An IPv6 flow with a hop-by-hop header: its error too (the
+        # embedded header's extension headers are walked as the packet's).
+        out_pkt(udp6_hbh_out),
+        in_pkt(IPv6(src="2001:db8:b::1", dst=H6, hlim=64) / ICMPv6DestUnreach(code=4) /
+               bytes(udp6_hbh_out)),
     ]
     denied = [
         in_pkt(err(IP(src=H, dst=S, ttl=64) / UDP(sport=5354, dport=53) / b"q")),
@@ -550,10 +557,43 @@ def test_icmp_errors_about_a_tracked_flow_pass(tmp_path):
     seq = passes + denied
     nfvd, st = run_trunk(tmp_path, seq)
     assert drops(st) == {"acl/no_match": len(denied)}, drops(st)
-    assert st["conntrack"]["related"] == 4 and st["conntrack"]["created"] == 4
+    assert st["conntrack"]["related"] == 5 and st["conntrack"]["created"] == 5
     ct = show(nfvd)
     e = {x["proto"] + str(x["dport"]): x for x in ct["entries"]}
     assert e["udp53"]["packets_reply"] == 0 and e["tcp80"]["state"] == "syn_sent", e
+    out = nfvd.stop()
+    assert out["t"] == [routed(f) for f in passes]
+
+
+def test_echo_requests_from_outside_and_a_removed_interface(tmp_path):
+    """An echo flow lets replies back, not requests: an outside host
+    pinging with the inside's identifier meets the rules (denied), and the
+    inside's next ping opens the flow again. A removed interface's flows
+    go with it: the interface that gets its id (a new VLAN with a deny-all
+    ACL) does not let the old flow's replies in."""
+    ping = lambda typ: IP(src=H, dst=S, ttl=64) / ICMP(type=typ, id=77, seq=1) / b"p"
+    pong = lambda typ: IP(src=S, dst=H, ttl=64) / ICMP(type=typ, id=77, seq=1) / b"p"
+    udp_out = IP(src=H, dst=S, ttl=64) / UDP(sport=5353, dport=53) / b"q"
+    seq = [out_pkt(ping(8)), in_pkt(pong(0)), in_pkt(pong(8)), out_pkt(ping(8)),
+           in_pkt(pong(0)), out_pkt(udp_out)]
+    passes = [seq[0], seq[1], seq[3], seq[4], seq[5]]
+    nfvd, st = run_trunk(tmp_path, seq)
+    assert drops(st) == {"acl/no_match": 1}, drops(st)
+    assert st["conntrack"]["created"] == 3, st["conntrack"]
+    ct = show(nfvd)
+    assert ct["count"] == 2 and {x["dev"] for x in ct["entries"]} == {"lan"}, ct
+    nfvd.ctl("vlan del lan")
+    nfvd.ctl("vlan add guest dev t id 30")
+    nfvd.ctl("addr add 10.0.0.254/24 dev guest")
+    nfvd.ctl("neigh add %s lladdr %s dev guest" % (H, H0))
+    nfvd.ctl("acl add guest_out")
+    nfvd.ctl("acl attach guest_out dev guest out")
+    assert show(nfvd)["count"] == 0
+    reply = Ether(dst=pcap_mac(1), src=R1) / IP(src=S, dst=H, ttl=64) / UDP(
+        sport=53, dport=5353) / b"a"
+    nfvd.add_port_now("inj", rx=[reply])
+    st = nfvd.wait_processed({"inj": 1})
+    assert drops(st) == {"acl/no_match": 2}, drops(st)
     out = nfvd.stop()
     assert out["t"] == [routed(f) for f in passes]
 

@@ -252,6 +252,7 @@ struct nfv_ct_flow {
 	uint64_t expire_tsc;
 	uint64_t packets[2];
 	uint32_t gen;     /* flush generation it was created in */
+	uint32_t iface_gen; /* nfv_ct_iface_gen[key.iface] when it was created */
 	uint8_t state;    /* enum nfv_ct_state */
 	uint8_t used;
 	uint8_t fin_seen; /* bit d: FIN seen in direction d */
@@ -263,6 +264,7 @@ struct nfv_ct_flow {
 	uint32_t maxwin[2];
 	uint8_t wscale[2];
 	uint8_t liberal;  /* TCP: picked up in the middle, windows not enforced */
+	uint8_t echo0;    /* ICMP echo: the first packet's kind (nfv_ct_pkt.icmp_echo) */
 	uint64_t serial;  /* the table's count of flows created when this one was */
 	/* TCP window tracking (Linux's nf_conntrack_proto_tcp), per direction
 	 * d as sender: the highest sequence number it sent plus the
@@ -315,6 +317,7 @@ struct nfv_ct_table {
 	uint32_t cache_win_hits;
 	uint32_t cache_win_misses;
 	uint32_t cache_skip;
+	uint32_t iface_epoch;     /* nfv_ct_iface_epoch when the table was last checked */
 	struct nfv_slots slots;   /* free flows, count, sweep, flush generation */
 } __rte_cache_aligned;
 
@@ -323,6 +326,10 @@ extern uint64_t nfv_ct_timeout_tsc[NFV_CT_STATES];
 
 extern struct nfv_ct_table *nfv_ct_tables; /* one per worker */
 extern uint32_t nfv_ct_gen;                /* "conntrack flush" bumps it */
+/* An interface's removal bumps its entry and the epoch: its flows are
+ * forgotten (a new interface may get its id). */
+extern uint32_t nfv_ct_iface_gen[NFV_IFACE_MAX];
+extern uint32_t nfv_ct_iface_epoch;
 
 struct nfv_ct_counters {
 	uint64_t created;

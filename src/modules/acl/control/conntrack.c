@@ -25,13 +25,19 @@
  * acknowledgment number stands for the highest SACKed byte, which only
  * makes III easier to meet). Resets have their own check
  * (rst_in_window). UDP flows are udp until replied,
- * then udp_stream; ICMP echo flows are keyed by the identifier. Each
+ * then udp_stream; ICMP echo flows are keyed by the identifier, and carry
+ * the first packet's kind (request) one way and the other (reply) back. Each
  * state has a timeout (Linux's defaults, "conntrack set timeout").
  *
  * Expiry is lazy: a worker finds an expired flow when a packet looks it up
  * (and forgets it), and sweeps a few entries of its table per burst; views
  * skip expired and flushed flows. "conntrack flush" bumps a generation the
- * workers compare once per burst (a worker clears its own table).
+ * workers compare once per burst (a worker clears its own table). The
+ * removal of an interface bumps that interface's generation and an epoch
+ * the workers compare once per burst too: a worker then forgets the flows
+ * recorded under an older generation of their interface, before any
+ * lookup, so a new interface that gets the removed one's id never finds
+ * them (its own ACLs decide its traffic).
  *
  * Both directions of a flow must reach the same worker: with one worker
  * trivially; with several, the interfaces a flow crosses are polled by one
@@ -55,6 +61,7 @@
 #include <rte_tcp.h>
 
 #include "core/drop_reasons.h"
+#include "core/iface_event.h"
 #include "core/log.h"
 #include "core/module.h"
 #include "core/stats.h"
@@ -63,6 +70,8 @@
 
 struct nfv_ct_table *nfv_ct_tables;
 uint32_t nfv_ct_gen;
+uint32_t nfv_ct_iface_gen[NFV_IFACE_MAX];
+uint32_t nfv_ct_iface_epoch;
 NFV_COUNTER_BLOCK(nfv_ct_counters_block, "conntrack", struct nfv_ct_counters);
 
 static uint32_t ct_capacity = 65536; /* flows per worker */
@@ -162,12 +171,36 @@ sweep(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint32_t n, uint64_t no
 		c->expired += forgot;
 }
 
+/* Whether a flow's interface was removed since it was recorded. */
+static __rte_always_inline bool
+flow_iface_gone(const struct nfv_ct_flow *f)
+{
+	return f->iface_gen != __atomic_load_n(&nfv_ct_iface_gen[f->key.iface], __ATOMIC_ACQUIRE);
+}
+
+/* After an interface's removal: its flows forgotten. */
+static __rte_noinline void
+forget_removed_ifaces(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint32_t epoch)
+{
+	t->iface_epoch = epoch;
+	for (uint32_t i = 0; i < ct_capacity && t->slots.count > 0; i++)
+		if (t->flows[i].used && flow_iface_gone(&t->flows[i])) {
+			flow_forget(t, i);
+			if (c != NULL)
+				c->expired++;
+		}
+}
+
 bool
 nfv_ct_burst_start(struct nfv_ct_table *t, struct nfv_ct_counters *c, uint64_t now)
 {
+	uint32_t epoch = __atomic_load_n(&nfv_ct_iface_epoch, __ATOMIC_ACQUIRE);
+
 	if (unlikely(nfv_slots_flushed(&t->slots, __atomic_load_n(&nfv_ct_gen, __ATOMIC_ACQUIRE))) &&
 	    t->slots.count > 0)
 		table_clear(t);
+	if (unlikely(t->iface_epoch != epoch))
+		forget_removed_ifaces(t, c, epoch);
 	if (t->slots.count > 0)
 		sweep(t, c, 4, now);
 	return t->slots.count > 0;
@@ -418,6 +451,14 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 		tcp_track(f, d, p);
 		f->state = tcp_next(f, d, p->tcp_flags, &fin);
 		f->fin_seen = fin;
+	} else if (p->icmp_echo != 0 && (p->icmp_echo == f->echo0) != (d == 0)) {
+		/* An echo flow is the first packet's kind (a request) one way
+		 * and the other (replies) back, as Linux keys the ICMP type: an
+		 * echo request the other way starts a flow of its own, which the
+		 * rules decide (this one forgotten, as a TCP SYN on a closed
+		 * flow's ports does). */
+		flow_forget(t, idx);
+		return 0;
 	} else if (f->state == NFV_CT_UDP && d == 1) {
 		f->state = NFV_CT_UDP_STREAM;
 	}
@@ -498,7 +539,9 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 	}
 	f->packets[0] = 1;
 	f->packets[1] = 0;
+	f->echo0 = p->icmp_echo;
 	f->gen = t->slots.gen;
+	f->iface_gen = __atomic_load_n(&nfv_ct_iface_gen[k->iface], __ATOMIC_ACQUIRE);
 	f->serial = ++t->serial; /* from 1: 0 marks an empty cache entry */
 	flow_touch(f, now);
 	__atomic_store_n(&f->used, 1, __ATOMIC_RELEASE);
@@ -642,6 +685,17 @@ nfv_ct_flush(void)
 	__atomic_fetch_add(&nfv_ct_gen, 1, __ATOMIC_RELEASE);
 }
 
+static void
+ct_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
+{
+	RTE_SET_USED(arg);
+	if (ev != NFV_IFACE_REMOVED || iface >= NFV_IFACE_MAX)
+		return;
+	__atomic_fetch_add(&nfv_ct_iface_gen[iface], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&nfv_ct_iface_epoch, 1, __ATOMIC_RELEASE);
+}
+NFV_IFACE_EVENT_HANDLER(ct_iface_event);
+
 #define CT_SHOW_ENTRIES_MAX 10000
 
 /* The flows now (read while the workers write: a flow that changes as it is
@@ -666,7 +720,7 @@ nfv_ct_show(void)
 				continue;
 			memcpy(&f, &t->flows[i], sizeof(f));
 			if (f.gen != gen || (int64_t)(now - f.expire_tsc) >= 0 ||
-			    f.state >= NFV_CT_STATES)
+			    f.state >= NFV_CT_STATES || flow_iface_gone(&f))
 				continue;
 			count++;
 			by_state[f.state]++;

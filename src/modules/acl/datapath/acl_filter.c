@@ -177,10 +177,12 @@ l4_read(const struct rte_mbuf *m, uint32_t off, uint8_t proto, rte_be16_t *sport
 		}
 		if (h[1] == 0 && (proto == IPPROTO_ICMP ? (h[0] == 8 || h[0] == 0) :
 				  (h[0] == 128 || h[0] == 129))) {
+			uint8_t echo = h[0] == 8 || h[0] == 128 ? 1 : 2; /* request, reply */
+
 			h = rte_pktmbuf_read(m, off + 4, 2, buf);
 			if (h != NULL) {
 				memcpy(&p->icmp_id, h, 2);
-				p->icmp_echo = 1;
+				p->icmp_echo = echo;
 				p->trackable = 1;
 			}
 		}
@@ -237,44 +239,64 @@ key4_build_fast(const struct rte_mbuf *m, struct nfv_acl4_key *k, struct nfv_ct_
 	key4_build(m, k, p);
 }
 
+/*
+ * The upper-layer protocol of an IPv6 packet whose extension headers (or
+ * upper-layer header) start at *off with next header nh: hop-by-hop,
+ * routing, destination options and fragment headers followed, at most
+ * eight. *off is left at the upper-layer header. Returns
+ * NFV_IP6_UPPER_OK, NFV_IP6_UPPER_LATER (a non-first fragment: no
+ * upper-layer header in it) or NFV_IP6_UPPER_CUT (headers cut short or too
+ * many); *proto is the last next header read in every case.
+ */
+enum { NFV_IP6_UPPER_OK, NFV_IP6_UPPER_LATER, NFV_IP6_UPPER_CUT };
+
+static __rte_always_inline int
+ip6_upper(const struct rte_mbuf *m, uint32_t *off, uint8_t nh, uint8_t *proto)
+{
+	uint8_t buf[8];
+
+	for (unsigned int i = 0; i < 8; i++) {
+		const uint8_t *h;
+
+		*proto = nh;
+		if (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
+			h = rte_pktmbuf_read(m, *off, 2, buf);
+			if (h == NULL)
+				return NFV_IP6_UPPER_CUT;
+			nh = h[0];
+			*off += ((uint32_t)h[1] + 1) * 8;
+		} else if (nh == IPPROTO_FRAGMENT) {
+			h = rte_pktmbuf_read(m, *off, 4, buf);
+			if (h == NULL)
+				return NFV_IP6_UPPER_CUT;
+			nh = h[0];
+			*off += 8;
+			if (((h[2] << 8 | h[3]) & 0xfff8) != 0) {
+				*proto = nh;
+				return NFV_IP6_UPPER_LATER;
+			}
+		} else {
+			return NFV_IP6_UPPER_OK;
+		}
+	}
+	*proto = nh;
+	return NFV_IP6_UPPER_CUT;
+}
+
 static __rte_always_inline void
 key6_build(const struct rte_mbuf *m, struct nfv_acl6_key *k, struct nfv_ct_pkt *p)
 {
 	const struct rte_ipv6_hdr *ip =
 		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
 	uint32_t off = NFV_L2_LEN + sizeof(*ip);
-	uint8_t nh = ip->proto, buf[8];
 
 	memset(k, 0, sizeof(*k));
 	memset(p, 0, sizeof(*p));
 	memcpy(k->src, ip->src_addr, 16);
 	memcpy(k->dst, ip->dst_addr, 16);
-	for (unsigned int i = 0; i < 8; i++) {
-		const uint8_t *h;
-
-		if (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
-			h = rte_pktmbuf_read(m, off, 2, buf);
-			if (h == NULL)
-				break;
-			nh = h[0];
-			off += ((uint32_t)h[1] + 1) * 8;
-		} else if (nh == IPPROTO_FRAGMENT) {
-			h = rte_pktmbuf_read(m, off, 4, buf);
-			if (h == NULL)
-				break;
-			nh = h[0];
-			off += 8;
-			if (((h[2] << 8 | h[3]) & 0xfff8) != 0) {
-				k->proto = nh;
-				return; /* a non-first fragment */
-			}
-		} else {
-			k->proto = nh;
-			l4_read(m, off, nh, &k->sport, &k->dport, &k->l4, p);
-			return;
-		}
-	}
-	k->proto = nh; /* headers cut short or too many: no ports */
+	/* A non-first fragment, or headers cut short: the protocol, no ports. */
+	if (ip6_upper(m, &off, ip->proto, &k->proto) == NFV_IP6_UPPER_OK)
+		l4_read(m, off, k->proto, &k->sport, &k->dport, &k->l4, p);
 }
 
 static __rte_always_inline void
@@ -310,8 +332,9 @@ ct_key_build(struct nfv_ct_key *ck, const void *key, const struct nfv_ct_pkt *p,
 }
 
 /* The connection key of the flow an ICMP error is about: the header it
- * carries (addresses, protocol, ports or echo identifier), on iface. false
- * when that header is cut short or is a non-first fragment. */
+ * carries (addresses, protocol past IPv6 extension headers, ports or echo
+ * identifier), on iface. false when that header is cut short or is a
+ * non-first fragment. */
 static bool
 ct_key_related(const struct rte_mbuf *m, const struct nfv_ct_pkt *p, uint16_t iface,
 	       const unsigned int fam, struct nfv_ct_key *ck)
@@ -340,10 +363,12 @@ ct_key_related(const struct rte_mbuf *m, const struct nfv_ct_pkt *p, uint16_t if
 		if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
 			return false;
 		ck->family = AF_INET6;
-		proto = ip->proto;
 		memcpy(ck->src, ip->src_addr, 16);
 		memcpy(ck->dst, ip->dst_addr, 16);
+		/* Through its extension headers, as key6_build does. */
 		l4 = off + sizeof(*ip);
+		if (ip6_upper(m, &l4, ip->proto, &proto) != NFV_IP6_UPPER_OK)
+			return false;
 	}
 	ck->proto = proto;
 	switch (proto) {
