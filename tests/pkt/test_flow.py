@@ -18,7 +18,7 @@ from collections import Counter
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import IPv6
+from scapy.layers.inet6 import IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw
 
@@ -162,9 +162,21 @@ def test_flow_keys_of_every_frame_shape(tmp_path):
         UDP(sport=11, dport=12) / (b"v" * 20)
     six = Ether(dst=P0, src=H0) / IPv6(src="2001:db8:a::1", dst="2001:db8:99::1") / \
         UDP(sport=13, dport=14)
+    # IPv6 with extension headers: the key has the upper layer's protocol
+    # and ports (none in a later fragment).
+    a6 = "2001:db8:a::1"
+    six_ext = [
+        Ether(dst=P0, src=H0) / IPv6(src=a6, dst="2001:db8:99::2") / IPv6ExtHdrHopByHop() /
+        UDP(sport=15, dport=16) / (b"h" * 8),
+        Ether(dst=P0, src=H0) / IPv6(src=a6, dst="2001:db8:99::3") /
+        IPv6ExtHdrFragment(offset=0, m=1, id=5, nh=17) /
+        Raw(bytes(UDP(sport=17, dport=18, len=40)) + b"f" * 8),
+        Ether(dst=P0, src=H0) / IPv6(src=a6, dst="2001:db8:99::3") /
+        IPv6ExtHdrFragment(offset=2, m=0, id=5, nh=17) / Raw(b"g" * 16),
+    ]
     arp = Ether(dst="ff:ff:ff:ff:ff:ff", src=H0) / ARP(psrc="10.0.0.1", pdst="10.0.0.254")
     frames = [Ether(bytes(Ether(dst=P0, src=H0) / f)) for _, f in shapes]
-    frames += [Ether(bytes(f)) for f in (tagged, six, arp)]
+    frames += [Ether(bytes(f)) for f in (tagged, six, arp, *six_ext)]
     sent = frames * 3
     want = {}
     for f in sent:
@@ -177,7 +189,14 @@ def test_flow_keys_of_every_frame_shape(tmp_path):
             raw = bytes(ip.payload)
             ports = (int.from_bytes(raw[0:2], "big"), int.from_bytes(raw[2:4], "big"))
         elif IPv6 in f:
-            ports = (f[UDP].sport, f[UDP].dport)
+            upper, first = ip.payload, True
+            while isinstance(upper, (IPv6ExtHdrHopByHop, IPv6ExtHdrFragment)):
+                proto = upper.nh
+                first = first and not (isinstance(upper, IPv6ExtHdrFragment) and upper.offset)
+                upper = upper.payload
+            raw = bytes(upper)
+            if first and proto in (6, 17, 132) and len(raw) >= 4:
+                ports = (int.from_bytes(raw[0:2], "big"), int.from_bytes(raw[2:4], "big"))
         k = (ip.src, ip.dst, proto) + ports
         w = want.setdefault(k, [0, 0, 0])
         w[0] += 1
@@ -186,6 +205,8 @@ def test_flow_keys_of_every_frame_shape(tmp_path):
     # The later fragment's key has no ports; the first one's has them.
     assert ("10.0.0.3", d, 17, 0, 0) in want and ("10.0.0.3", d, 17, 7, 8) in want
     assert ("10.0.0.5", d, 17, 0, 0) in want and ("10.0.0.4", d, 17, 9, 10) in want
+    assert (a6, "2001:db8:99::2", 17, 15, 16) in want
+    assert (a6, "2001:db8:99::3", 17, 17, 18) in want and (a6, "2001:db8:99::3", 17, 0, 0) in want
     # The same UDP flow on p1 too: another key (the receiving port).
     other = [Ether(dst=pcap_mac(1), src=R1) / shapes[0][1]] * 2
     nfvd = Nfvd(tmp_path)

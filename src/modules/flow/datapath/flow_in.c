@@ -4,7 +4,8 @@
  * statistics are on. Counts the IPv4 and IPv6 frames (untagged or with one
  * 802.1Q tag) of a burst in this worker's flow tables: the key is the
  * 5-tuple (ports for TCP, UDP and SCTP when the packet is not a later
- * fragment, else 0) and the receiving port; the entry gets packets, bytes
+ * fragment, else 0; for IPv6 the protocol and ports past the extension
+ * headers) and the receiving port; the entry gets packets, bytes
  * (the IP packet's length), last seen and the TCP flags OR-ed. Only this
  * worker writes its tables; nothing is shared per packet. Frames that are
  * not IP, or too short for their headers, are not counted. The frames go
@@ -123,6 +124,31 @@ flow_parse(struct rte_mbuf *m, struct nfv_flow_key4 *k4, struct nfv_flow_key6 *k
 		proto = ip[6];
 		l4 = off + 40;
 		ports = true;
+		/* Past the extension headers (RFC 8200 4.1), at most eight, to
+		 * the upper layer: its protocol is the key's (IPFIX's
+		 * protocolIdentifier is the last next header), its ports unless
+		 * a later fragment or headers beyond the first segment. */
+		for (unsigned int i = 0; i < 8 && ports; i++) {
+			if (proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+			    proto == IPPROTO_DSTOPTS) {
+				if (dl < l4 + 2) {
+					ports = false;
+					break;
+				}
+				proto = b[l4];
+				l4 += ((uint32_t)b[l4 + 1] + 1) * 8;
+			} else if (proto == IPPROTO_FRAGMENT) {
+				if (dl < l4 + 4) {
+					ports = false;
+					break;
+				}
+				ports = ((b[l4 + 2] << 8 | b[l4 + 3]) & 0xfff8) == 0;
+				proto = b[l4];
+				l4 += 8;
+			} else {
+				break;
+			}
+		}
 		*len = 40u + (uint32_t)(ip[4] << 8 | ip[5]);
 		memcpy(k6->src, ip + 8, 16);
 		memcpy(k6->dst, ip + 24, 16);
