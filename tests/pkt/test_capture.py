@@ -216,6 +216,8 @@ def test_capture_errors(tmp_path):
             ("capture start dev p1 file fifo.pcapng", "cannot open 'fifo.pcapng'"),
             ("capture start dev p1 file /dev/null", "is not a regular file"),
             ("capture start dev p1 file /nonexistent/x.pcapng", "cannot open"),
+            ("capture start dev p1 file /proc/version",
+             "cannot write the pcapng header to '/proc/version': Input/output error"),
             ("capture stop dev p1", "no capture on p1")]:
         r = nfvd.ctl_result(*__import__("shlex").split(line))
         assert r.rc != 0 and msg in r.stdout + r.stderr, (line, r.stdout, r.stderr)

@@ -489,10 +489,13 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 	snprintf(comment, sizeof(comment), "nfvd capture of %s (dpdk:%u, %s), %s%s%s", a->dev,
 		 ifc->id, nfv_ports[ifc->id].dev_name, dirs_name(a->dirs),
 		 a->filter ? ", filter " : "", a->filter ? a->filter : "");
+	/* (It fails with errno from the write of the header, or with none when
+	 * it has no memory: rte_errno is not set.) */
+	errno = 0;
 	c->pcapng = rte_pcapng_fdopen(fd, NULL, NULL, "nfvd", comment);
 	if (c->pcapng == NULL) {
 		snprintf(err, NFV_ERR_LEN, "cannot write the pcapng header to '%s': %s", a->file,
-			 rte_strerror(rte_errno));
+			 errno != 0 ? strerror(errno) : "out of memory");
 		close(fd);
 		rc = -EIO;
 		goto fail;
@@ -578,8 +581,9 @@ capture_timer(void *arg)
 	nfv_ctl_unlock();
 }
 
-/* A port that goes ends its capture (the file is complete); the record
- * stays for "capture stop" but no longer names the port. */
+/* A port that goes ends its capture: the file is completed and closed, and
+ * the capture released (it is no longer in "capture show"; "capture stop"
+ * has nothing left to stop). */
 static void
 capture_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
