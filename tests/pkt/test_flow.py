@@ -136,6 +136,35 @@ def free_udp_port():
     return port
 
 
+def test_flows_of_a_removed_port_end(tmp_path):
+    """A removed port's flows end (a worker's next scan reports and
+    forgets them): a port added after it, which gets its id, starts its
+    own flows rather than adding to the old ones."""
+    pkt = IP(src="10.9.0.1", dst="198.51.100.7") / UDP(sport=7000, dport=53) / b"x"
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0")
+    nfvd.add_port("p1")
+    nfvd.add_port("p2", rx=[Ether(dst=pcap_mac(2), src=H0) / pkt] * 5)
+    nfvd.cmd(*CONFIG, "flow enable")
+    nfvd.start()
+    nfvd.wait_processed({"p2": 5})
+    old = [(f["dev"], f["packets"]) for f in nfvd.ctl("flow show")["flows"]]
+    assert old == [("p2", 5)], old
+    nfvd.ctl("port del p2")
+    nfvd.add_port_now("q", rx=[Ether(dst=pcap_mac(2), src=H0) / pkt] * 2)
+    nfvd.wait_processed({"q": 2})
+    deadline = time.monotonic() + 10
+    while True:
+        now = [(f["dev"], f["packets"]) for f in nfvd.ctl("flow show")["flows"]]
+        if now == [("q", 2)] or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert now == [("q", 2)], now
+    st = nfvd.stats()
+    assert st["flow"]["flows_created"] == 2 and st["flow"]["flows_ended"] == 1, st["flow"]
+    nfvd.stop()
+
+
 def test_flow_keys_of_every_frame_shape(tmp_path):
     """The frames the fast path reads (untagged IPv4 without options, not a
     later fragment, 48 bytes or more) and those it leaves to the full parse

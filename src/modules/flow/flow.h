@@ -30,6 +30,7 @@
 #include <rte_hash_crc.h>
 #include <rte_ring.h>
 
+#include "core/common.h"
 #include "core/counters.h"
 #include "core/worker.h"
 
@@ -212,7 +213,15 @@ struct nfv_flow_worker {
 	struct rte_ring *ring;
 	uint32_t scan_pos[NFV_FLOW_FAMILIES]; /* in words of live[] */
 	uint64_t next_scan_tsc;
+	uint32_t iface_epoch; /* nfv_flow_iface_epoch when removed interfaces' flows last ended */
 } __rte_cache_aligned;
+
+/* Interfaces removed: the epoch counts removals, removed_at[] is the epoch
+ * of an interface's last one. A worker's scan ends (reports and deletes)
+ * the flows of the interfaces removed since its own epoch, so that an
+ * interface that gets a removed one's id does not add to its flows. */
+extern uint32_t nfv_flow_iface_epoch;
+extern uint32_t nfv_flow_iface_removed_at[NFV_IFACE_MAX];
 
 /* The CRC32-C of an IPv4 key, as rte_hash_crc computes it (the table's
  * hash function), with the instruction itself where the CPU has it. */

@@ -353,10 +353,22 @@ out:
 }
 
 /* New ports get the feature while flow statistics are on. */
+uint32_t nfv_flow_iface_epoch;
+uint32_t nfv_flow_iface_removed_at[NFV_IFACE_MAX];
+
 static void
 flow_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
 	char err[NFV_ERR_LEN];
+
+	if (ev == NFV_IFACE_REMOVED && iface < NFV_IFACE_MAX) {
+		/* Its flows end at each worker's next scan (flow.h). */
+		uint32_t epoch = __atomic_load_n(&nfv_flow_iface_epoch, __ATOMIC_RELAXED) + 1;
+
+		__atomic_store_n(&nfv_flow_iface_removed_at[iface], epoch, __ATOMIC_RELEASE);
+		__atomic_store_n(&nfv_flow_iface_epoch, epoch, __ATOMIC_RELEASE);
+		return;
+	}
 
 	if (ev == NFV_IFACE_ADDED && nfv_flow_conf.on && iface < RTE_MAX_ETHPORTS &&
 	    nfv_ifaces[iface].kind == NFV_IFACE_KIND_PORT)

@@ -99,6 +99,42 @@ flow_scan_slice(struct nfv_flow_worker *fw, int fam, uint64_t now, bool all,
 	fw->scan_pos[fam] = wpos;
 }
 
+/* The flows of the interfaces removed after epoch seen ended; false when
+ * a record found the ring full (the rest waits for the next scan). */
+static __rte_noinline bool
+flow_end_removed(struct nfv_flow_worker *fw, uint32_t seen, uint64_t now,
+		 const struct nfv_flow_conf *conf, struct nfv_flow_counters *c)
+{
+	bool done = true;
+
+	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++) {
+		uint32_t words = conf->capacity / 64;
+
+		for (uint32_t wpos = 0; wpos < words && fw->n_live[fam] != 0; wpos++) {
+			uint64_t bits = fw->live[fam][wpos];
+
+			while (bits != 0) {
+				uint32_t pos = wpos * 64 + (uint32_t)__builtin_ctzll(bits);
+				struct nfv_flow_entry *e = &fw->entries[fam][pos];
+				uint16_t iface = fam == NFV_FLOW_V4 ? e->key4.iface : e->key6.iface;
+
+				bits &= bits - 1;
+				if (iface >= NFV_IFACE_MAX ||
+				    (int32_t)(__atomic_load_n(&nfv_flow_iface_removed_at[iface],
+							      __ATOMIC_ACQUIRE) - seen) <= 0)
+					continue;
+				if (!flow_report(fw, fam, e, true, now, c)) {
+					done = false;
+					continue;
+				}
+				flow_delete(fw, fam, pos);
+				c->expired++;
+			}
+		}
+	}
+	return done;
+}
+
 static uint16_t
 flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -108,6 +144,7 @@ flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	const struct nfv_flow_conf *conf = &nfv_flow_conf;
 	struct nfv_flow_counters *c;
 	uint64_t now;
+	uint32_t epoch;
 	bool all;
 
 	RTE_SET_USED(graph);
@@ -121,6 +158,10 @@ flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	fw->next_scan_tsc = now + conf->scan_tsc;
 	all = !__atomic_load_n(&conf->on, __ATOMIC_ACQUIRE);
 	c = nfv_worker_counters(w, &nfv_flow_counters_block);
+	epoch = __atomic_load_n(&nfv_flow_iface_epoch, __ATOMIC_ACQUIRE);
+	if (unlikely(epoch != fw->iface_epoch) &&
+	    flow_end_removed(fw, fw->iface_epoch, now, conf, c))
+		fw->iface_epoch = epoch;
 	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++)
 		if (fw->n_live[fam] != 0)
 			flow_scan_slice(fw, fam, now, all, conf, c);
