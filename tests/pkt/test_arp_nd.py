@@ -392,7 +392,7 @@ def test_off_link_senders_are_answered_not_learned(nfvd):
     routes = {r["prefix"] for r in d.ctl("route show")["routes"]}
     assert not routes & {"10.1.0.2/32", "198.51.100.7/32", "2001:db8:b::2/128"}, routes
     ev = st["neigh"]["events"]
-    assert ev["off_link"] == 4 and ev["created"] == 0, ev
+    assert ev["off_link"] == 3 and ev["created"] == 0, ev
     assert ev["arp_replies_sent"] == 2 and ev["na_sent"] == 2, ev
     assert drops(st) == {"arp_input/reply_received": 1,
                          "nd_input/advertisement_received": 1}, drops(st)
@@ -404,6 +404,24 @@ def test_off_link_senders_are_answered_not_learned(nfvd):
                          bytes(na(P0, "2001:db8:a::fe", "33:33:00:00:00:01", "ff02::1",
                                   r=1, s=0, o=1))]
     assert out["p1"] == []
+
+
+def test_gateway_off_the_ports_subnets_resolves(nfvd):
+    """A gateway named with its port but outside that port's subnets ("via
+    GW dev NAME") is resolved: the answer to nfvd's own request confirms
+    the entry it made (only new entries from requests need the sender on
+    the link)."""
+    d = start(nfvd, extra=["neigh set retrans 10000",
+                           "route add 192.0.2.0/24 via 10.9.9.1 dev p1"])
+    inject(d, "p0", udp4("192.0.2.5", "off"))
+    wait_for(lambda: neigh(d).get("10.9.9.1", {}).get("held") == 1, what="held packet")
+    inject(d, "p1", arp_reply(R1, "10.9.9.1", P1, "10.1.0.254"))
+    st = wait_idle(d)
+    assert neigh(d)["10.9.9.1"]["state"] == "reachable", neigh(d)
+    assert drops(st) == {"arp_input/reply_received": 1}, drops(st)
+    out = d.stop()
+    _arp, _nd, other = kinds(out["p1"])
+    assert other == [routed(udp4("192.0.2.5", "off"), R1, P1)]
 
 
 def test_held_packets_of_removed_neighbors_are_counted(nfvd):

@@ -70,6 +70,36 @@ def test_mirror_in_and_out(tmp_path):
     assert len(out["m"]) == 2 * len(sent)
 
 
+def test_walks_mixing_ports_with_and_without_features(tmp_path):
+    """Walks of several bursts from a port with an L2 feature (a mirror on
+    p0) and one without (p1): each burst reaches its own next node once,
+    whichever came first in the walk and wherever the last walk's packets
+    went (port_rx's stream is the buffer of that node)."""
+    sent = frames(200)
+    back = [Ether(dst=P1, src=R1) / IP(src="198.51.100.9", dst="10.0.0.1") / UDP() /
+            (b"b%03d" % i) for i in range(200)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "8", "--walk-max", "56"]
+    nfvd.add_port("p0", rx=sent)
+    nfvd.add_port("p1", rx=back)
+    nfvd.add_port("m")
+    nfvd.cmd(*CONFIG, "mirror add rx0 dev p0 in to m")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(sent), "p1": len(back)})
+    assert st["packets"]["forwarded"] == len(sent) + len(back) and not drops(st)
+    assert st["mirror"]["copies"] == len(sent)
+    out = nfvd.stop()
+    assert out["p1"] == [routed(f) for f in sent]
+    back_routed = []
+    for f in back:
+        ip = f[IP].copy()
+        ip.ttl -= 1
+        del ip.chksum
+        back_routed.append(bytes(Ether(dst=H0, src=P0) / ip))
+    assert out["p0"] == back_routed
+    assert out["m"] == [bytes(f) for f in sent]
+
+
 def test_mirror_both_and_del(tmp_path):
     sent = frames(40)
     back = [Ether(dst=P1, src=R1) / IP(src="198.51.100.9", dst="10.0.0.1") / UDP() / (b"b%d" % i)

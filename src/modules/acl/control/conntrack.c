@@ -454,10 +454,9 @@ nfv_ct_hit(struct nfv_ct_table *t, struct nfv_ct_counters *c, const void *data, 
 	} else if (p->icmp_echo != 0 && (p->icmp_echo == f->echo0) != (d == 0)) {
 		/* An echo flow is the first packet's kind (a request) one way
 		 * and the other (replies) back, as Linux keys the ICMP type: an
-		 * echo request the other way starts a flow of its own, which the
-		 * rules decide (this one forgotten, as a TCP SYN on a closed
-		 * flow's ports does). */
-		flow_forget(t, idx);
+		 * echo request the other way is no packet of it, and the rules
+		 * decide for it (the flow stays: a spoofed request does not end
+		 * it; nfv_ct_create records none over it). */
 		return 0;
 	} else if (f->state == NFV_CT_UDP && d == 1) {
 		f->state = NFV_CT_UDP_STREAM;
@@ -511,10 +510,15 @@ nfv_ct_create(struct nfv_ct_table *t, struct nfv_ct_counters *c, const struct nf
 			return -ENOSPC;
 		}
 	}
+	key_reverse(&r, k);
+	/* An echo request against an echo flow of the other way (nfv_ct_hit):
+	 * its keys are that flow's; permitted, not recorded. */
+	if (unlikely(p->icmp_echo != 0) &&
+	    (rte_hash_lookup(t->hash, k) >= 0 || rte_hash_lookup(t->hash, &r) >= 0))
+		return 0;
 	idx = nfv_slots_take(&t->slots);
 	f = &t->flows[idx];
 	f->key = *k;
-	key_reverse(&r, k);
 	if (rte_hash_add_key_data(t->hash, &f->key, (void *)(uintptr_t)(idx << 1)) < 0) {
 		nfv_slots_put(&t->slots, idx);
 		c->table_full++;

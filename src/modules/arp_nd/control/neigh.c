@@ -25,7 +25,7 @@
  * ARP request or NS for one of our addresses creates (or updates) the
  * sender's entry; other ARP (gratuitous, replies) and unsolicited NAs
  * only update existing entries; a reply or solicited NA confirms. Only a
- * sender on the link is learned: within a subnet of one of the receiving
+ * sender on the link gets a new entry: within a subnet of one of the receiving
  * interface's addresses (or IPv6 link-local). An entry is published with
  * its host route, which beats any shorter route: an off-link address
  * learned on one port would take over that address's traffic from the
@@ -568,8 +568,7 @@ on_link(uint16_t iface, const struct nfv_ip *ip)
 	return false;
 }
 
-/* What may be learned: a unicast MAC, an address that could be a neighbor
- * on the link it came by. */
+/* What may be learned: a unicast MAC, an address that could be a neighbor. */
 static bool
 learnable(const struct nfv_ip *ip, const uint8_t *mac, uint16_t iface)
 {
@@ -584,11 +583,20 @@ learnable(const struct nfv_ip *ip, const uint8_t *mac, uint16_t iface)
 		nfv_neigh_cnt.static_kept++;
 		return false;
 	}
-	if (!on_link(iface, ip)) {
-		nfv_neigh_cnt.off_link++;
-		return false;
-	}
 	return true;
+}
+
+/* Whether a sender may get an entry it does not have (a request or NS for
+ * our address): on the link. Replies confirm the entries nfvd made to
+ * resolve a next hop, a gateway off the port's subnets included ("via GW
+ * dev NAME", onlink kernel routes). */
+static bool
+creatable(const struct nfv_ip *ip, uint16_t iface)
+{
+	if (on_link(iface, ip))
+		return true;
+	nfv_neigh_cnt.off_link++;
+	return false;
 }
 
 /* ARP (RFC 826, the "merge" of the packet reception algorithm). */
@@ -618,7 +626,7 @@ arp_handler(struct rte_mbuf *m, unsigned int worker)
 	ours = iface_has_addr(iface, &tip);
 	if (sip.v4 != 0 && learnable(&sip, sha, iface)) {
 		e = neigh_find(&sip, iface);
-		if (e == NULL && op == RTE_ARP_OP_REQUEST && ours) {
+		if (e == NULL && op == RTE_ARP_OP_REQUEST && ours && creatable(&sip, iface)) {
 			e = neigh_create(&sip, iface, now);
 			if (e != NULL)
 				e->worker = (uint16_t)worker;
@@ -771,7 +779,7 @@ nd_handler(struct rte_mbuf *m, unsigned int worker)
 		 * entry, stale. */
 		if (ll != NULL && learnable(&peer, ll, iface)) {
 			e = neigh_find(&peer, iface);
-			if (e == NULL) {
+			if (e == NULL && creatable(&peer, iface)) {
 				e = neigh_create(&peer, iface, now);
 				if (e != NULL)
 					e->worker = (uint16_t)worker;

@@ -99,14 +99,12 @@ flow_scan_slice(struct nfv_flow_worker *fw, int fam, uint64_t now, bool all,
 	fw->scan_pos[fam] = wpos;
 }
 
-/* The flows of the interfaces removed after epoch seen ended; false when
- * a record found the ring full (the rest waits for the next scan). */
-static __rte_noinline bool
+/* The flows of the interfaces removed after epoch seen ended (a final
+ * record that finds the ring full is lost, counted as ring_full). */
+static __rte_noinline void
 flow_end_removed(struct nfv_flow_worker *fw, uint32_t seen, uint64_t now,
 		 const struct nfv_flow_conf *conf, struct nfv_flow_counters *c)
 {
-	bool done = true;
-
 	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++) {
 		uint32_t words = conf->capacity / 64;
 
@@ -123,16 +121,12 @@ flow_end_removed(struct nfv_flow_worker *fw, uint32_t seen, uint64_t now,
 				    (int32_t)(__atomic_load_n(&nfv_flow_iface_removed_at[iface],
 							      __ATOMIC_ACQUIRE) - seen) <= 0)
 					continue;
-				if (!flow_report(fw, fam, e, true, now, c)) {
-					done = false;
-					continue;
-				}
+				(void)flow_report(fw, fam, e, true, now, c);
 				flow_delete(fw, fam, pos);
 				c->expired++;
 			}
 		}
 	}
-	return done;
 }
 
 static uint16_t
@@ -159,9 +153,10 @@ flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	all = !__atomic_load_n(&conf->on, __ATOMIC_ACQUIRE);
 	c = nfv_worker_counters(w, &nfv_flow_counters_block);
 	epoch = __atomic_load_n(&nfv_flow_iface_epoch, __ATOMIC_ACQUIRE);
-	if (unlikely(epoch != fw->iface_epoch) &&
-	    flow_end_removed(fw, fw->iface_epoch, now, conf, c))
+	if (unlikely(epoch != fw->iface_epoch)) {
+		flow_end_removed(fw, fw->iface_epoch, now, conf, c);
 		fw->iface_epoch = epoch;
+	}
 	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++)
 		if (fw->n_live[fam] != 0)
 			flow_scan_slice(fw, fam, now, all, conf, c);

@@ -18,7 +18,9 @@
  * load per burst; a port without features costs nothing more). The walk's
  * stream holds the bursts bound where its first one is (a port's first
  * feature, or the fast path's choice below) and is handed on whole; a
- * burst bound elsewhere is copied out to its own node. Polling goes into
+ * burst bound elsewhere is copied out to its own node (or, when that node
+ * is the one whose buffer the stream is, the stream's packets go out to
+ * theirs and the burst takes their place). Polling goes into
  * the stream of the last walk's destination, so a walk like the last one
  * (the usual case under load) copies nothing, with or without features.
  *
@@ -160,11 +162,29 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			if (likely(to == stream_to)) {
 				total += got;
 			} else {
-				if (to == PORT_RX_NEXT_ETH_INPUT)
-					to = port_rx_edge(pkts[total], pkts[total + got - 1],
-							  w->debug.fastpath_off);
-				rte_node_enqueue(graph, node, to, (void **)(pkts + total), got);
-				diverted += got;
+				uint16_t dest = to != PORT_RX_NEXT_ETH_INPUT ? to :
+					port_rx_edge(pkts[total], pkts[total + got - 1],
+						     w->debug.fastpath_off);
+
+				if (unlikely(dest == edge)) {
+					/* The stream's buffer is edge's own, so
+					 * what it holds (bound elsewhere) goes out
+					 * to its node, and this burst takes its
+					 * place. */
+					uint16_t held = stream_to != PORT_RX_NEXT_ETH_INPUT ?
+						stream_to : port_rx_edge(pkts[0], pkts[total - 1],
+									 w->debug.fastpath_off);
+
+					rte_node_enqueue(graph, node, held, (void **)pkts, total);
+					diverted += total;
+					memmove(pkts, pkts + total, got * sizeof(pkts[0]));
+					total = got;
+					stream_to = to;
+				} else {
+					rte_node_enqueue(graph, node, dest, (void **)(pkts + total),
+							 got);
+					diverted += got;
+				}
 			}
 		}
 	}
