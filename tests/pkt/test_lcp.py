@@ -264,19 +264,26 @@ def test_routes_sharing_a_key(nfvd, netns):
     n.stop()
 
 
-def test_routes_flushed_with_the_last_ipv4_address(nfvd, netns):
-    """When the twin's last IPv4 address goes, the kernel flushes its IPv4
-    routes without a word (no RTM_DELROUTE): after "addr del", and after a
-    VRF move (which takes the port's addresses away and gives them back,
-    here the IPv6 one first), nfvd holds exactly what the kernel kept."""
+def twin_with_route(nfvd, *addrs):
+    """nfvd with p0 (addrs, in that order) and VRF blue, p0's twin, and a
+    kernel route via 10.1.0.7 that nfvd holds; nfvd and that route."""
     n = nfvd()
     n.add_port("p0")
-    n.cmd("addr add 2001:db8:1::1/64 dev p0", "addr add 10.1.0.1/24 dev p0", "vrf add blue")
+    n.cmd(*["addr add %s dev p0" % a for a in addrs], "vrf add blue")
     n.start()
     n.ctl("lcp", "add", "dev", "p0", "host-if", TWIN, "netns", NS)
     route = {"192.0.2.0/24": ("bgp", "10.1.0.7")}
     ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
     wait_routes(n, route)
+    return n, route
+
+
+def test_routes_flushed_with_the_last_ipv4_address(nfvd, netns):
+    """When the twin's last IPv4 address goes, the kernel flushes its IPv4
+    routes without a word (no RTM_DELROUTE): after "addr del", and after a
+    VRF move (which takes the port's addresses away and gives them back,
+    here the IPv6 one first), nfvd holds exactly what the kernel kept."""
+    n, route = twin_with_route(nfvd, "2001:db8:1::1/64", "10.1.0.1/24")
     resyncs = lcp_stats(n)["netlink"]["resyncs"]
     n.ctl("addr del 10.1.0.1/24 dev p0")
     assert ipns("-4", "route", "show", "table", "all", "dev", TWIN).stdout == ""
@@ -301,14 +308,7 @@ def test_vrf_move_keeps_the_twins_addresses(nfvd, netns):
     """A VRF is nfvd's own: the port's first address, given back first in
     the new VRF, never leaves the twin, so the kernel keeps its routes, and
     nfvd holds them in the new VRF."""
-    n = nfvd()
-    n.add_port("p0")
-    n.cmd("addr add 10.1.0.1/24 dev p0", "addr add 2001:db8:1::1/64 dev p0", "vrf add blue")
-    n.start()
-    n.ctl("lcp", "add", "dev", "p0", "host-if", TWIN, "netns", NS)
-    route = {"192.0.2.0/24": ("bgp", "10.1.0.7")}
-    ipns("route", "add", "192.0.2.0/24", "via", "10.1.0.7", "proto", "bgp")
-    wait_routes(n, route)
+    n, route = twin_with_route(nfvd, "10.1.0.1/24", "2001:db8:1::1/64")
     for vrf, other in (("blue", "default"), ("default", "blue")):
         n.ctl("port", "set", "p0", "vrf", vrf)
         assert twin_addrs() == {"10.1.0.1/24", "2001:db8:1::1/64"}

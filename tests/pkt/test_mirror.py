@@ -32,11 +32,18 @@ def frames(n, size=0):
             UDP(sport=1000 + i, dport=53) / (b"m%05d" % i + b"x" * size) for i in range(n)]
 
 
-def routed(f):
+def routed(f, dst=R1, src=P1):
+    """f after one hop, out of p1 to R1 (or from src to dst)."""
     ip = f[IP].copy()
     ip.ttl -= 1
     del ip.chksum
-    return bytes(Ether(dst=R1, src=P1) / ip)
+    return bytes(Ether(dst=dst, src=src) / ip)
+
+
+def back_frames(n, fmt=b"b%d"):
+    """Frames from R1 into p1 for H0, behind p0."""
+    return [Ether(dst=P1, src=R1) / IP(src="198.51.100.9", dst="10.0.0.1") / UDP() / (fmt % i)
+            for i in range(n)]
 
 
 def mirror_rows(nfvd):
@@ -76,8 +83,7 @@ def test_walks_mixing_ports_with_and_without_features(tmp_path):
     whichever came first in the walk and wherever the last walk's packets
     went (port_rx's stream is the buffer of that node)."""
     sent = frames(200)
-    back = [Ether(dst=P1, src=R1) / IP(src="198.51.100.9", dst="10.0.0.1") / UDP() /
-            (b"b%03d" % i) for i in range(200)]
+    back = back_frames(200, b"b%03d")
     nfvd = Nfvd(tmp_path)
     nfvd.extra_args = ["--burst", "8", "--walk-max", "56"]
     nfvd.add_port("p0", rx=sent)
@@ -90,20 +96,13 @@ def test_walks_mixing_ports_with_and_without_features(tmp_path):
     assert st["mirror"]["copies"] == len(sent)
     out = nfvd.stop()
     assert out["p1"] == [routed(f) for f in sent]
-    back_routed = []
-    for f in back:
-        ip = f[IP].copy()
-        ip.ttl -= 1
-        del ip.chksum
-        back_routed.append(bytes(Ether(dst=H0, src=P0) / ip))
-    assert out["p0"] == back_routed
+    assert out["p0"] == [routed(f, H0, P0) for f in back]
     assert out["m"] == [bytes(f) for f in sent]
 
 
 def test_mirror_both_and_del(tmp_path):
     sent = frames(40)
-    back = [Ether(dst=P1, src=R1) / IP(src="198.51.100.9", dst="10.0.0.1") / UDP() / (b"b%d" % i)
-            for i in range(7)]
+    back = back_frames(7)
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0", rx=sent)
     nfvd.add_port("p1", rx=back)
