@@ -129,26 +129,15 @@ flow_end_removed(struct nfv_flow_worker *fw, uint32_t seen, uint64_t now,
 	}
 }
 
-static uint16_t
-flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+/* A scan slice of worker w's tables, due at now. */
+static __rte_noinline void
+flow_scan_due(struct nfv_worker *w, struct nfv_flow_worker *fw, uint64_t now)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-	struct nfv_flow_worker *fw = __atomic_load_n(&nfv_flow_workers[w->index],
-						     __ATOMIC_ACQUIRE);
 	const struct nfv_flow_conf *conf = &nfv_flow_conf;
 	struct nfv_flow_counters *c;
-	uint64_t now;
 	uint32_t epoch;
 	bool all;
 
-	RTE_SET_USED(graph);
-	RTE_SET_USED(objs);
-	RTE_SET_USED(n);
-	if (fw == NULL)
-		return 0;
-	now = nfv_walk_tsc(w); /* a busy walk's RX time: no TSC read a walk */
-	if (now < fw->next_scan_tsc)
-		return 0;
 	fw->next_scan_tsc = now + conf->scan_tsc;
 	all = !__atomic_load_n(&conf->on, __ATOMIC_ACQUIRE);
 	c = nfv_worker_counters(w, &nfv_flow_counters_block);
@@ -160,6 +149,27 @@ flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	for (int fam = 0; fam < NFV_FLOW_FAMILIES; fam++)
 		if (fw->n_live[fam] != 0)
 			flow_scan_slice(fw, fam, now, all, conf, c);
+}
+
+/* Flow statistics never turned on, or no slice due (the usual walk): a few
+ * loads and a branch, no frame set up for the scan. */
+static uint16_t
+flow_scan_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	struct nfv_flow_worker *fw = __atomic_load_n(&nfv_flow_workers[w->index],
+						     __ATOMIC_ACQUIRE);
+	uint64_t now;
+
+	RTE_SET_USED(graph);
+	RTE_SET_USED(objs);
+	RTE_SET_USED(n);
+	if (fw == NULL)
+		return 0;
+	now = nfv_walk_tsc(w); /* a busy walk's RX time: no TSC read a walk */
+	if (now < fw->next_scan_tsc)
+		return 0;
+	flow_scan_due(w, fw, now);
 	return 0;
 }
 
