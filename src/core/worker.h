@@ -168,6 +168,11 @@ struct nfv_worker {
 	 * node reads and clears it: a stream of another size holds frames
 	 * from elsewhere too. */
 	uint16_t fast_l2_checked[2];
+	/* [0] ip4_fast, [1] ip6_fast: the size of the node's stream when
+	 * port_rx filled it from empty with one RX burst (frames of one port:
+	 * the fused node does not compare their ports), else 0. Read and
+	 * cleared as fast_l2_checked. */
+	uint16_t rx_one_port[2];
 	/* nfv_walk_slices' room for a long stream's packets past the first
 	 * slice (allocated with the worker; its pages are touched only when a
 	 * long stream first comes), and how many such streams. */

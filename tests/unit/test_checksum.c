@@ -365,10 +365,16 @@ test_hdr20_fast_check(void **state)
 		if (nfv_ip4_hdr20_cksum_ok(buf) != want)
 			fail_msg("header %u: fast check says %s, rte_raw_cksum says %s", h,
 				 want ? "bad" : "good", want ? "good" : "bad");
+		/* (A random header is not all zeros: its sum is not 0.) */
+		if ((nfv_ip4_hdr20_sum_key(buf) <= NFV_IP4_SUM_KEY_MAX) != want)
+			fail_msg("header %u: the sum key says %s, rte_raw_cksum says %s", h,
+				 want ? "bad" : "good", want ? "good" : "bad");
 		if (h % 50 == 0) {
 			for (unsigned int bit = 0; bit < 160; bit++) {
 				buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 				assert_int_equal(nfv_ip4_hdr20_cksum_ok(buf),
+						 rte_raw_cksum(buf, 20) == 0xffff);
+				assert_int_equal(nfv_ip4_hdr20_sum_key(buf) <= NFV_IP4_SUM_KEY_MAX,
 						 rte_raw_cksum(buf, 20) == 0xffff);
 				buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 			}

@@ -17,6 +17,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
+#include <rte_graph_worker.h>
 #include <rte_mbuf.h>
 
 #include "core/arc.h"
@@ -52,6 +53,23 @@ nfv_l2_end_edge(const struct nfv_arc_feature *f, uint16_t edge, const struct nfv
 	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return NFV_L2_END_IP6_FAST;
 	return edge;
+}
+
+/* Feature f's whole stream, n frames of one port whose next edge is edge,
+ * moved where nfv_l2_end_edge sends it. When that is a fused node whose
+ * stream was empty, the node is told its frames are of one port
+ * (worker.rx_one_port, as port_rx tells it), and does not compare their
+ * ports. */
+static __rte_always_inline void
+nfv_l2_end_move(struct rte_graph *graph, struct rte_node *node, const struct nfv_arc_feature *f,
+		uint16_t edge, struct nfv_worker *w, void **objs, uint16_t n)
+{
+	uint16_t to = nfv_l2_end_edge(f, edge, w, objs[0], objs[n - 1]);
+
+	rte_node_next_stream_move(graph, node, to);
+	RTE_BUILD_BUG_ON(NFV_L2_END_IP4_FAST != 0 || NFV_L2_END_IP6_FAST != 1);
+	if (to <= NFV_L2_END_IP6_FAST && __rte_node_next_node_get(node, to)->idx == n)
+		w->rx_one_port[to] = n;
 }
 
 #endif

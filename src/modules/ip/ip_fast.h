@@ -32,6 +32,11 @@
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_node.h"
 
+/* What a fused node's valid() returns for a frame that fails a check (bit
+ * 32 of the first pass's accumulator; 0 when all pass): its tables of
+ * special first bytes hold it, so a frame's two lookups OR in. */
+#define NFV_IP_FAST_FAIL (UINT64_C(1) << 32)
+
 /* The edges of both fused nodes: port_tx, the family's input node, and
  * eth_input (for a burst port_rx handed over that is not all this family's
  * frames for the port's MAC). */
@@ -909,8 +914,10 @@ nfv_ip_fast_csum_each(struct rte_mbuf **pkts, uint8_t *const *hdrs, uint16_t n)
  * The first pass of a fused node over a burst: eth_input's fast step unless
  * l2_checked (eth_input classified every frame already), the family's
  * input checks (valid(): everything but the header word, which it returns
- * in *mismatch as its difference from that of a packet filling the frame,
- * and the IPv4 checksum, whose software test it returns in *sum_ok), the
+ * in *mismatch as its difference from that of a packet filling the frame;
+ * its result is NFV_IP_FAST_FAIL when a check fails; the IPv4 software
+ * checksum's key in *sum_key: nfv_ip4_hdr20_sum_key, whose largest over
+ * the burst is compared once), the
  * IP header pointers, and the destinations: for IPv4 with dir, their FIB
  * values read inline, else gathered for the bulk lookup. Returns -1 when a
  * frame is not this family's for its port's MAC, else whether every check
@@ -926,13 +933,15 @@ nfv_ip_fast_csum_each(struct rte_mbuf **pkts, uint8_t *const *hdrs, uint16_t n)
  * be right; the device's IPv4 checksum flags are ORed over the burst and
  * looked at once: unknown or GOOD agree with a right sum, and a frame
  * flagged BAD (or NONE) has the burst weighed frame by frame as ip4_input
- * does (nfv_ip_fast_csum_each).
+ * does (nfv_ip_fast_csum_each). With one_port (port_rx put the whole
+ * stream there from one RX burst: worker.rx_one_port), the receiving ports
+ * are known to be the first's and not compared.
  */
 static __rte_always_inline int
 nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
-		     const bool inline_fib, const struct nfv_dir24_8 *dir,
-		     bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
-				   bool *sum_ok, const bool len_checked),
+		     const bool one_port, const bool inline_fib, const struct nfv_dir24_8 *dir,
+		     uint64_t (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
+				       uint64_t *sum_key, const bool len_checked),
 		     union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
 		     uint64_t *mismatches, uint16_t *ports)
 {
@@ -947,15 +956,14 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 	 * loop had no register left for the flag or the ports: an AND or an
 	 * OR into the stack each frame, a store-to-load chain across the
 	 * burst.) */
-	uint64_t mis = 0, fl_or = 0;
+	uint64_t mis = 0, fl_or = 0, sum_max = 0;
 	uint16_t pdiff;
 	bool ok;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, NFV_L2_LEN);
-		uint64_t mismatch;
-		bool sum_ok, v_ok;
+		uint64_t mismatch, fail, sum_key;
 
 		if (!l2_checked) {
 			if (unlikely(nfv_ip_fast_l2_mismatch(ip, key0, type)))
@@ -963,11 +971,14 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 			if (unlikely(rte_pktmbuf_data_len(m) < need))
 				goto own;
 		}
-		v_ok = valid(m, ip, &mismatch, &sum_ok, !l2_checked);
+		fail = valid(m, ip, &mismatch, &sum_key, !l2_checked);
+		if (!v6)
+			sum_max = RTE_MAX(sum_max, sum_key);
 		if (!v6)
 			fl_or |= m->ol_flags;
-		mis |= mismatch | (uint64_t)(!(v_ok & sum_ok)) << 32 |
-		       (uint64_t)(uint16_t)(m->port ^ port0) << 33;
+		mis |= mismatch | fail;
+		if (!one_port)
+			mis |= (uint64_t)(uint16_t)(m->port ^ port0) << 33;
 		hdrs[i] = ip;
 		if (v6) {
 			memcpy(dsts->v6[i], ip + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
@@ -981,10 +992,10 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 				dsts->v4[i] = rte_be_to_cpu_32(dst);
 		}
 	}
-	pdiff = (uint16_t)(mis >> 33);
+	pdiff = one_port ? 0 : (uint16_t)(mis >> 33);
 	if (!l2_checked && unlikely(pdiff != 0))
 		goto own;
-	ok = ((mis >> 32) & 1) == 0;
+	ok = ((mis >> 32) & 1) == 0 && (v6 || sum_max <= NFV_IP4_SUM_KEY_MAX);
 	/* (BAD is the bit that BAD and NONE have.) */
 	if (!v6 && unlikely(fl_or & RTE_MBUF_F_RX_IP_CKSUM_BAD) && ok)
 		ok = nfv_ip_fast_csum_each(pkts, hdrs, n);
@@ -994,24 +1005,24 @@ nfv_ip_fast_pass1_do(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bo
 own:
 	if (l2_checked || !nfv_ip_fast_l2_own(pkts, n, type))
 		return -1;
-	return nfv_ip_fast_pass1_do(pkts, n, v6, true, inline_fib, dir, valid, dsts, nhs, hdrs,
-				    mismatches, ports);
+	return nfv_ip_fast_pass1_do(pkts, n, v6, true, one_port, inline_fib, dir, valid, dsts, nhs,
+				    hdrs, mismatches, ports);
 }
 
 /* nfv_ip_fast_pass1_do, with the test of dir out of its loop. */
 static __rte_always_inline int
 nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool l2_checked,
-		  const struct nfv_dir24_8 *dir,
-		  bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
-				bool *sum_ok, const bool len_checked),
+		  const bool one_port, const struct nfv_dir24_8 *dir,
+		  uint64_t (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
+				       uint64_t *sum_key, const bool len_checked),
 		  union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint8_t **hdrs,
 		  uint64_t *mismatches, uint16_t *ports)
 {
 	if (!v6 && likely(dir != NULL))
-		return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, true, dir, valid, dsts, nhs,
-					    hdrs, mismatches, ports);
-	return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, false, dir, valid, dsts, nhs, hdrs,
-				    mismatches, ports);
+		return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, one_port, true, dir, valid,
+					    dsts, nhs, hdrs, mismatches, ports);
+	return nfv_ip_fast_pass1_do(pkts, n, v6, l2_checked, one_port, false, dir, valid, dsts,
+				    nhs, hdrs, mismatches, ports);
 }
 
 /*
@@ -1029,8 +1040,8 @@ nfv_ip_fast_pass1(struct rte_mbuf **pkts, uint16_t n, const bool v6, const bool 
 static __rte_always_inline uint16_t
 nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 		const bool v6, const struct nfv_arc *ingress, struct nfv_arc *egress,
-		bool (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
-			      bool *sum_ok, const bool len_checked),
+		uint64_t (*valid)(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch,
+				       uint64_t *sum_key, const bool len_checked),
 		uint32_t (*total)(const uint8_t *ip),
 		void (*lookup)(union nfv_ip_fast_dsts *dsts, uint64_t *nhs, uint16_t n))
 {
@@ -1046,15 +1057,20 @@ nfv_ip_fast_run(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	/* IPv4: the FIB read inline in the first pass when it can be. */
 	const struct nfv_dir24_8 *dir = v6 ? NULL : nfv_fib4_dir_active();
 	bool l2_checked = w->fast_l2_checked[v6] == n;
+	bool one_port = w->rx_one_port[v6] == n;
 
 	w->fast_l2_checked[v6] = 0;
+	w->rx_one_port[v6] = 0;
 	if (unlikely(n == 0))
 		return 0;
 	if (l2_checked)
-		ok = nfv_ip_fast_pass1(pkts, n, v6, true, dir, valid, &dsts, nhs, hdrs,
+		ok = nfv_ip_fast_pass1(pkts, n, v6, true, false, dir, valid, &dsts, nhs, hdrs,
+				       &mismatches, &ports);
+	else if (likely(one_port))
+		ok = nfv_ip_fast_pass1(pkts, n, v6, false, true, dir, valid, &dsts, nhs, hdrs,
 				       &mismatches, &ports);
 	else
-		ok = nfv_ip_fast_pass1(pkts, n, v6, false, dir, valid, &dsts, nhs, hdrs,
+		ok = nfv_ip_fast_pass1(pkts, n, v6, false, false, dir, valid, &dsts, nhs, hdrs,
 				       &mismatches, &ports);
 	if (unlikely(ok < 0)) {
 		/* What eth_input sends here always passes that test (it is its

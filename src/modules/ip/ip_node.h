@@ -244,6 +244,22 @@ nfv_ip4_hdr20_sum(const void *hdr)
 #endif
 }
 
+/*
+ * nfv_ip4_hdr20_sum() times the inverse of 0xffff modulo 2^64: at most
+ * NFV_IP4_SUM_KEY_MAX exactly when the sum is a multiple of 0xffff (the
+ * multiply-based divisibility test), so the largest key of many headers
+ * tells whether all their sums are (a loop keeps a maximum, one compare
+ * and a conditional move a header, and tests once). As for the remainder,
+ * the caller must have seen a non-zero word.
+ */
+#define NFV_IP4_SUM_KEY_MAX (UINT64_MAX / 0xffff)
+
+static __rte_always_inline uint64_t
+nfv_ip4_hdr20_sum_key(const void *hdr)
+{
+	return nfv_ip4_hdr20_sum(hdr) * UINT64_C(0xfffefffefffeffff);
+}
+
 /* A caller that has seen a non-zero word (the version) may test
  * nfv_ip4_hdr20_sum() % 0xffff == 0 alone. */
 static __rte_always_inline bool

@@ -39,8 +39,7 @@ capture_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 		uint16_t edge = nfv_arc_next_edge(&nfv_capture_in_feature,
 						  port0 < NFV_ARC_IFACES ? port0 : 0);
 
-		rte_node_next_stream_move(graph, node, nfv_l2_end_edge(&nfv_capture_in_feature,
-			edge, w, (struct rte_mbuf *)objs[0], (struct rte_mbuf *)objs[n - 1]));
+		nfv_l2_end_move(graph, node, &nfv_capture_in_feature, edge, w, objs, n);
 		return n;
 	}
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_capture_in_feature, false);

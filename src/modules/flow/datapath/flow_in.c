@@ -569,8 +569,7 @@ flow_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		uint16_t edge = nfv_arc_next_edge(&nfv_flow_in_feature,
 						  port0 < NFV_ARC_IFACES ? port0 : 0);
 
-		rte_node_next_stream_move(graph, node, nfv_l2_end_edge(&nfv_flow_in_feature, edge,
-								       w, pkts[0], pkts[n - 1]));
+		nfv_l2_end_move(graph, node, &nfv_flow_in_feature, edge, w, objs, n);
 		return n;
 	}
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_flow_in_feature, false);

@@ -12,6 +12,10 @@
  * next walk starts at the queue after the last one polled, so every queue a
  * worker owns is served under load: with walk_max equal to the burst and
  * every queue busy, each walk takes one burst from the next queue in turn.
+ * That case (the default) has a loop of its own: the first queue with
+ * packets, one burst, nothing diverted; when it fills a fused node's empty
+ * stream, the node is told the frames are all of one port
+ * (worker.rx_one_port).
  *
  * The L2 input arc (core/arc.h) starts here: a burst from a port with
  * features on it goes to its first feature instead of eth_input (one table
@@ -92,6 +96,28 @@ port_rx_edge(const struct rte_mbuf *first, const struct rte_mbuf *last, bool fas
 	return PORT_RX_NEXT_ETH_INPUT;
 }
 
+/* An RX burst of got packets (not 0) in the worker's burst statistics. */
+static __rte_always_inline void
+port_rx_count_burst(struct nfv_worker *w, uint16_t got)
+{
+	if (likely(!w->stats_off)) {
+		w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
+		w->stats.rx_bursts++;
+		w->stats.rx_burst_packets += got;
+	}
+}
+
+/* One RX burst of total frames (all of one port) put in edge's stream: when
+ * that is a fused node's and held nothing before, the node is told
+ * (worker.rx_one_port), and does not compare the frames' ports. */
+static __rte_always_inline void
+port_rx_one_port(struct nfv_worker *w, struct rte_node *node, uint16_t edge, uint16_t total)
+{
+	if ((edge == PORT_RX_NEXT_IP4_FAST || edge == PORT_RX_NEXT_IP6_FAST) &&
+	    __rte_node_next_node_get(node, edge)->idx == total)
+		w->rx_one_port[edge - PORT_RX_NEXT_IP4_FAST] = total;
+}
+
 static int
 port_rx_init(const struct rte_graph *graph, struct rte_node *node)
 {
@@ -107,6 +133,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	const struct nfv_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 	uint16_t n_rxq = conf->n_rxq, burst = conf->burst, total = 0, q = 0, diverted = 0, start;
 	uint16_t edge = ctx->edge, stream_to = PORT_RX_NEXT_ETH_INPUT;
+	const bool one_burst = conf->walk_max == burst;
 	struct rte_mbuf **pkts;
 
 	w->stats.polls++;
@@ -127,7 +154,28 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	 * then the round starts at queue 0.)
 	 */
 	start = ctx->next_queue < n_rxq ? ctx->next_queue : 0;
-	for (uint16_t i = 0, full = 0; total + diverted + burst <= conf->walk_max; i++) {
+	if (likely(one_burst)) {
+		/* One burst a walk (the default): the first queue from start
+		 * that has packets, nothing to divert. */
+		uint16_t got = 0;
+
+		for (uint16_t i = 0; i < n_rxq; i++) {
+			q = (uint16_t)(start + i);
+			if (q >= n_rxq)
+				q = (uint16_t)(q - n_rxq);
+			got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts,
+					       burst);
+			if (got != 0)
+				break;
+		}
+		if (got != 0) {
+			port_rx_count_burst(w, got);
+			stream_to = nfv_arc_start_edge(&nfv_l2_input_arc, conf->rxq[q].port_id);
+			total = got;
+		}
+	}
+	for (uint16_t i = 0, full = 0; !one_burst && total + diverted + burst <= conf->walk_max;
+	     i++) {
 		uint16_t got;
 
 		if (i == n_rxq) {
@@ -144,11 +192,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts + total,
 				       burst);
 		if (got != 0) {
-			if (likely(!w->stats_off)) {
-				w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
-				w->stats.rx_bursts++;
-				w->stats.rx_burst_packets += got;
-			}
+			port_rx_count_burst(w, got);
 			uint16_t to = nfv_arc_start_edge(&nfv_l2_input_arc, conf->rxq[q].port_id);
 
 			full += got == burst;
@@ -220,6 +264,8 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 
 		if (likely(to == edge)) {
 			rte_node_next_stream_put(graph, node, edge, total);
+			if (one_burst)
+				port_rx_one_port(w, node, edge, total);
 		} else {
 			/* Copied out: the slots in the other stream are unused. */
 			rte_node_enqueue(graph, node, to, (void **)pkts, total);

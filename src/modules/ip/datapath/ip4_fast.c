@@ -63,22 +63,24 @@ extern struct nfv_arc nfv_ip4_egress_arc;  /* ip4_rewrite.c */
 
 /* First octets never forwarded, from or to: the same set as ip4_input's
  * fast path (0/8, 127/8, 169.254/16, 224/4, 240/4 and broadcast). */
-static const uint8_t ip4_fast_special[256] = {
-	[0] = 1, [127] = 1, [169] = 1, [224 ... 255] = 1,
+static const uint64_t ip4_fast_special[256] = {
+	[0] = NFV_IP_FAST_FAIL, [127] = NFV_IP_FAST_FAIL, [169] = NFV_IP_FAST_FAIL,
+	[224 ... 255] = NFV_IP_FAST_FAIL,
 };
 
 /*
  * ip4_input_fast's test but for version, IHL and total length, whose word
  * (the header's first but for its TOS byte) is returned in *mismatch as
  * its difference from that of a 20-byte header filling the frame: zero in
- * the common case; and but for the checksum, whose software test is
- * returned in *sum_ok (nfv_ip_fast_pass1 weighs it against the device's
- * flags once per burst). len_checked: the frame is known to hold the
- * header. Header loads before the length test, as there: within the mbuf's
- * data room, and the result thrown away when short.
+ * the common case. Its checksum test is the software one, returned in
+ * *sum_key (nfv_ip4_hdr20_sum_key; nfv_ip_fast_pass1 weighs it against the
+ * device's flags once per burst). Returns NFV_IP_FAST_FAIL when a test fails, else 0. len_checked: the
+ * frame is known to hold the header. Header loads before the length test,
+ * as there: within the mbuf's data room, and the result thrown away when
+ * short.
  */
-static __rte_always_inline bool
-ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, bool *sum_ok,
+static __rte_always_inline uint64_t
+ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, uint64_t *sum_key,
 	       const bool len_checked)
 {
 	uint32_t w0, head;
@@ -86,10 +88,10 @@ ip4_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, 
 	memcpy(&w0, ip, sizeof(w0));
 	head = rte_cpu_to_be_32(RTE_IPV4_VHL_DEF << 24 | (rte_pktmbuf_pkt_len(m) - NFV_L2_LEN));
 	*mismatch = (w0 & RTE_BE32(0xff00ffff)) ^ head;
-	*sum_ok = nfv_ip4_hdr20_sum(ip) % 0xffff == 0;
-	return (len_checked ||
-		rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) &
-	       !(ip4_fast_special[ip[12]] | ip4_fast_special[ip[16]]);
+	*sum_key = nfv_ip4_hdr20_sum_key(ip);
+	return ip4_fast_special[ip[12]] | ip4_fast_special[ip[16]] |
+	       (uint64_t)(!len_checked && rte_pktmbuf_data_len(m) <
+			  NFV_L2_LEN + sizeof(struct rte_ipv4_hdr)) << 32;
 }
 
 /*

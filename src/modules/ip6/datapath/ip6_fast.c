@@ -55,8 +55,8 @@ extern struct nfv_arc nfv_ip6_egress_arc;  /* ip6_rewrite.c */
 
 /* First bytes of addresses ip6_input must look at: ::/8, fe00::/8, ff00::/8
  * (the same set as its fast path). */
-static const uint8_t ip6_fast_special[256] = {
-	[0x00] = 1, [0xfe] = 1, [0xff] = 1,
+static const uint64_t ip6_fast_special[256] = {
+	[0x00] = NFV_IP_FAST_FAIL, [0xfe] = NFV_IP_FAST_FAIL, [0xff] = NFV_IP_FAST_FAIL,
 };
 
 /*
@@ -65,10 +65,11 @@ static const uint8_t ip6_fast_special[256] = {
  * fills the frame (the common case), else not (a frame shorter than the
  * header, or longer than any payload length, never gives zero). Loads
  * before the length test, as there: within the data room, thrown away
- * when short.
+ * when short. Returns NFV_IP_FAST_FAIL when the frame is shorter than the
+ * header or an address is special, else 0.
  */
-static __rte_always_inline bool
-ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, bool *sum_ok,
+static __rte_always_inline uint64_t
+ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, uint64_t *sum_key,
 	       const bool len_checked)
 {
 	uint32_t payload = rte_pktmbuf_pkt_len(m) - NFV_L2_LEN - sizeof(struct rte_ipv6_hdr);
@@ -76,11 +77,11 @@ ip6_fast_valid(const struct rte_mbuf *m, const uint8_t *ip, uint64_t *mismatch, 
 
 	memcpy(&len, ip + offsetof(struct rte_ipv6_hdr, payload_len), sizeof(len));
 	*mismatch = ((ip[0] & 0xf0u) ^ 0x60u) | (rte_be_to_cpu_16(len) ^ payload);
-	*sum_ok = true; /* no header checksum */
-	return (len_checked ||
-		rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) &
-	       !(ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
-		 ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]]);
+	*sum_key = 0; /* no header checksum */
+	return ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
+	       ip6_fast_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]] |
+	       (uint64_t)(!len_checked && rte_pktmbuf_data_len(m) <
+			  NFV_L2_LEN + sizeof(struct rte_ipv6_hdr)) << 32;
 }
 
 /* For the padding trim: the length of a version 6 packet by its header,
