@@ -232,26 +232,57 @@ value_str(const json_t *v)
 	return buf;
 }
 
+/* The columns of a table: every key of its rows, in the order they first
+ * appear (rows of several kinds have keys of their own: a row without a
+ * column shows "-"). NULL when out of memory. */
+static const char **
+table_columns(const json_t *rows, size_t *ncol)
+{
+	const char **keys = NULL, *key;
+	size_t n = 0, cap = 0, i, c;
+	json_t *row, *val;
+
+	json_array_foreach((json_t *)rows, i, row) {
+		json_object_foreach(row, key, val) {
+			for (c = 0; c < n && strcmp(keys[c], key) != 0; c++)
+				;
+			if (c < n)
+				continue;
+			if (n == cap) {
+				const char **grown = realloc(keys, (cap ? 2 * cap : 16) * sizeof(*keys));
+
+				if (grown == NULL) {
+					free(keys);
+					return NULL;
+				}
+				keys = grown;
+				cap = cap ? 2 * cap : 16;
+			}
+			keys[n++] = key;
+		}
+	}
+	*ncol = n;
+	return keys;
+}
+
 static void
 render_table(FILE *f, const json_t *rows)
 {
-	const json_t *first = json_array_get(rows, 0);
-	size_t ncol = json_object_size(first), nrow = json_array_size(rows), c, i;
-	const char **keys;
+	size_t ncol = 0, nrow = json_array_size(rows), c, i;
+	const char **keys = table_columns(rows, &ncol);
 	size_t *width;
-	const char *key;
-	json_t *val;
 
-	if (ncol == 0)
+	if (keys == NULL || ncol == 0) {
+		free(keys);
 		return;
-	keys = calloc(ncol, sizeof(*keys));
-	width = calloc(ncol, sizeof(*width));
-	c = 0;
-	json_object_foreach((json_t *)first, key, val) {
-		keys[c] = key;
-		width[c] = strlen(key);
-		c++;
 	}
+	width = calloc(ncol, sizeof(*width));
+	if (width == NULL) {
+		free(keys);
+		return;
+	}
+	for (c = 0; c < ncol; c++)
+		width[c] = strlen(keys[c]);
 	for (i = 0; i < nrow; i++)
 		for (c = 0; c < ncol; c++) {
 			char *s = value_str(json_object_get(json_array_get(rows, i), keys[c]));
