@@ -83,6 +83,15 @@ def test_vlan_forwarding_both_ways(tmp_path):
     assert (r["v10"]["rx_packets"], r["v10"]["tx_packets"]) == (0, 5)
     assert (r["v20"]["rx_packets"], r["v20"]["tx_packets"]) == (3, 2)
     assert r["p1"]["rx_packets"] == len(in1) and r["p1"]["tx_packets"] == 7
+    # The text view's columns are every row's keys: the ports come first and
+    # have no parent or VLAN id, the VLANs' show theirs.
+    text = nfvd.ctl_result("port", "show", json_out=False).stdout.splitlines()
+    assert text[0] == "ports:"
+    head = text[1].split()
+    cells = {line.split()[0]: dict(zip(head, line.split())) for line in text[2:]}
+    assert sorted(cells) == ["p0", "p1", "v10", "v20"]
+    assert [(cells[n]["parent"], cells[n]["vlan_id"]) for n in sorted(cells)] == \
+        [("-", "-"), ("-", "-"), ("p1", "10"), ("p1", "20")]
     out = nfvd.stop()
     want1 = ([routed(p, R10, P1, 10) for p in to10 + via10] +
              [routed(to20v6, R20, P1, 20)])
