@@ -234,10 +234,14 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 	    (f->dev >= 0 && nh->port_id != f->dev) || (f->vrf >= 0 && vrf != f->vrf))
 		return;
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
-	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "address",
-					      nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
-					      "dev", nfv_iface_name_of(nh->port_id),
-					      "state", "static", "vrf", nfv_vrf_name(vrf)));
+	/* age, probes and held are learned entries' (arp_nd); null here, so that
+	 * the text view, whose columns come from the first row, shows them
+	 * when a static entry is listed first. */
+	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:n}",
+					      "address", nfv_ip_str(&nh->gw, buf, sizeof(buf)),
+					      "lladdr", mac, "dev", nfv_iface_name_of(nh->port_id),
+					      "state", "static", "vrf", nfv_vrf_name(vrf),
+					      "age", "probes", "held"));
 }
 
 static void
