@@ -118,9 +118,12 @@ route_json(const struct nfv_route_info *ri)
 		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
 		      "vrf", nfv_vrf_name(ri->prefix.vrf), "nexthop_id", ri->nh_id);
 	json_decref(nh);
-	if (ri->source == NFV_RT_KERNEL)
-		json_object_set_new(o, "proto", json_string(nfv_route_proto_name(ri->proto, buf,
-										 sizeof(buf))));
+	/* proto: the kernel's protocol of a kernel route, null for the others
+	 * (on every row: the text view takes its columns from the first row,
+	 * which is seldom a kernel route). */
+	json_object_set_new(o, "proto", ri->source == NFV_RT_KERNEL ?
+			    json_string(nfv_route_proto_name(ri->proto, buf, sizeof(buf))) :
+			    json_null());
 	return o;
 }
 
