@@ -247,13 +247,22 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 					      "age", "probes", "held"));
 }
 
+/* A "nexthop show" row: the same keys for every type (null where a type has
+ * none), since the text view takes its columns from the first row, the
+ * local next hop, which has neither a gateway nor an interface. */
 static void
 nh_cb(const struct nfv_nexthop *nh, void *arg)
 {
-	json_t *o = nh_json(nh->id);
+	json_t *d = nh_json(nh->id), *o = json_object(), *v;
+	static const char *const keys[] = { "type", "via", "dev", "resolved" };
 
 	json_object_set_new(o, "id", json_integer(nh->id));
+	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
+		v = json_object_get(d, keys[i]);
+		json_object_set(o, keys[i], v != NULL ? v : json_null());
+	}
 	json_object_set_new(o, "refcnt", json_integer(nh->refcnt));
+	json_decref(d);
 	json_array_append_new(arg, o);
 }
 
