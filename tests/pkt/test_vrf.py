@@ -186,7 +186,8 @@ def test_vrf_move_and_delete(tmp_path):
             ("route add 10.5.0.0/16 via 10.9.0.1 dev p1 vrf red",
              "interface p1 is in VRF default, not in VRF red"),
             ("route add 10.5.0.0/16 dev p0", "interface p0 is in VRF red, not in VRF default"),
-            ("route show 198.51.100.0/24 vrf red", "no route 198.51.100.0/24 in VRF red")]:
+            ("route show 198.51.100.0/24 vrf red", "no route 198.51.100.0/24 in VRF red"),
+            ("route del 10.99.0.0/16 vrf red", "no route 10.99.0.0/16 in VRF red")]:
         assert msg in ctl_error(nfvd, line), line
     nfvd.ctl("route add 10.5.0.0/16 via 10.0.0.1 vrf red")
     nfvd.ctl("route add 10.6.0.0/16 blackhole vrf red")
