@@ -59,13 +59,24 @@ cmd_neigh_set(int argc, char **argv, struct nfv_reply *r)
 {
 	struct nfv_neigh_params p = nfv_neigh_params;
 
-	if (argc < 4 || argc % 2 != 0)
-		NFV_FAIL(r, -EINVAL, "usage: neigh set [reachable MS] [retrans MS] [delay MS] "
-			 "[gc MS] [probes N] [solicits N] [hold N] [max N] [resolve on|off]");
+	if (argc < 3)
+		NFV_FAIL(r, -EINVAL, "missing arguments; usage: neigh set [reachable MS] "
+			 "[retrans MS] [delay MS] [gc MS] [probes N] [solicits N] [hold N] [max N] "
+			 "[resolve on|off]");
 	for (int i = 2; i < argc; i += 2) {
 		unsigned int k;
 		unsigned long v;
 		char *end;
+
+		/* A word without its value is named (after an unknown word is). */
+		if (i + 1 >= argc) {
+			for (k = 0; k < RTE_DIM(param_words); k++)
+				if (strcmp(argv[i], param_words[k].word) == 0)
+					break;
+			if (k == RTE_DIM(param_words) && strcmp(argv[i], "resolve") != 0)
+				NFV_FAIL(r, -EINVAL, "unknown parameter '%s'", argv[i]);
+			NFV_FAIL(r, -EINVAL, "missing value after '%s'", argv[i]);
+		}
 
 		if (strcmp(argv[i], "resolve") == 0) {
 			if (strcmp(argv[i + 1], "on") != 0 && strcmp(argv[i + 1], "off") != 0)
