@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 BUILD=${BUILD:-build}
 SECONDS_TO_RUN=${SECONDS_TO_RUN:-10}
-RUN=run
+RUN=${RUN_DIR:-run}   # where the traffic, startup file and socket go
 mkdir -p "$RUN"
 
 if [ -z "${CONFIG:-}" ]; then
@@ -31,8 +31,19 @@ route add 2001:db8:100::/48 via 2001:db8:b::2
 CONF
 	echo "make run: forwarding $RUN/traffic.pcap (64-byte frames) from port 'in' to port" \
 		"'out' for ${SECONDS_TO_RUN}s"
-	# Virtual ports only: leave the machine's own NICs alone.
-	EAL=${EAL:---no-pci}
+	# Virtual ports only: leave the machine's own NICs alone. Any EAL option
+	# turns off nfvd's own fallback to --no-huge, so make it here: without
+	# hugetlbfs or 768 free 2 MB pages (hugepages.sh could not reserve
+	# them: not root, a container), run on ordinary memory as nfvd would.
+	if [ -z "${EAL:-}" ]; then
+		EAL=--no-pci
+		free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null ||
+			echo 0)
+		if ! grep -q " hugetlbfs " /proc/mounts || [ "$free" -lt 768 ]; then
+			echo "make run: fewer than 768 free 2 MB hugepages; running with --no-huge"
+			EAL="--no-pci --no-huge -m 2048 --no-shconf"
+		fi
+	fi
 fi
 # shellcheck disable=SC2086
 exec "$BUILD/src/nfvd" ${EAL:-} -- -c "$CONFIG" -s "$RUN/nfvd.sock" -t "$SECONDS_TO_RUN" -r 1

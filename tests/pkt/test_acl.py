@@ -532,6 +532,7 @@ def test_acl_attach_errors_and_show(tmp_path):
             assert msg in str(e), (line, str(e))
     nfvd.ctl("acl rule add a1 prio 5 src 10.0.0.0/8 proto tcp dport 80-90 action deny")
     nfvd.ctl("acl rule add a1 prio 7 proto icmp type 8 code 0 action reflect")
+    nfvd.ctl("acl rule add a1 prio 9 proto sctp dport 5000 action permit")
     try:
         nfvd.ctl("acl rule add a1 prio 5 action permit")
         raise AssertionError("duplicate prio accepted")
@@ -553,6 +554,9 @@ def test_acl_attach_errors_and_show(tmp_path):
                              "proto": "tcp", "dport": "80-90"}
     assert a["rules"][1] == {"prio": 7, "action": "reflect", "hits": 0, "proto": "icmp",
                              "type": "8", "code": "0"}
+    # A protocol given by name is shown by that name (acl rule add takes sctp).
+    assert a["rules"][2] == {"prio": 9, "action": "permit", "hits": 0, "proto": "sctp",
+                             "dport": "5000"}
     assert "acl_in4" in str(nfvd.ctl("show arcs"))
     nfvd.ctl("acl detach a1 dev p0 in")
     nfvd.ctl("acl del a1")

@@ -495,6 +495,20 @@ def test_static_entries_never_age(nfvd):
     inject(d, "p1", arp_reply("02:00:00:00:01:99", "10.1.0.1", P1, "10.1.0.254"))
     wait_idle(d)
     assert neigh(d)["10.1.0.1"]["lladdr"] == R1
+    # A learned entry beside it: the text view (columns from the first row,
+    # the static one) still shows the learned entry's age (README: "state,
+    # age"); the static entry has none.
+    inject(d, "p1", arp_req(H0, "10.1.0.7", "10.1.0.254"))
+    wait_for(lambda: "10.1.0.7" in neigh(d), what="the learned entry")
+    assert (n["10.1.0.1"]["age"], n["10.1.0.1"]["probes"], n["10.1.0.1"]["held"]) == \
+        (None, None, None)
+    text = d.ctl_result("neigh", "show", "dev", "p1", json_out=False).stdout.splitlines()
+    assert text[1].split() == ["address", "lladdr", "dev", "state", "vrf", "age", "probes",
+                               "held"], text[1]
+    rows = {line.split()[0]: line.split() for line in text[2:]}
+    assert rows["10.1.0.1"][3:] == ["static", "default", "-", "-", "-"], rows
+    assert rows["10.1.0.7"][3] in ("stale", "reachable") and \
+        float(rows["10.1.0.7"][5]) >= 0 and rows["10.1.0.7"][6:] == ["0", "0"], rows
     d.stop()
 
 

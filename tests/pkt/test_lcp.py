@@ -129,6 +129,14 @@ def test_twin_follows_interface_and_routes(nfvd, netns):
     assert (r["source"], r["type"], r["via"], r["dev"], r["vrf"], r["proto"]) == \
         ("kernel", "gateway", "10.1.0.7", "p0", "default", "bgp")
     assert n.ctl("route show 100.64.0.0/16")["routes"][0]["type"] == "connected"
+    # The text view too (README: "nfvctl route show  # the BGP routes, source
+    # kernel, proto bgp"), though its first rows are nfvd's own routes.
+    text = n.ctl_result("route", "show", json_out=False).stdout.splitlines()
+    assert text[1].split()[-1] == "proto", text[1]
+    rows = {line.split()[0]: line.split() for line in text[2:]}
+    assert rows["192.0.2.0/24"][1] == "kernel" and rows["192.0.2.0/24"][-1] == "bgp", rows
+    assert rows["10.1.0.0/24"][1] == "connected" and rows["10.1.0.0/24"][-1] == "-", rows
+    assert n.ctl("route show 10.1.0.0/24")["routes"][0]["proto"] is None
 
     # "route add" wins over the kernel for the same prefix; the kernel's is
     # back when it goes. A kernel route is not removed by "route del".

@@ -74,6 +74,13 @@ def test_policer_colours(tmp_path):
             ("policer add x cir 1M cbs 10", "bad burst size '10'"),
             ("policer add x cir 2M cbs 1000 pir 1M pbs 2000", "pir must not be below cir"),
             ("policer add x cir 2M cbs 1000 pir 3M", "usage"),
+            ("policer add x cir 2M cbs 1000 pir 3M", "missing 'pbs BYTES' after 'pir 3M'"),
+            ("policer add x cir 2M cbs 1000 pir", "missing value after 'pir'"),
+            ("policer add x cir 2M cbs 1000 pir 3M pbs", "missing value after 'pbs'"),
+            ("policer add x cir 2M cbs 1000 extra", "unexpected 'extra' (expected 'pir')"),
+            ("policer add x cir 2M cbs 1000 pir 3M pbs 2000 now", "unexpected 'now'"),
+            ("policer add x cir 2M cbs 1000 pir 3M burst 2000",
+             "unexpected 'burst' (expected 'pbs')"),
             ("policer attach nope dev p0 in", "no policer named 'nope'"),
             ("policer attach sr dev p0 in", "already attached to p0 in"),
             ("policer attach sr dev p0 both", "bad direction 'both'"),
@@ -84,6 +91,15 @@ def test_policer_colours(tmp_path):
             raise AssertionError("%s succeeded" % line)
         except CtlError as e:
             assert msg in str(e), (line, str(e))
+    # The text view: an srTCM policer listed first does not hide the
+    # trTCM one's pir and pbs (null, shown "-", on the srTCM one).
+    assert "x" not in [p["name"] for p in nfvd.ctl("policer show")["policers"]]
+    assert (sr["pir"], sr["pbs"]) == (None, None)
+    text = nfvd.ctl_result("policer", "show", json_out=False).stdout.splitlines()
+    head = text[1].split()
+    assert head[:7] == ["name", "type", "cir", "cbs", "pir", "pbs", "time_ns"], head
+    assert text[2].split()[:6] == ["sr", "srtcm", "8", "12000", "-", "-"], text[2]
+    assert text[3].split()[:6] == ["tr", "trtcm", "8", "3000", "16", "5000"], text[3]
     metrics = nfvd.ctl("show stats")
     assert metrics["policer"]["red"] == 19
     out = nfvd.stop()

@@ -509,7 +509,7 @@ def test_commands(tmp_path):
     try:
         for line, words in [
             ("upf set n3 192.0.2.99 dev n3p", "not an address of n3p"),
-            ("upf set n3 192.0.2.1 dev nope", "no interface"),
+            ("upf set n3 192.0.2.1 dev nope", "unknown interface 'nope'"),
             ("upf pfcp listen 300.1.1.1", "bad address"),
             ("upf pfcp listen 127.0.0.1:0", "bad port"),
             ("upf show sessions seid 42", "no session"),

@@ -13,9 +13,11 @@ addresses and neighbors; a VRF in use cannot be deleted.
     198.51.100.0/24, 2001:db8:100::/48: red via RA, blue via RB
     203.0.113.0/24, 2001:db8:200::/48: red only
 """
+import time
+
 from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6
-from scapy.layers.l2 import Ether
+from scapy.layers.l2 import ARP, Ether
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
@@ -184,7 +186,8 @@ def test_vrf_move_and_delete(tmp_path):
             ("route add 10.5.0.0/16 via 10.9.0.1 dev p1 vrf red",
              "interface p1 is in VRF default, not in VRF red"),
             ("route add 10.5.0.0/16 dev p0", "interface p0 is in VRF red, not in VRF default"),
-            ("route show 198.51.100.0/24 vrf red", "no route 198.51.100.0/24 in VRF red")]:
+            ("route show 198.51.100.0/24 vrf red", "no route 198.51.100.0/24 in VRF red"),
+            ("route del 10.99.0.0/16 vrf red", "no route 10.99.0.0/16 in VRF red")]:
         assert msg in ctl_error(nfvd, line), line
     nfvd.ctl("route add 10.5.0.0/16 via 10.0.0.1 vrf red")
     nfvd.ctl("route add 10.6.0.0/16 blackhole vrf red")
@@ -197,4 +200,68 @@ def test_vrf_move_and_delete(tmp_path):
     nfvd.ctl("vrf del red")
     assert [v["name"] for v in nfvd.ctl("vrf show")["vrfs"]] == ["default"]
     assert "unknown VRF 'red'" in ctl_error(nfvd, "route show vrf red")
+    nfvd.stop()
+
+
+def test_vrf_word_on_neigh_and_addr_commands(tmp_path):
+    """Every neigh command takes [vrf VRF] (DESIGN 3): neigh add, del and
+    flush accept the VRF of their interface and refuse another, naming it;
+    addr show [vrf VRF] lists one VRF's addresses."""
+    nfvd = Nfvd(tmp_path)
+    for p in ("p0", "p1", "p2", "p3"):
+        nfvd.add_port(p)
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    before = nfvd.ctl("neigh show")
+    for line, msg in [
+            ("neigh add 10.0.0.7 lladdr %s dev p0 vrf blue" % H0,
+             "interface p0 is in VRF red, not in VRF blue"),
+            ("neigh add 10.0.0.7 lladdr %s dev p0 vrf nope" % H0, "unknown VRF 'nope'"),
+            ("neigh add 10.0.0.7 lladdr %s dev p0 vrf" % H0, "missing VRF name after 'vrf'"),
+            ("neigh add 10.0.0.7 lladdr %s dev p0 vrf red now" % H0,
+             "unexpected 'now' after 'vrf red'"),
+            ("neigh add 10.0.0.7 lladdr %s dev p0 frob red" % H0, "unexpected 'frob'"),
+            ("neigh del 10.0.0.1 dev p0 vrf default",
+             "interface p0 is in VRF red, not in VRF default"),
+            ("neigh flush vrf nope", "unknown VRF 'nope'"),
+            ("neigh flush dev p0 vrf blue", "interface p0 is in VRF red, not in VRF blue"),
+            ("neigh flush frob", "unexpected 'frob'"),
+            ("neigh flush dev", "missing interface name after 'dev'"),
+            ("addr show vrf nope", "unknown VRF 'nope'"),
+            ("addr show frob", "unexpected 'frob' (expected 'vrf')"),
+            ("addr show vrf", "missing VRF name after 'vrf'")]:
+        assert msg in ctl_error(nfvd, line), line
+    assert nfvd.ctl("neigh show") == before
+    nfvd.ctl("neigh add 10.0.0.7 lladdr %s dev p0 vrf red" % H0)
+    assert [(n["address"], n["dev"], n["vrf"]) for n in
+            nfvd.ctl("neigh show vrf red")["neighbors"] if n["address"] == "10.0.0.7"] == \
+        [("10.0.0.7", "p0", "red")]
+    nfvd.ctl("neigh del 10.0.0.7 dev p0 vrf red")
+    assert "10.0.0.7" not in [n["address"] for n in nfvd.ctl("neigh show")["neighbors"]]
+    # A learned entry in each VRF (an ARP request to nfvd's address on p0,
+    # red, and on p1, blue): "neigh flush vrf blue" forgets blue's only.
+    for port, mac in (("p0", "02:00:00:00:00:a7"), ("p1", "02:00:00:00:00:b7")):
+        arp = Ether(src=mac, dst="ff:ff:ff:ff:ff:ff") / \
+            ARP(op=1, hwsrc=mac, psrc="10.0.0.7", pdst="10.0.0.254")
+        nfvd.ctl("punt", "inject", "dev", port, "hex", bytes(arp).hex())
+
+    def learned():
+        return sorted((n["dev"], n["vrf"]) for n in nfvd.ctl("neigh show")["neighbors"]
+                      if n["state"] != "static")
+    deadline = time.monotonic() + 10
+    while learned() != [("p0", "red"), ("p1", "blue")]:
+        assert time.monotonic() < deadline, learned()
+        time.sleep(0.02)
+    assert nfvd.ctl("neigh flush vrf blue") == {"flushed": 1}
+    assert learned() == [("p0", "red")]
+    assert nfvd.ctl("neigh flush dev p1 vrf blue") == {"flushed": 0}
+    assert nfvd.ctl("neigh flush dev p0 vrf red") == {"flushed": 1}
+    assert nfvd.ctl("neigh show") == before
+    red = nfvd.ctl("addr show vrf red")["addresses"]
+    assert sorted((a["address"], a["dev"]) for a in red) == [
+        ("10.0.0.254/24", "p0"), ("10.1.0.254/24", "p2"),
+        ("2001:db8:1::fe/64", "p2"), ("2001:db8:a::fe/64", "p0")]
+    assert {a["vrf"] for a in red} == {"red"}
+    assert nfvd.ctl("addr show vrf default")["addresses"] == []
+    assert len(nfvd.ctl("addr show")["addresses"]) == 8
     nfvd.stop()

@@ -102,6 +102,13 @@ def test_vxlan_bridge(tmp_path):
     assert drops(st) == {"vxlan_input/bad_vni": 1, "vxlan_input/bad_udp_checksum": 1,
                          "vxlan_input/bad_flags": 1}
     assert fdb(nfvd) == {(H, "p1", None), (X, "vx0", R1), (Z, "vx0", R2), (W, "p3", None)}
+    # The text view shows the remote VTEP too, though its first row (the
+    # bridge's own MAC) has none.
+    text = nfvd.ctl_result("fdb", "show", json_out=False).stdout.splitlines()
+    assert text[1].split() == ["mac", "bridge", "port", "type", "age", "remote"], text[1]
+    fdb_text = {line.split()[0].lower(): line.split() for line in text[2:]}
+    assert [fdb_text[m][2::3] for m in (X, Z, H, W)] == \
+        [["vx0", R1], ["vx0", R2], ["p1", "-"], ["p3", "-"]], fdb_text
     r = rows(nfvd)
     vx = r["vx0"]
     assert (vx["kind"], vx["vni"], vx["local"], vx["remotes"], vx["dstport"], vx["bridge"]) == \

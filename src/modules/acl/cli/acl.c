@@ -267,9 +267,19 @@ cmd_acl_show(int argc, char **argv, struct nfv_reply *r)
 static int
 cmd_acl_set(int argc, char **argv, struct nfv_reply *r)
 {
-	if (argc != 4 || strcmp(argv[2], "cache") != 0 ||
-	    (strcmp(argv[3], "on") != 0 && strcmp(argv[3], "off") != 0))
-		NFV_FAIL(r, -EINVAL, "usage: acl set cache on|off");
+	/* Each error names its word, and keeps the usage. */
+	if (argc < 3)
+		NFV_FAIL(r, -EINVAL, "missing arguments; usage: acl set cache on|off");
+	if (strcmp(argv[2], "cache") != 0)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'cache'); usage: acl set cache on|off",
+			 argv[2]);
+	if (argc < 4)
+		NFV_FAIL(r, -EINVAL, "missing value after 'cache'; usage: acl set cache on|off");
+	if (strcmp(argv[3], "on") != 0 && strcmp(argv[3], "off") != 0)
+		NFV_FAIL(r, -EINVAL, "bad cache '%s' (on or off); usage: acl set cache on|off",
+			 argv[3]);
+	if (argc > 4)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: acl set cache on|off", argv[4]);
 	return nfv_acl_set_cache(strcmp(argv[3], "on") == 0);
 }
 
@@ -323,7 +333,10 @@ cmd_conntrack_set(int argc, char **argv, struct nfv_reply *r)
 		nfv_ct_set_tcp_liberal(strcmp(argv[3], "on") == 0);
 		return 0;
 	}
-	NFV_FAIL(r, -EINVAL, "usage: %s", usage);
+	if (argc >= 3)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected max, timeout or tcp-liberal); "
+			 "usage: %s", argv[2], usage);
+	NFV_FAIL(r, -EINVAL, "missing arguments; usage: %s", usage);
 }
 
 static const struct nfv_command acl_commands[] = {

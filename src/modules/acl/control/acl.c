@@ -670,6 +670,8 @@ nfv_acl_proto_name(uint8_t p, char *buf, size_t len)
 		return "icmp";
 	case IPPROTO_ICMPV6:
 		return "icmp6";
+	case IPPROTO_SCTP:
+		return "sctp";
 	default:
 		snprintf(buf, len, "%u", p);
 		return buf;

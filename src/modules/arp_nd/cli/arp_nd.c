@@ -59,13 +59,24 @@ cmd_neigh_set(int argc, char **argv, struct nfv_reply *r)
 {
 	struct nfv_neigh_params p = nfv_neigh_params;
 
-	if (argc < 4 || argc % 2 != 0)
-		NFV_FAIL(r, -EINVAL, "usage: neigh set [reachable MS] [retrans MS] [delay MS] "
-			 "[gc MS] [probes N] [solicits N] [hold N] [max N] [resolve on|off]");
+	if (argc < 3)
+		NFV_FAIL(r, -EINVAL, "missing arguments; usage: neigh set [reachable MS] "
+			 "[retrans MS] [delay MS] [gc MS] [probes N] [solicits N] [hold N] [max N] "
+			 "[resolve on|off]");
 	for (int i = 2; i < argc; i += 2) {
 		unsigned int k;
 		unsigned long v;
 		char *end;
+
+		/* A word without its value is named (after an unknown word is). */
+		if (i + 1 >= argc) {
+			for (k = 0; k < RTE_DIM(param_words); k++)
+				if (strcmp(argv[i], param_words[k].word) == 0)
+					break;
+			if (k == RTE_DIM(param_words) && strcmp(argv[i], "resolve") != 0)
+				NFV_FAIL(r, -EINVAL, "unknown parameter '%s'", argv[i]);
+			NFV_FAIL(r, -EINVAL, "missing value after '%s'", argv[i]);
+		}
 
 		if (strcmp(argv[i], "resolve") == 0) {
 			if (strcmp(argv[i + 1], "on") != 0 && strcmp(argv[i + 1], "off") != 0)
@@ -91,22 +102,46 @@ cmd_neigh_set(int argc, char **argv, struct nfv_reply *r)
 	return 0;
 }
 
+/* neigh flush [dev NAME] [vrf VRF] (every neigh command takes [vrf VRF]) */
 static int
 cmd_neigh_flush(int argc, char **argv, struct nfv_reply *r)
 {
-	int dev = -1;
+	struct nfv_iface *ifc = NULL;
+	unsigned int n = 0;
+	int vrf = -1;
 
-	if (argc > 2) {
-		struct nfv_iface *ifc;
+	for (int i = 2; i < argc; i += 2) {
+		bool dev = strcmp(argv[i], "dev") == 0;
 
-		if (strcmp(argv[2], "dev") != 0 || argc != 4)
-			NFV_FAIL(r, -EINVAL, "usage: neigh flush [dev NAME]");
-		ifc = nfv_iface_need(argv[3], r);
-		if (ifc == NULL)
-			return -ENOENT;
-		dev = ifc->id;
+		if ((!dev && strcmp(argv[i], "vrf") != 0) || (dev && ifc != NULL) ||
+		    (!dev && vrf >= 0))
+			NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: neigh flush [dev NAME] "
+				 "[vrf VRF]", argv[i]);
+		if (i + 1 >= argc)
+			NFV_FAIL(r, -EINVAL, "missing %s after '%s'",
+				 dev ? "interface name" : "VRF name", argv[i]);
+		if (dev) {
+			ifc = nfv_iface_need(argv[i + 1], r);
+			if (ifc == NULL)
+				return -ENOENT;
+		} else {
+			vrf = nfv_vrf_id(argv[i + 1]);
+			if (vrf < 0)
+				NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[i + 1]);
+		}
 	}
-	r->data = json_pack("{s:i}", "flushed", nfv_neigh_flush(dev));
+	if (ifc != NULL && vrf >= 0 && ifc->vrf != vrf)
+		NFV_FAIL(r, -EINVAL, "interface %s is in VRF %s, not in VRF %s", ifc->name,
+			 nfv_vrf_name(ifc->vrf), nfv_vrf_name((uint16_t)vrf));
+	if (ifc != NULL)
+		n = nfv_neigh_flush(ifc->id);
+	else if (vrf < 0)
+		n = nfv_neigh_flush(-1);
+	else
+		for (unsigned int i = 0; i < NFV_IFACE_MAX; i++)
+			if (nfv_ifaces[i].used && nfv_ifaces[i].vrf == vrf)
+				n += nfv_neigh_flush((int)i);
+	r->data = json_pack("{s:i}", "flushed", n);
 	return 0;
 }
 
@@ -115,7 +150,7 @@ static const struct nfv_command arp_nd_commands[] = {
 	  "neigh set [reachable MS] [retrans MS] [delay MS] [gc MS] [probes N] [solicits N] "
 	  "[hold N] [max N] [resolve on|off]" },
 	{ "neigh", "params", cmd_neigh_params, "neigh params" },
-	{ "neigh", "flush", cmd_neigh_flush, "neigh flush [dev NAME]" },
+	{ "neigh", "flush", cmd_neigh_flush, "neigh flush [dev NAME] [vrf VRF]" },
 };
 NFV_COMMANDS_REGISTER(arp_nd_commands);
 

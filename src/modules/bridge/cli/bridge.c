@@ -90,6 +90,8 @@ cmd_fdb_show(int argc, char **argv, struct nfv_reply *r)
 {
 	if (nfv_cmd_max_args(argc, argv, 4, r) < 0)
 		return -EINVAL;
+	if (argc == 3 && strcmp(argv[2], "dev") == 0)
+		NFV_FAIL(r, -EINVAL, "missing bridge name after 'dev'; usage: fdb show [dev BRIDGE]");
 	if (argc == 3)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: fdb show [dev BRIDGE]", argv[2]);
 	if (argc == 4 && strcmp(argv[2], "dev") != 0)

@@ -20,11 +20,12 @@ cmd_flow_export(int argc, char **argv, struct nfv_reply *r)
 
 	if (argc == 3 && strcmp(argv[2], "del") == 0)
 		return nfv_flow_export_del(r->err);
-	if (nfv_cmd_need_args(argc, 4, usage, r) < 0)
-		return -EINVAL;
-	if (strcmp(argv[2], "ipfix") != 0)
+	/* A wrong word is named before a short line is called short. */
+	if (argc >= 3 && strcmp(argv[2], "ipfix") != 0)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'ipfix' or 'del'); usage: %s",
 			 argv[2], usage);
+	if (nfv_cmd_need_args(argc, 4, usage, r) < 0)
+		return -EINVAL;
 	for (int i = 4; i < argc; i += 2) {
 		uint32_t v;
 		bool is_active = strcmp(argv[i], "active") == 0;

@@ -118,9 +118,12 @@ route_json(const struct nfv_route_info *ri)
 		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
 		      "vrf", nfv_vrf_name(ri->prefix.vrf), "nexthop_id", ri->nh_id);
 	json_decref(nh);
-	if (ri->source == NFV_RT_KERNEL)
-		json_object_set_new(o, "proto", json_string(nfv_route_proto_name(ri->proto, buf,
-										 sizeof(buf))));
+	/* proto: the kernel's protocol of a kernel route, null for the others
+	 * (on every row: the text view takes its columns from the first row,
+	 * which is seldom a kernel route). */
+	json_object_set_new(o, "proto", ri->source == NFV_RT_KERNEL ?
+			    json_string(nfv_route_proto_name(ri->proto, buf, sizeof(buf))) :
+			    json_null());
 	return o;
 }
 
@@ -234,19 +237,32 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 	    (f->dev >= 0 && nh->port_id != f->dev) || (f->vrf >= 0 && vrf != f->vrf))
 		return;
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
-	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "address",
-					      nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
-					      "dev", nfv_iface_name_of(nh->port_id),
-					      "state", "static", "vrf", nfv_vrf_name(vrf)));
+	/* age, probes and held are learned entries' (arp_nd); null here, so that
+	 * the text view, whose columns come from the first row, shows them
+	 * when a static entry is listed first. */
+	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:n}",
+					      "address", nfv_ip_str(&nh->gw, buf, sizeof(buf)),
+					      "lladdr", mac, "dev", nfv_iface_name_of(nh->port_id),
+					      "state", "static", "vrf", nfv_vrf_name(vrf),
+					      "age", "probes", "held"));
 }
 
+/* A "nexthop show" row: the same keys for every type (null where a type has
+ * none), since the text view takes its columns from the first row, the
+ * local next hop, which has neither a gateway nor an interface. */
 static void
 nh_cb(const struct nfv_nexthop *nh, void *arg)
 {
-	json_t *o = nh_json(nh->id);
+	json_t *d = nh_json(nh->id), *o = json_object(), *v;
+	static const char *const keys[] = { "type", "via", "dev", "resolved" };
 
 	json_object_set_new(o, "id", json_integer(nh->id));
+	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
+		v = json_object_get(d, keys[i]);
+		json_object_set(o, keys[i], v != NULL ? v : json_null());
+	}
 	json_object_set_new(o, "refcnt", json_integer(nh->refcnt));
+	json_decref(d);
 	json_array_append_new(arg, o);
 }
 
@@ -271,6 +287,34 @@ port_arg(int argc, char **argv, int i, struct nfv_iface **p, struct nfv_reply *r
 		return -ENOENT;
 	if (i + 2 < argc)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[i + 2]);
+	return 0;
+}
+
+/*
+ * "dev NAME [vrf VRF]" from argv[i] (neigh add, neigh del: every neigh
+ * command takes [vrf VRF]): a neighbor is in its interface's VRF, so a VRF
+ * given must be NAME's.
+ */
+static int
+port_vrf_arg(int argc, char **argv, int i, struct nfv_iface **p, struct nfv_reply *r)
+{
+	int rc, vrf;
+
+	if (argc <= i + 2 || strcmp(argv[i + 2], "vrf") != 0)
+		return port_arg(argc, argv, i, p, r);
+	rc = port_arg(i + 2, argv, i, p, r);
+	if (rc < 0)
+		return rc;
+	if (argc == i + 3)
+		NFV_FAIL(r, -EINVAL, "missing VRF name after 'vrf'");
+	vrf = nfv_vrf_id(argv[i + 3]);
+	if (vrf < 0)
+		NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[i + 3]);
+	if (argc > i + 4)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' after 'vrf %s'", argv[i + 4], argv[i + 3]);
+	if ((*p)->vrf != vrf)
+		NFV_FAIL(r, -EINVAL, "interface %s is in VRF %s, not in VRF %s", (*p)->name,
+			 nfv_vrf_name((*p)->vrf), argv[i + 3]);
 	return 0;
 }
 
@@ -312,7 +356,7 @@ cmd_neigh_add(int argc, char **argv, struct nfv_reply *r)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'lladdr')", argv[3]);
 	if (nfv_parse_mac(argv[4], &mac) < 0)
 		NFV_FAIL(r, -EINVAL, "bad MAC address '%s' (expected xx:xx:xx:xx:xx:xx)", argv[4]);
-	rc = port_arg(argc, argv, 5, &port, r);
+	rc = port_vrf_arg(argc, argv, 5, &port, r);
 	if (rc < 0)
 		return rc;
 	return nfv_neigh_add(&ip, &mac, port->id, r->err);
@@ -329,7 +373,7 @@ cmd_neigh_del(int argc, char **argv, struct nfv_reply *r)
 		return -EINVAL;
 	if (nfv_parse_ip(argv[2], &ip) < 0)
 		NFV_FAIL(r, -EINVAL, "bad address '%s'", argv[2]);
-	rc = port_arg(argc, argv, 3, &port, r);
+	rc = port_vrf_arg(argc, argv, 3, &port, r);
 	if (rc < 0)
 		return rc;
 	return nfv_neigh_del(&ip, port->id, r->err);
@@ -543,15 +587,45 @@ cmd_debug_reroute(int argc, char **argv, struct nfv_reply *r)
 	return 0;
 }
 
-NFV_SHOW_COMMAND(cmd_addr_show, nfv_ip_addrs_json)
+/* addr show [vrf VRF]: the addresses of the interfaces of one VRF. */
+static int
+cmd_addr_show(int argc, char **argv, struct nfv_reply *r)
+{
+	json_t *a, *e;
+	size_t i;
+	int vrf;
+
+	if (argc > 2 && strcmp(argv[2], "vrf") != 0)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'vrf')", argv[2]);
+	if (argc == 3)
+		NFV_FAIL(r, -EINVAL, "missing VRF name after 'vrf'");
+	if (argc > 4)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' after 'vrf %s'", argv[4], argv[3]);
+	r->data = nfv_ip_addrs_json();
+	if (argc < 4)
+		return 0;
+	vrf = nfv_vrf_id(argv[3]);
+	if (vrf < 0) {
+		json_decref(r->data);
+		r->data = NULL;
+		NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[3]);
+	}
+	a = json_object_get(r->data, "addresses");
+	for (i = json_array_size(a); i-- > 0;) {
+		e = json_array_get(a, i);
+		if (strcmp(json_string_value(json_object_get(e, "vrf")), nfv_vrf_name(vrf)) != 0)
+			json_array_remove(a, i);
+	}
+	return 0;
+}
 NFV_SHOW_COMMAND(cmd_nexthop_show, nfv_ip_nexthops_json)
 
 static const struct nfv_command ip_commands[] = {
 	{ "addr", "add", cmd_addr, "addr add ADDR/LEN dev NAME" },
 	{ "addr", "del", cmd_addr, "addr del ADDR/LEN dev NAME" },
-	{ "addr", "show", cmd_addr_show, "addr show" },
-	{ "neigh", "add", cmd_neigh_add, "neigh add IP lladdr MAC dev NAME" },
-	{ "neigh", "del", cmd_neigh_del, "neigh del IP dev NAME" },
+	{ "addr", "show", cmd_addr_show, "addr show [vrf VRF]" },
+	{ "neigh", "add", cmd_neigh_add, "neigh add IP lladdr MAC dev NAME [vrf VRF]" },
+	{ "neigh", "del", cmd_neigh_del, "neigh del IP dev NAME [vrf VRF]" },
 	{ "neigh", "show", cmd_neigh_show, "neigh show [dev NAME] [vrf VRF]" },
 	{ "route", "add", cmd_route_add,
 	  "route add PREFIX via IP [dev NAME] [via IP ...] | PREFIX dev NAME | "

@@ -210,7 +210,11 @@ nfv_route_del(const struct nfv_prefix *p, char *err)
 			 ri.source == NFV_RT_NEIGH ? "neigh del" : "addr del");
 		return -EPERM;
 	}
-	snprintf(err, NFV_ERR_LEN, "no route %s", nfv_prefix_str(p, buf, sizeof(buf)));
+	if (p->vrf != 0)
+		snprintf(err, NFV_ERR_LEN, "no route %s in VRF %s",
+			 nfv_prefix_str(p, buf, sizeof(buf)), nfv_vrf_name(p->vrf));
+	else
+		snprintf(err, NFV_ERR_LEN, "no route %s", nfv_prefix_str(p, buf, sizeof(buf)));
 	return -ENOENT;
 }
 

@@ -12,6 +12,7 @@
 
 #include "api/cmd.h"
 #include "api/parse.h"
+#include "modules/infra/cli.h"
 #include "modules/lcp/lcp.h"
 
 static const char add_usage[] =
@@ -69,10 +70,16 @@ cmd_lcp_show(int argc, char **argv, struct nfv_reply *r)
 
 	if (nfv_cmd_max_args(argc, argv, 4, r) < 0)
 		return -EINVAL;
-	if (argc == 3 || (argc == 4 && strcmp(argv[2], "dev") != 0))
+	if (argc >= 3 && strcmp(argv[2], "dev") != 0)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: lcp show [dev NAME]", argv[2]);
-	if (argc == 4)
+	if (argc == 3)
+		NFV_FAIL(r, -EINVAL, "missing interface name after 'dev'; usage: lcp show [dev NAME]");
+	if (argc == 4) {
+		/* An unknown interface is an error, not an empty list. */
+		if (nfv_iface_need(argv[3], r) == NULL)
+			return -ENOENT;
 		dev = argv[3];
+	}
 	r->data = json_pack("{s:o}", "lcp", (json_t *)nfv_lcp_show_json(dev));
 	return 0;
 }

@@ -14,6 +14,9 @@ cmd_mirror_add(int argc, char **argv, struct nfv_reply *r)
 	static const char usage[] = "mirror add NAME dev IF in|out|both to IF2";
 	unsigned int dirs;
 
+	/* A word where 'to' belongs is named, even on a short line. */
+	if (argc == 7 && strcmp(argv[6], "to") != 0)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'to'); usage: %s", argv[6], usage);
 	if (nfv_cmd_need_args(argc, 8, usage, r) < 0 || nfv_cmd_max_args(argc, argv, 8, r) < 0)
 		return -EINVAL;
 	if (!nfv_valid_name(argv[2]))

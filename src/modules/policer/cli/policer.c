@@ -48,10 +48,8 @@ cmd_policer_add(int argc, char **argv, struct nfv_reply *r)
 {
 	uint64_t cir, cbs, pir = 0, pbs = 0;
 
-	if (nfv_cmd_need_args(argc, 7, ADD_USAGE, r) < 0)
+	if (nfv_cmd_need_args(argc, 7, ADD_USAGE, r) < 0 || nfv_cmd_max_args(argc, argv, 11, r) < 0)
 		return -EINVAL;
-	if (argc != 7 && argc != 11)
-		NFV_FAIL(r, -EINVAL, "usage: %s", ADD_USAGE);
 	if (!nfv_valid_name(argv[2]))
 		NFV_FAIL(r, -EINVAL, "bad policer name '%s' (letters, digits, '_', '-', '.'; "
 			 "starts with a letter; at most 31)", argv[2]);
@@ -65,15 +63,23 @@ cmd_policer_add(int argc, char **argv, struct nfv_reply *r)
 			 ADD_USAGE);
 	if (parse_scaled(argv[6], 64, 1000000000ull, &cbs) < 0)
 		NFV_FAIL(r, -EINVAL, "bad burst size '%s' (bytes, 64 to 1G)", argv[6]);
-	if (argc == 11) {
+	/* The optional trTCM pair: each missing or extra word is named. */
+	if (argc > 7) {
 		if (strcmp(argv[7], "pir") != 0)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'pir'); usage: %s", argv[7],
 				 ADD_USAGE);
+		if (argc < 9)
+			NFV_FAIL(r, -EINVAL, "missing value after 'pir'; usage: %s", ADD_USAGE);
 		if (parse_scaled(argv[8], 8, 400000000000ull, &pir) < 0)
 			NFV_FAIL(r, -EINVAL, "bad rate '%s' (bit/s, 8 to 400G, e.g. 10M)", argv[8]);
+		if (argc < 10)
+			NFV_FAIL(r, -EINVAL, "missing 'pbs BYTES' after 'pir %s'; usage: %s",
+				 argv[8], ADD_USAGE);
 		if (strcmp(argv[9], "pbs") != 0)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'pbs'); usage: %s", argv[9],
 				 ADD_USAGE);
+		if (argc < 11)
+			NFV_FAIL(r, -EINVAL, "missing value after 'pbs'; usage: %s", ADD_USAGE);
 		if (parse_scaled(argv[10], 64, 1000000000ull, &pbs) < 0)
 			NFV_FAIL(r, -EINVAL, "bad burst size '%s' (bytes, 64 to 1G)", argv[10]);
 	}

@@ -51,8 +51,10 @@ cmd_punt_set(int argc, char **argv, struct nfv_reply *r)
 	if (argc > 5) {
 		if (strcmp(argv[5], "burst") != 0)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected 'burst')", argv[5]);
-		if (argc < 7 || parse_u32(argv[6], &burst) < 0 || burst == 0)
-			NFV_FAIL(r, -EINVAL, "bad or missing burst (packets, at least 1)");
+		if (argc < 7)
+			NFV_FAIL(r, -EINVAL, "missing value after 'burst' (packets, at least 1)");
+		if (parse_u32(argv[6], &burst) < 0 || burst == 0)
+			NFV_FAIL(r, -EINVAL, "bad burst '%s' (packets, at least 1)", argv[6]);
 		if (nfv_cmd_max_args(argc, argv, 7, r) < 0)
 			return -EINVAL;
 	}

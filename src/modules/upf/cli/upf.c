@@ -25,8 +25,12 @@ cmd_upf_pfcp(int argc, char **argv, struct nfv_reply *r)
 			 usage);
 	if (argc == 4)
 		return nfv_upf_pfcp_listen(argv[3], NULL, r->err);
-	if (argc != 6 || strcmp(argv[4], "node-id") != 0)
+	if (strcmp(argv[4], "node-id") != 0)
 		NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: %s", argv[4], usage);
+	if (argc == 5)
+		NFV_FAIL(r, -EINVAL, "missing value after 'node-id'; usage: %s", usage);
+	if (argc > 6)
+		NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: %s", argv[6], usage);
 	return nfv_upf_pfcp_listen(argv[3], argv[5], r->err);
 }
 
@@ -58,8 +62,12 @@ cmd_upf_show(int argc, char **argv, struct nfv_reply *r)
 	if (argc > 3) {
 		char *end;
 
-		if (argc != 5 || strcmp(argv[3], "seid") != 0)
+		if (strcmp(argv[3], "seid") != 0)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: %s", argv[3], usage);
+		if (argc == 4)
+			NFV_FAIL(r, -EINVAL, "missing value after 'seid'; usage: %s", usage);
+		if (argc > 5)
+			NFV_FAIL(r, -EINVAL, "unexpected '%s'; usage: %s", argv[5], usage);
 		errno = 0;
 		seid = strtoull(argv[4], &end, 0);
 		if (errno != 0 || *end != '\0' || argv[4][0] == '-' || seid == 0)

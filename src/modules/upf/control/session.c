@@ -616,7 +616,7 @@ nfv_upf_set_n3(const char *addr, const char *dev, char *err)
 		return -EINVAL;
 	}
 	if (ifc == NULL) {
-		snprintf(err, NFV_ERR_LEN, "no interface '%s'", dev);
+		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
 		return -ENODEV;
 	}
 	n_addr = nfv_addr_of_iface(ifc->id, pfx);

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Bad variants of the feature modules' commands (DESIGN 3: "Errors name the
+bad token and change nothing"): a wrong word is named (not answered with a
+bare usage line), a word without its value says which, an unknown
+interface is an error (not an empty list); each is one line, exit 1, and
+nothing changes.
+"""
+import pytest
+
+from nfvdlib import Nfvd
+
+ERRORS = [
+    ("lcp show dev nope", "unknown interface 'nope'"),
+    ("lcp show dev", "missing interface name after 'dev'"),
+    ("acl set cache maybe", "bad cache 'maybe' (on or off)"),
+    ("acl set cash on", "unexpected 'cash' (expected 'cache')"),
+    ("acl set cache", "missing value after 'cache'"),
+    ("acl set cache on off", "unexpected 'off'"),
+    ("acl set", "missing arguments"),
+    ("conntrack set frob 1", "unexpected 'frob' (expected max, timeout or tcp-liberal)"),
+    ("conntrack set", "missing arguments"),
+    ("flow export frob", "unexpected 'frob' (expected 'ipfix' or 'del')"),
+    ("punt set arp rate 10 burst x", "bad burst 'x'"),
+    ("punt set arp rate 10 burst", "missing value after 'burst'"),
+    ("mirror add m9 dev p0 in p1", "unexpected 'p1' (expected 'to')"),
+    ("upf pfcp listen 127.0.0.1 node-id", "missing value after 'node-id'"),
+    ("upf pfcp listen 127.0.0.1 node-id a b", "unexpected 'b'"),
+    ("upf pfcp listen 127.0.0.1 frob a", "unexpected 'frob'"),
+    ("upf show sessions seid", "missing value after 'seid'"),
+    ("upf show sessions seid 1 2", "unexpected '2'"),
+    ("fdb show dev", "missing bridge name after 'dev'"),
+    ("neigh set reachable", "missing value after 'reachable'"),
+    ("neigh set reachable 1000 resolve", "missing value after 'resolve'"),
+    ("neigh set frob", "unknown parameter 'frob'"),
+    ("neigh set", "missing arguments"),
+]
+
+STATE = ("lcp show", "acl show", "conntrack show", "flow show", "punt show", "mirror show",
+         "upf show sessions", "fdb show", "neigh params", "bridge show")
+
+
+def state(n):
+    out = {w: n.ctl(w) for w in STATE}
+    for q in out["punt show"]["queues"]:
+        q.pop("handled", None)
+    out["conntrack show"].pop("expired", None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def router(tmp_path_factory):
+    n = Nfvd(tmp_path_factory.mktemp("ctl_words"))
+    n.add_port("p0")
+    n.add_port("p1")
+    n.cmd("addr add 10.0.0.1/24 dev p0", "addr add 10.1.0.1/24 dev p1", "bridge add br0")
+    n.start()
+    yield n
+    n.stop()
+
+
+@pytest.mark.parametrize("line,msg", ERRORS)
+def test_bad_variant_named(router, line, msg):
+    before = state(router)
+    r = router.ctl_result(*line.split(), json_out=False)
+    assert r.rc == 1, (line, r.rc, r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error: "), (line, err)
+    assert msg in err, (line, err)
+    assert state(router) == before, line
