@@ -135,7 +135,7 @@ port_json(const struct nfv_port *p)
 	port_stats_get(p->port_id, &st);
 	memset(&link, 0, sizeof(link));
 	rte_eth_link_get_nowait(p->port_id, &link);
-	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+	nfv_format_mac(mac, sizeof(mac), &p->mac);
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:b, s:b, s:i, s:i, s:i, s:i, s:i, "
 			 "s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 			 "name", p->name, "kind", "port", "vrf", nfv_iface_vrf_name(p->port_id),

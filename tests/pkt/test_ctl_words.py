@@ -68,3 +68,23 @@ def test_bad_variant_named(router, line, msg):
     assert len(err.splitlines()) == 1 and err.startswith("error: "), (line, err)
     assert msg in err, (line, err)
     assert state(router) == before, line
+
+
+def test_macs_shown_as_typed_in_lower_case(router):
+    """A MAC is shown in lower case, as Linux and VPP show it: what a user
+    typed in lower case comes back the same, in JSON and in the text view;
+    one typed in upper case is the same address."""
+    router.ctl("neigh add 10.0.0.9 lladdr 02:ab:cd:ef:00:1f dev p0")
+    router.ctl("neigh add 10.0.0.10 lladdr 02:AB:CD:EF:00:2F dev p0")
+    try:
+        macs = {e["address"]: e["lladdr"] for e in router.ctl("neigh show")["neighbors"]
+                if e["address"] in ("10.0.0.9", "10.0.0.10")}
+        assert macs == {"10.0.0.9": "02:ab:cd:ef:00:1f", "10.0.0.10": "02:ab:cd:ef:00:2f"}
+        text = router.ctl_result("neigh", "show", json_out=False).stdout
+        assert "02:ab:cd:ef:00:1f" in text and "02:ab:cd:ef:00:2f" in text
+        assert "AB:CD" not in text
+        br = router.ctl("port show br0")["ports"][0]["mac"]
+        assert br == br.lower()
+    finally:
+        router.ctl("neigh del 10.0.0.9 dev p0")
+        router.ctl("neigh del 10.0.0.10 dev p0")

@@ -471,7 +471,7 @@ bridge_rows(void *rows, const char *name)
 			nfv_counters_sum(&nfv_bridge_counters_block, c);
 			bridge_counters_since_start(s);
 		}
-		rte_ether_format_addr(mac, sizeof(mac), &v->mac);
+		nfv_format_mac(mac, sizeof(mac), &v->mac);
 		json_array_append_new(rows, json_pack(
 			"{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I}",
@@ -510,7 +510,7 @@ nfv_bridge_show(const char *name, char *err)
 
 		if (b == NULL || (name != NULL && strcmp(name, nfv_ifaces[id].name) != 0))
 			continue;
-		rte_ether_format_addr(mac, sizeof(mac), &nfv_ifaces[id].mac);
+		nfv_format_mac(mac, sizeof(mac), &nfv_ifaces[id].mac);
 		json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:i, s:o}",
 			"name", nfv_ifaces[id].name, "mac", mac,
 			"admin_up", nfv_ifaces[id].admin_up,
@@ -618,7 +618,7 @@ nfv_fdb_show(const char *bridge, char *err)
 
 		if (nfv_bridges[id] == NULL || (only != 0 && id != only))
 			continue;
-		rte_ether_format_addr(mac, sizeof(mac), &nfv_ifaces[id].mac);
+		nfv_format_mac(mac, sizeof(mac), &nfv_ifaces[id].mac);
 		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:i, s:n}", "mac", mac,
 			"bridge", nfv_ifaces[id].name, "port", nfv_ifaces[id].name,
 			"type", "static", "age", 0, "remote"));
@@ -630,7 +630,7 @@ nfv_fdb_show(const char *bridge, char *err)
 
 		for (int k = 0; k < 6; k++)
 			a.addr_bytes[k] = (uint8_t)(rows[i].key >> (8 * k));
-		rte_ether_format_addr(mac, sizeof(mac), &a);
+		nfv_format_mac(mac, sizeof(mac), &a);
 		/* "remote" on every row (null but for a VXLAN port's): the text view
 		 * takes its columns from the first row, the bridge's own entry. */
 		row = json_pack("{s:s, s:s, s:s, s:s, s:I, s:n}", "mac", mac,

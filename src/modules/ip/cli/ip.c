@@ -236,7 +236,7 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 	if (nh->type != NFV_NH_GATEWAY || !nh->has_neigh ||
 	    (f->dev >= 0 && nh->port_id != f->dev) || (f->vrf >= 0 && vrf != f->vrf))
 		return;
-	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
+	nfv_format_mac(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
 	/* age, probes and held are learned entries' (arp_nd); null here, so that
 	 * the text view, whose columns come from the first row, shows them
 	 * when a static entry is listed first. */

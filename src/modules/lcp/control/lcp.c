@@ -319,7 +319,7 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 		t->ns = NULL;
 		return -EEXIST;
 	}
-	rte_ether_format_addr(mac, sizeof(mac), &ifc->mac);
+	nfv_format_mac(mac, sizeof(mac), &ifc->mac);
 	snprintf(devargs, sizeof(devargs), "net_tap_lcp%u,iface=%s,mac=%s", ifc->id, t->tmp_if,
 		 mac);
 	pc.mtu = ifc->mtu;
@@ -504,7 +504,7 @@ nfv_lcp_show_json(const char *dev)
 
 		if (!t->used || (dev != NULL && strcmp(dev, nfv_iface_name_of(i)) != 0))
 			continue;
-		rte_ether_format_addr(mac, sizeof(mac), &nfv_ifaces[i].mac);
+		nfv_format_mac(mac, sizeof(mac), &nfv_ifaces[i].mac);
 		json_array_append_new(a, json_pack(
 			"{s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:b, s:I, s:I, s:I, s:I}",
 			"dev", nfv_iface_name_of(i), "host_if", t->host_if,

@@ -183,7 +183,7 @@ vlan_rows(void *rows, const char *name)
 			nfv_counters_sum(&nfv_vlan_counters_block, c);
 			vlan_counters_since_start(s);
 		}
-		rte_ether_format_addr(mac, sizeof(mac), &v->mac);
+		nfv_format_mac(mac, sizeof(mac), &v->mac);
 		json_array_append_new(rows, json_pack(
 			"{s:s, s:s, s:s, s:s, s:i, s:s, s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I}",

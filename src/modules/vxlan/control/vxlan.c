@@ -256,7 +256,7 @@ vxlan_rows(void *rows, const char *name)
 			nfv_counters_sum(&nfv_vxlan_counters_block, c);
 			vxlan_counters_since_start(s);
 		}
-		rte_ether_format_addr(mac, sizeof(mac), &v->mac);
+		nfv_format_mac(mac, sizeof(mac), &v->mac);
 		row = vxlan_json(t);
 		more = json_pack(
 			"{s:s, s:s, s:s, s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
