@@ -500,8 +500,7 @@ def test_static_entries_never_age(nfvd):
     # age"); the static entry has none.
     inject(d, "p1", arp_req(H0, "10.1.0.7", "10.1.0.254"))
     wait_for(lambda: "10.1.0.7" in neigh(d), what="the learned entry")
-    assert (n["10.1.0.1"]["age"], n["10.1.0.1"]["probes"], n["10.1.0.1"]["held"]) == \
-        (None, None, None)
+    assert not {"age", "probes", "held"} & set(n["10.1.0.1"])
     text = d.ctl_result("neigh", "show", "dev", "p1", json_out=False).stdout.splitlines()
     assert text[1].split() == ["address", "lladdr", "dev", "state", "vrf", "age", "probes",
                                "held"], text[1]

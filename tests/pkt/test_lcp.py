@@ -136,7 +136,7 @@ def test_twin_follows_interface_and_routes(nfvd, netns):
     rows = {line.split()[0]: line.split() for line in text[2:]}
     assert rows["192.0.2.0/24"][1] == "kernel" and rows["192.0.2.0/24"][-1] == "bgp", rows
     assert rows["10.1.0.0/24"][1] == "connected" and rows["10.1.0.0/24"][-1] == "-", rows
-    assert n.ctl("route show 10.1.0.0/24")["routes"][0]["proto"] is None
+    assert "proto" not in n.ctl("route show 10.1.0.0/24")["routes"][0]
 
     # "route add" wins over the kernel for the same prefix; the kernel's is
     # back when it goes. A kernel route is not removed by "route del".

@@ -94,12 +94,14 @@ def test_policer_colours(tmp_path):
     # The text view: an srTCM policer listed first does not hide the
     # trTCM one's pir and pbs (null, shown "-", on the srTCM one).
     assert "x" not in [p["name"] for p in nfvd.ctl("policer show")["policers"]]
-    assert (sr["pir"], sr["pbs"]) == (None, None)
+    assert "pir" not in sr and "pbs" not in sr
     text = nfvd.ctl_result("policer", "show", json_out=False).stdout.splitlines()
     head = text[1].split()
-    assert head[:7] == ["name", "type", "cir", "cbs", "pir", "pbs", "time_ns"], head
-    assert text[2].split()[:6] == ["sr", "srtcm", "8", "12000", "-", "-"], text[2]
-    assert text[3].split()[:6] == ["tr", "trtcm", "8", "3000", "16", "5000"], text[3]
+    assert head[:4] == ["name", "type", "cir", "cbs"] and {"pir", "pbs"} <= set(head), head
+    cols = [head.index(k) for k in ("name", "type", "cir", "cbs", "pir", "pbs")]
+    assert [text[2].split()[c] for c in cols] == ["sr", "srtcm", "8", "12000", "-", "-"], text[2]
+    assert [text[3].split()[c] for c in cols] == ["tr", "trtcm", "8", "3000", "16", "5000"], \
+        text[3]
     metrics = nfvd.ctl("show stats")
     assert metrics["policer"]["red"] == 19
     out = nfvd.stop()

@@ -86,14 +86,13 @@ expected_routes(const struct route_row *rows, size_t n)
 		else
 			via = str_or_null(rows[i].via);
 		assert_non_null(via);
-		/* proto: null but for kernel routes (none here). */
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:n}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}",
 						   "prefix", rows[i].prefix,
 						   "source", rows[i].source,
 						   "type", rows[i].type,
 						   "via", via,
 						   "dev", str_or_null(rows[i].dev),
-						   "vrf", "default", "proto"));
+						   "vrf", "default"));
 	}
 	return a;
 }
@@ -463,17 +462,13 @@ test_neighbors(void **state)
 	data = nfv_test_ok("neigh show");
 	want = json_loads("{\"neighbors\": ["
 			  "{\"address\": \"192.168.1.2\", \"lladdr\": \"" MAC_NEIGH_A4 "\", "
-			  "\"dev\": \"a\", \"state\": \"static\", \"vrf\": \"default\", "
-			  "\"age\": null, \"probes\": null, \"held\": null},"
+			  "\"dev\": \"a\", \"state\": \"static\", \"vrf\": \"default\"},"
 			  "{\"address\": \"192.168.2.2\", \"lladdr\": \"" MAC_NEIGH_B4 "\", "
-			  "\"dev\": \"b\", \"state\": \"static\", \"vrf\": \"default\", "
-			  "\"age\": null, \"probes\": null, \"held\": null},"
+			  "\"dev\": \"b\", \"state\": \"static\", \"vrf\": \"default\"},"
 			  "{\"address\": \"2001:db8:1::2\", \"lladdr\": \"" MAC_NEIGH_A6 "\", "
-			  "\"dev\": \"a\", \"state\": \"static\", \"vrf\": \"default\", "
-			  "\"age\": null, \"probes\": null, \"held\": null},"
+			  "\"dev\": \"a\", \"state\": \"static\", \"vrf\": \"default\"},"
 			  "{\"address\": \"2001:db8:2::2\", \"lladdr\": \"" MAC_NEIGH_B6 "\", "
-			  "\"dev\": \"b\", \"state\": \"static\", \"vrf\": \"default\", "
-			  "\"age\": null, \"probes\": null, \"held\": null}]}", 0, NULL);
+			  "\"dev\": \"b\", \"state\": \"static\", \"vrf\": \"default\"}]}", 0, NULL);
 	/* In next-hop id order, which depends on the ids freed before. */
 	sort_entries(json_object_get(data, "neighbors"));
 	nfv_test_assert_json_equal(want, data, "neigh show");
@@ -564,7 +559,7 @@ test_routes_via(void **state)
 	data = nfv_test_ok("route show 10.0.0.0/8");
 	snprintf(text, sizeof(text), "{\"routes\": [{\"prefix\": \"10.0.0.0/8\", \"source\": "
 		 "\"static\", \"type\": \"gateway\", \"via\": \"192.168.1.2\", \"dev\": \"a\", "
-		 "\"vrf\": \"default\", \"nexthop_id\": %u, \"proto\": null}]}", gw_a);
+		 "\"vrf\": \"default\", \"nexthop_id\": %u}]}", gw_a);
 	want = json_loads(text, 0, NULL);
 	nfv_test_assert_json_equal(want, data, "route show 10.0.0.0/8");
 	json_decref(want);

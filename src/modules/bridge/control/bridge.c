@@ -619,9 +619,9 @@ nfv_fdb_show(const char *bridge, char *err)
 		if (nfv_bridges[id] == NULL || (only != 0 && id != only))
 			continue;
 		nfv_format_mac(mac, sizeof(mac), &nfv_ifaces[id].mac);
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:i, s:n}", "mac", mac,
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:i}", "mac", mac,
 			"bridge", nfv_ifaces[id].name, "port", nfv_ifaces[id].name,
-			"type", "static", "age", 0, "remote"));
+			"type", "static", "age", 0));
 	}
 	for (size_t i = 0; i < n; i++) {
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
@@ -631,13 +631,10 @@ nfv_fdb_show(const char *bridge, char *err)
 		for (int k = 0; k < 6; k++)
 			a.addr_bytes[k] = (uint8_t)(rows[i].key >> (8 * k));
 		nfv_format_mac(mac, sizeof(mac), &a);
-		/* "remote" on every row (null but for a VXLAN port's): the text view
-		 * takes its columns from the first row, the bridge's own entry. */
-		row = json_pack("{s:s, s:s, s:s, s:s, s:I, s:n}", "mac", mac,
+		row = json_pack("{s:s, s:s, s:s, s:s, s:I}", "mac", mac,
 			"bridge", nfv_iface_name_of(rows[i].bridge),
 			"port", nfv_iface_name_of(rows[i].port), "type", "learned",
-			"age", (json_int_t)(now > rows[i].seen ? (now - rows[i].seen) / hz : 0),
-			"remote");
+			"age", (json_int_t)(now > rows[i].seen ? (now - rows[i].seen) / hz : 0));
 		if (rows[i].remote != 0) {
 			char ip[INET_ADDRSTRLEN];
 

@@ -118,12 +118,9 @@ route_json(const struct nfv_route_info *ri)
 		      "via", via ? via : json_null(), "dev", dev ? dev : json_null(),
 		      "vrf", nfv_vrf_name(ri->prefix.vrf), "nexthop_id", ri->nh_id);
 	json_decref(nh);
-	/* proto: the kernel's protocol of a kernel route, null for the others
-	 * (on every row: the text view takes its columns from the first row,
-	 * which is seldom a kernel route). */
-	json_object_set_new(o, "proto", ri->source == NFV_RT_KERNEL ?
-			    json_string(nfv_route_proto_name(ri->proto, buf, sizeof(buf))) :
-			    json_null());
+	if (ri->source == NFV_RT_KERNEL)
+		json_object_set_new(o, "proto", json_string(nfv_route_proto_name(ri->proto, buf,
+										 sizeof(buf))));
 	return o;
 }
 
@@ -237,32 +234,19 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 	    (f->dev >= 0 && nh->port_id != f->dev) || (f->vrf >= 0 && vrf != f->vrf))
 		return;
 	nfv_format_mac(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
-	/* age, probes and held are learned entries' (arp_nd); null here, so that
-	 * the text view, whose columns come from the first row, shows them
-	 * when a static entry is listed first. */
-	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:n}",
-					      "address", nfv_ip_str(&nh->gw, buf, sizeof(buf)),
-					      "lladdr", mac, "dev", nfv_iface_name_of(nh->port_id),
-					      "state", "static", "vrf", nfv_vrf_name(vrf),
-					      "age", "probes", "held"));
+	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "address",
+					      nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
+					      "dev", nfv_iface_name_of(nh->port_id),
+					      "state", "static", "vrf", nfv_vrf_name(vrf)));
 }
 
-/* A "nexthop show" row: the same keys for every type (null where a type has
- * none), since the text view takes its columns from the first row, the
- * local next hop, which has neither a gateway nor an interface. */
 static void
 nh_cb(const struct nfv_nexthop *nh, void *arg)
 {
-	json_t *d = nh_json(nh->id), *o = json_object(), *v;
-	static const char *const keys[] = { "type", "via", "dev", "resolved" };
+	json_t *o = nh_json(nh->id);
 
 	json_object_set_new(o, "id", json_integer(nh->id));
-	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
-		v = json_object_get(d, keys[i]);
-		json_object_set(o, keys[i], v != NULL ? v : json_null());
-	}
 	json_object_set_new(o, "refcnt", json_integer(nh->refcnt));
-	json_decref(d);
 	json_array_append_new(arg, o);
 }
 

@@ -244,11 +244,10 @@ policer_json(const struct nfv_policer *p)
 			      "cir", (json_int_t)p->cir * 8, "cbs", (json_int_t)p->cbs);
 	json_t *shares = json_array();
 
-	/* pir and pbs on every policer (null for srTCM): the text view takes its
-	 * columns from the first row, so an srTCM policer listed first would
-	 * otherwise hide a trTCM one's. */
-	json_object_set_new(o, "pir", p->trtcm ? json_integer((json_int_t)p->pir * 8) : json_null());
-	json_object_set_new(o, "pbs", p->trtcm ? json_integer((json_int_t)p->pbs) : json_null());
+	if (p->trtcm) {
+		json_object_set_new(o, "pir", json_integer((json_int_t)p->pir * 8));
+		json_object_set_new(o, "pbs", json_integer((json_int_t)p->pbs));
+	}
 	/* When the counters below were read, on the clock the meters use (the
 	 * TSC), in ns: rates from two readings do not depend on how long the
 	 * replies took to reach the reader. */
