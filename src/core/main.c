@@ -116,7 +116,11 @@ usage_module(const struct nfv_module *m, void *arg)
 
 		snprintf(head, sizeof(head), "--%s%s%s", o->name, o->arg ? " " : "",
 			 o->arg ? o->arg : "");
-		fprintf(arg, "      %-19s%s\n", head, o->help);
+		/* (A head longer than its column goes on a line of its own.) */
+		if (strlen(head) > 18)
+			fprintf(arg, "      %s\n      %-19s%s\n", head, "", o->help);
+		else
+			fprintf(arg, "      %-19s%s\n", head, o->help);
 	}
 }
 

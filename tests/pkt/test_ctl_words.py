@@ -88,3 +88,22 @@ def test_macs_shown_as_typed_in_lower_case(router):
     finally:
         router.ctl("neigh del 10.0.0.9 dev p0")
         router.ctl("neigh del 10.0.0.10 dev p0")
+
+
+def test_help_lines():
+    """nfvd --help: exit 0; every option line of a module names its option
+    and its value's word apart from its text (a long one on a line of its
+    own), as the core options do."""
+    import re
+    import subprocess
+    from nfvdlib import NFVD
+    r = subprocess.run([str(NFVD), "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    i = [n for n, line in enumerate(lines) if "--lcp-netlink-rcvbuf" in line][0]
+    assert lines[i].split() == ["--lcp-netlink-rcvbuf", "BYTES"]
+    assert lines[i + 1].split()[:3] == ["receive", "buffer", "of"]
+    for line in lines:
+        m = re.match(r"      (--[a-z0-9-]+)( [A-Z]+)?(.*)$", line)
+        if m and m.group(3):
+            assert m.group(3).startswith(" "), line
