@@ -782,3 +782,28 @@ def test_malformed_icmp_errors(tmp_path):
     assert sessions(nfvd)["sessions"] == 1
     out = nfvd.stop()
     assert out["t"] == [to_wan(udp(OUT, S, 5353, 53)), err_to_lan(transit)]
+
+
+def test_nfvds_own_error_about_a_dnat_packet_shows_the_outside_endpoint(tmp_path):
+    """A client's DF segment to the forwarded port, too big for the link to
+    the server: nfvd's own fragmentation needed (from wan's address) quotes
+    it as the client sent it (wan's address and port 8080), not as
+    translated toward the inside server: nat44_out translates nfvd's
+    errors too."""
+    big = IP(src=S, dst=OUT, ttl=64, flags="DF") / TCP(sport=6000, dport=8080, flags="PA",
+                                                      seq=1000, ack=2000) / (b"m" * 1360)
+    big = IP(bytes(big))
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=[from_wan(big)], opts=" mtu 1280")
+    nfvd.cmd(*CONFIG, *DNAT_CFG)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": 1})
+    assert drops(st) == {"ip4_rewrite/frag_needed": 1}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["out2in"], c["icmp_error_in2out"]) == (1, 1), c
+    out = nfvd.stop()
+    want = IP(src=OUT, dst=S, tos=0xC0, ttl=64, id=0, flags=0) / ICMP(
+        type=3, code=4, nexthopmtu=1280) / Raw(bytes(big)[:548])
+    assert out["t"] == [bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / want)]
+    assert_error_checksums(out["t"][0])
