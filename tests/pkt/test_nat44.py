@@ -15,7 +15,7 @@ byte-exact match also checks nfvd's incremental checksum updates.
 import time
 
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP, in4_chksum
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_Router_Alert, in4_chksum
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 from scapy.utils import checksum
@@ -488,6 +488,13 @@ def q_echo(src, dst, typ, ident, ttl=1):
     return IP(src=src, dst=dst, ttl=ttl) / ICMP(type=typ, id=ident, seq=1) / b"ping"
 
 
+def with_options(l3):
+    """l3 with four bytes of IP options (a router alert)."""
+    l3 = l3.copy()
+    l3.options = [IPOption_Router_Alert()]
+    return l3
+
+
 def icmp_error(src, dst, typ, code, quote, ttl=64, mtu=0):
     """An ICMP error quoting the bytes quote, its IP and ICMP checksums
     computed by scapy (type 3 code 4 carries the next-hop MTU)."""
@@ -600,11 +607,15 @@ def test_icmp_errors_about_a_tcp_snat_session(tmp_path):
              q_tcp(H2, S, 40000, 80, "PA", ttl=3, payload=b"x" * 100)), mtu=1280))),
         (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_tcp(OUT, S, 40000, 80, "S")))),
          err_to_lan(icmp_error(RT, H, 11, 0, quoted(q_tcp(H, S, 40000, 80, "S"))))),
+        # The quoted header with options (24 bytes): the ports are past them.
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(with_options(q_tcp(OUT, S, 1024, 80, "A"))))),
+         err_to_lan(icmp_error(RT, H2, 11, 0, quoted(with_options(
+             q_tcp(H2, S, 40000, 80, "A")))))),
     ]
     nfvd, st = run(tmp_path, [f for f, _ in seq])
     assert drops(st) == {}, drops(st)
     c = nat_counters(nfvd)
-    assert (c["icmp_error_out2in"], c["out2in"], c["in2out"]) == (3, 0, 2), c
+    assert (c["icmp_error_out2in"], c["out2in"], c["in2out"]) == (4, 0, 2), c
     sh = sessions(nfvd)
     assert [(x["state"], x["packets_out2in"]) for x in sh["session_list"]] == [
         ("tcp_transitory", 0)] * 2, sh["session_list"]
