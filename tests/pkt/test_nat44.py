@@ -818,3 +818,52 @@ def test_nfvds_own_error_about_a_dnat_packet_shows_the_outside_endpoint(tmp_path
         type=3, code=4, nexthopmtu=1280) / Raw(bytes(big)[:548])
     assert out["t"] == [bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / want)]
     assert_error_checksums(out["t"][0])
+
+
+def test_two_workers_hand_icmp_errors_to_the_session_owner(tmp_path):
+    """An SNAT session on worker 1 (HA's inside port hashes there; outside
+    port 33280, the first of its share): an ICMP error about it received
+    by worker 0 (injected as arriving on b) is handed to worker 1, which
+    translates it to the inside host; one from the inside host about the
+    session's reply, also taken by worker 0 (injected as arriving on a), is
+    handed over too and leaves translated. Byte for byte, exact handoff
+    counters."""
+    HA = "10.0.0.3"
+    assert client_owner(HA, 2000) == 1
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / udp(HA, S, 2000, 53)])
+    b = nfvd.add_port("b")
+    nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
+             "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
+             "neigh add %s lladdr %s dev a" % (HA, H0),
+             "neigh add 203.0.113.2 lladdr %s dev b" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             "nat44 snat add src 10.0.0.0/24 dev b")
+    nfvd.start()
+    nfvd.wait_processed({"a": 1})
+    wait_counter(nfvd, "nat44", "in2out", 1)
+    inbound = icmp_error(RT, OUT, 3, 4, quoted(q_udp(OUT, S, 33280, 53)), mtu=1400)
+    outbound = icmp_error(HA, S, 3, 3, quoted(q_udp(S, HA, 53, 2000, ttl=63)))
+    nfvd.ctl("punt", "inject", "dev", "b", "hex",
+             bytes(Ether(dst=b.mac, src=R1) / inbound).hex())
+    st = wait_counter(nfvd, "nat44", "icmp_error_out2in", 1)
+    nfvd.ctl("punt", "inject", "dev", "a", "hex",
+             bytes(Ether(dst=a.mac, src=H0) / outbound).hex())
+    st = wait_counter(nfvd, "nat44", "icmp_error_in2out", 1)
+    assert drops(st) == {}, drops(st)
+    n = st["nat44"]
+    assert (n["handoff_out"], n["handoff_in"], n["handoff_full"], n["icmp_error_no_session"],
+            n["created"]) == (2, 2, 0, 0, 1), n
+    out = nfvd.stop()
+
+    def routed(l3, dst_mac, src_mac):
+        l3 = l3.copy()
+        l3.ttl -= 1
+        return bytes(Ether(dst=dst_mac, src=src_mac) / IP(bytes(l3)))
+
+    assert out["a"] == [routed(icmp_error(RT, HA, 3, 4, quoted(q_udp(HA, S, 2000, 53)),
+                                          mtu=1400), H0, a.mac)]
+    assert out["b"] == [routed(udp(OUT, S, 33280, 53), R1, b.mac),
+                        routed(icmp_error(OUT, S, 3, 3, quoted(q_udp(S, OUT, 53, 33280,
+                                                                     ttl=63))), R1, b.mac)]
