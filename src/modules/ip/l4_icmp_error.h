@@ -20,7 +20,8 @@
  * checksum when the quote holds it (a TCP quote of 8 bytes does not; a UDP
  * checksum of 0 stays 0) and the echo checksum, and the error's own ICMP
  * checksum by the sum of the changes of every word of the quote (RFC
- * 1624). An error about an ICMP error is never translated (RFC 1122
+ * 1624). No checksum is verified first (the receiver does that): a wrong
+ * one stays exactly as wrong. An error about an ICMP error is never translated (RFC 1122
  * 3.2.2: none is sent about one, so none can be about a translated one).
  *
  * Nothing is read or written outside the first segment and the IP
