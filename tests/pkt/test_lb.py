@@ -541,3 +541,52 @@ def test_icmp_error_about_a_dsr_connection_goes_to_the_backend(tmp_path):
     assert (sh["fwd"], sh["icmp_error_fwd"], sh["session_list"][0]["packets_fwd"]) == (1, 1, 1)
     out = nfvd.stop()
     assert out["t"] == [want for _, want in seq]
+
+
+def test_two_workers_hand_icmp_errors_to_the_session_owner(tmp_path):
+    """A mode nat session on worker 1 (its client's address and port hash
+    there; its SYN came in on c, which worker 1 polls). ICMP errors about it
+    that worker 0 takes ("punt inject"), one from the backends' side about
+    the client's packet, one to the VIP about the backend's reply, are
+    handed to worker 1 and translated, byte for byte."""
+    from test_nat44 import client_owner, wait_counter
+    b = "10.0.0.11"
+    cl, cp = next((a, p) for a, p in (("198.51.100.%d" % i, 43000 + i) for i in range(1, 64))
+                  if client_owner(a, p) == 1)
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    c = nfvd.add_port("c", rx=[Ether(dst=pcap_mac(0), src=R1) / tcp(cl, VIP, cp, 80, "S")])
+    s = nfvd.add_port("s")
+    nfvd.cmd("worker set 2 rxq c:0", "worker set 1 rxq s:0",
+             "addr add 203.0.113.1/24 dev c", "addr add 10.0.0.254/24 dev s",
+             "neigh add 203.0.113.2 lladdr %s dev c" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             "neigh add %s lladdr %s dev s" % (b, BMAC % 11),
+             "lb service add %s:80 proto tcp" % VIP,
+             "lb backend add %s:80 proto tcp %s:8080" % (VIP, b))
+    nfvd.start()
+    st = nfvd.wait_processed({"c": 1})
+    assert st["lb"]["handoff_out"] == 0 and st["lb"]["fwd"] == 1, st["lb"]
+    to_client = icmp_error(RB, cl, 11, 0, quoted(q_tcp(cl, b, cp, 8080, "S")))
+    to_vip = icmp_error(RT, VIP, 3, 4, quoted(q_tcp(VIP, cl, 80, cp, "SA")), mtu=1400)
+    nfvd.ctl("punt", "inject", "dev", "s", "hex",
+             bytes(Ether(dst=s.mac, src=RB_MAC) / to_client).hex())
+    wait_counter(nfvd, "lb", "icmp_error_rev", 1)
+    nfvd.ctl("punt", "inject", "dev", "c", "hex", bytes(Ether(dst=c.mac, src=R1) / to_vip).hex())
+    st = wait_counter(nfvd, "lb", "icmp_error_fwd", 1)
+    assert drops(st) == {}, drops(st)
+    assert (st["lb"]["handoff_out"], st["lb"]["handoff_in"], st["lb"]["icmp_error_no_session"],
+            st["lb"]["scheduled"]) == (2, 2, 0, 1), st["lb"]
+    out = nfvd.stop()
+
+    def routed_err(l3, dst_mac, src_mac):
+        l3 = l3.copy()
+        l3.ttl -= 1
+        return bytes(Ether(dst=dst_mac, src=src_mac) / IP(bytes(l3)))
+
+    assert out["c"] == [routed_err(icmp_error(VIP, cl, 11, 0, quoted(
+        q_tcp(cl, VIP, cp, 80, "S"))), R1, c.mac)]
+    assert out["s"] == [
+        bytes(Ether(dst=BMAC % 11, src=s.mac) / routed(tcp(cl, b, cp, 8080, "S"))),
+        routed_err(icmp_error(RT, b, 3, 4, quoted(q_tcp(b, cl, 8080, cp, "SA")), mtu=1400),
+                   BMAC % 11, s.mac)]
