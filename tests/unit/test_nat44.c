@@ -15,6 +15,7 @@
  * and refuses, at every length.
  * No EAL: the packets are in a buffer behind an mbuf header on the stack.
  */
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <rte_icmp.h>
 #include <rte_udp.h>
@@ -341,19 +342,31 @@ test_random_icmp_error_rewrites(void **state)
 	}
 }
 
-/* Status of the quote of error e, cut to len bytes (data_len), of which
- * seg are in the first segment (pkt_len len). */
+/* Status of the quote of error e, cut to len bytes (pkt_len), of which
+ * seg are in the first segment (data_len). The segment is copied to a
+ * buffer of exactly seg bytes, so that a build with AddressSanitizer sees
+ * any read beyond it. */
 static enum nat_quote_status
 quote_status(struct rte_mbuf *e, uint16_t len, uint16_t seg)
 {
+	uint8_t *exact = malloc(seg);
+	struct rte_mbuf m = *e;
+	enum nat_quote_status st;
 	struct nat_quote q;
 	struct nat_pkt p;
 
-	e->pkt_len = len;
-	e->data_len = seg;
-	nat_parse(e, &p);
+	assert_non_null(exact);
+	memcpy(exact, rte_pktmbuf_mtod(e, uint8_t *), seg);
+	m.buf_addr = exact;
+	m.data_off = 0;
+	m.buf_len = seg;
+	m.pkt_len = len;
+	m.data_len = seg;
+	nat_parse(&m, &p);
 	assert_true(nat_is_icmp_error(&p));
-	return nat_quote_parse(e, &p, &q);
+	st = nat_quote_parse(&m, &p, &q);
+	free(exact);
+	return st;
 }
 
 static void
