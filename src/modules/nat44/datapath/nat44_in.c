@@ -117,58 +117,65 @@ dnat_match(const struct nfv_nat_config *cfg, uint16_t iface, const struct nat_pk
 }
 
 /*
- * An ICMP error p arriving on iface (nat_is_icmp_error): translated to the
- * inside endpoint when its quote is a packet that left by a session's o2i
- * key reversed and it is addressed to the session's outside address,
- * else left as it came (counted). With the handoff on, an error of no
- * session here goes where the packet its quote reversed would (i is its
- * index in the burst).
+ * An ICMP error m arriving on iface (nat_is_icmp_error), out of line (it
+ * is parsed again here, so the loop's packet stays its own): translated
+ * to the inside endpoint when its quote is a packet that left by a
+ * session's o2i key reversed and it is addressed to the session's outside
+ * address, else left as it came (counted). Returns the worker to hand it
+ * to (handoff on: an error of no session here goes where the packet its
+ * quote reversed would), else NFV_HANDOFF_KEEP.
  */
-static __rte_noinline void
-nat44_in_icmp_error(struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
-		    const struct nfv_nat_config *cfg, struct rte_mbuf *m, struct nat_pkt *p,
-		    uint16_t iface, struct nfv_handoff_burst *ho, uint16_t i, uint64_t now)
+static __rte_noinline uint16_t
+nat44_in_icmp_error(const struct nfv_worker *w, struct nfv_nat_table *t,
+		    struct nfv_nat_counters *c, const struct nfv_nat_config *cfg,
+		    struct rte_mbuf *m, uint16_t iface, bool handoff, uint64_t now)
 {
 	struct nfv_nat_session *s;
 	struct nfv_nat_key k;
 	struct nat_quote q;
 	struct nat_pkt r;
 	unsigned int dir;
+	struct nat_pkt p;
+	uint16_t owner;
 
-	switch (nat_quote_parse(m, p, &q)) {
+	nat_parse(m, &p);
+	switch (nat_quote_parse(m, &p, &q)) {
 	case NAT_QUOTE_OK:
 		break;
 	case NAT_QUOTE_TRUNCATED:
 		c->icmp_error_truncated++;
-		return;
+		return NFV_HANDOFF_KEEP;
 	default:
 		c->icmp_error_unsupported++;
-		return;
+		return NFV_HANDOFF_KEEP;
 	}
 	nat_quote_reversed(&q, &r);
 	if (r.proto == IPPROTO_ICMP) {
 		if (r.icmp_type != NAT_ICMP_ECHO_REPLY) {
 			/* About an echo reply: nat44_out translates none. */
 			c->icmp_error_no_session++;
-			return;
+			return NFV_HANDOFF_KEEP;
 		}
 		r.dport = r.sport;
 		r.sport = 0;
 	}
 	nat_key(&k, &r, iface);
 	s = nfv_nat_lookup(t, c, &k, &dir, now);
-	if (s == NULL || dir != NFV_NAT_O2I || p->dst != s->out_addr) {
-		if (s == NULL && ho->on &&
-		    nfv_handoff_mark(ho, w, i, dnat_match(cfg, iface, &r) != NULL ?
-				     nfv_handoff_endpoint_owner(r.src, r.sport) :
-				     snat_outside(cfg, iface, r.dst) ? nfv_nat_port_owner(r.dport) :
-				     NFV_HANDOFF_KEEP))
-			return;
+	if (s == NULL || dir != NFV_NAT_O2I || p.dst != s->out_addr) {
+		if (s == NULL && handoff) {
+			owner = dnat_match(cfg, iface, &r) != NULL ?
+				nfv_handoff_endpoint_owner(r.src, r.sport) :
+				snat_outside(cfg, iface, r.dst) ? nfv_nat_port_owner(r.dport) :
+				NFV_HANDOFF_KEEP;
+			if (owner != NFV_HANDOFF_KEEP && owner != w->index)
+				return owner;
+		}
 		c->icmp_error_no_session++;
-		return;
+		return NFV_HANDOFF_KEEP;
 	}
-	nat_icmp_error_rewrite(p, &q, true, s->in_addr, s->in_port);
+	nat_icmp_error_rewrite(&p, &q, true, s->in_addr, s->in_port);
 	c->icmp_error_out2in++;
+	return NFV_HANDOFF_KEEP;
 }
 
 static uint16_t
@@ -199,7 +206,8 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		nat_parse(m, &p);
 		if (!p.ok) {
 			if (nat_is_icmp_error(&p))
-				nat44_in_icmp_error(w, t, c, cfg, m, &p, iface, &ho, i, now);
+				nfv_handoff_mark(&ho, w, i, nat44_in_icmp_error(w, t, c, cfg, m, iface,
+									       ho.on, now));
 			continue;
 		}
 		if (p.proto == IPPROTO_ICMP) {

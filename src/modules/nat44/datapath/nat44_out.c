@@ -133,27 +133,38 @@ snat_addr(const struct nfv_nat_snat *r, uint16_t iface, rte_be32_t src)
 }
 
 /*
- * An ICMP error p leaving by iface (nat_is_icmp_error): translated to the
- * outside endpoint when its quote is a packet that came in by a session's
- * i2o key reversed; else counted and, from a source an snat rule matches,
- * dropped (next: the arc's edge, returned when it passes). With the
- * handoff on, an error of no session here goes where the packet its quote
- * reversed would (i is its index in the burst).
+ * A packet that is not one nat44_out translates as such (not TCP, UDP or
+ * an ICMP echo request, or a fragment), out of line: an ICMP error is
+ * translated to the outside endpoint when its quote is a packet that came
+ * in by a session's i2o key reversed; anything else, and an error that is
+ * not translated (counted), is dropped when an snat rule matches its
+ * source, else passes (next: the arc's edge). With the handoff on, an
+ * error of no session here goes where the packet its quote reversed would
+ * (the verdict's owner).
  */
-static __rte_noinline uint16_t
-nat44_out_icmp_error(struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
-		     const struct nfv_nat_config *cfg, struct rte_mbuf *m, struct nat_pkt *p,
-		     uint16_t iface, struct nfv_handoff_burst *ho, uint16_t i, uint16_t next,
-		     uint64_t now)
+static __rte_noinline struct nat_icmp_verdict
+nat44_out_other(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
+		const struct nfv_nat_config *cfg, struct rte_mbuf *m, uint16_t iface, bool handoff,
+		uint16_t next, uint64_t now)
 {
+	struct nat_icmp_verdict v = { .next = next, .owner = NFV_HANDOFF_KEEP };
 	struct nfv_nat_session *s;
 	struct nfv_nat_key k;
 	struct nat_quote q;
-	struct nat_pkt r;
+	struct nat_pkt p, r;
 	unsigned int dir;
 	uint16_t reason;
 
-	switch (nat_quote_parse(m, p, &q)) {
+	nat_parse(m, &p);
+	if (!nat_is_icmp_error(&p)) {
+		if (snat_match(cfg, iface, p.src) != NULL) {
+			v.next = nfv_mark_drop(m, p.frag ? drop_nat_fragment.id :
+					       drop_nat_unsupported.id, NAT44_OUT_NEXT_DROP);
+			c->unsupported++;
+		}
+		return v;
+	}
+	switch (nat_quote_parse(m, &p, &q)) {
 	case NAT_QUOTE_OK:
 		break;
 	case NAT_QUOTE_TRUNCATED:
@@ -175,22 +186,25 @@ nat44_out_icmp_error(struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_n
 	nat_key(&k, &r, iface);
 	s = nfv_nat_lookup(t, c, &k, &dir, now);
 	if (s == NULL || dir != NFV_NAT_I2O) {
-		if (s == NULL && ho->on &&
-		    ((dnat_reply(cfg, iface, &r) &&
-		      nfv_handoff_mark(ho, w, i, nfv_handoff_endpoint_owner(r.dst, r.dport))) ||
-		     (snat_match(cfg, iface, r.src) != NULL &&
-		      nfv_handoff_mark(ho, w, i, nfv_handoff_endpoint_owner(r.src, r.sport)))))
-			return next;
+		if (s == NULL && handoff) {
+			v.owner = dnat_reply(cfg, iface, &r) ?
+				  nfv_handoff_endpoint_owner(r.dst, r.dport) :
+				  snat_match(cfg, iface, r.src) != NULL ?
+				  nfv_handoff_endpoint_owner(r.src, r.sport) : NFV_HANDOFF_KEEP;
+			if (v.owner != NFV_HANDOFF_KEEP && v.owner != w->index)
+				return v;
+			v.owner = NFV_HANDOFF_KEEP;
+		}
 		c->icmp_error_no_session++;
 		goto untranslated;
 	}
-	nat_icmp_error_rewrite(p, &q, false, s->out_addr, s->out_port);
+	nat_icmp_error_rewrite(&p, &q, false, s->out_addr, s->out_port);
 	c->icmp_error_in2out++;
-	return next;
+	return v;
 untranslated:
-	if (snat_match(cfg, iface, p->src) != NULL)
-		return nfv_mark_drop(m, reason, NAT44_OUT_NEXT_DROP);
-	return next;
+	if (snat_match(cfg, iface, p.src) != NULL)
+		v.next = nfv_mark_drop(m, reason, NAT44_OUT_NEXT_DROP);
+	return v;
 }
 
 static uint16_t
@@ -222,15 +236,11 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		nat_parse(m, &p);
 		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
 				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {
-			if (nat_is_icmp_error(&p)) {
-				nexts[i] = nat44_out_icmp_error(w, t, c, cfg, m, &p, iface, &ho, i,
-								nexts[i], now);
-			} else if (snat_match(cfg, iface, p.src) != NULL) {
-				nexts[i] = nfv_mark_drop(m, p.frag ? drop_nat_fragment.id :
-							 drop_nat_unsupported.id,
-							 NAT44_OUT_NEXT_DROP);
-				c->unsupported++;
-			}
+			struct nat_icmp_verdict v = nat44_out_other(w, t, c, cfg, m, iface, ho.on,
+								    nexts[i], now);
+
+			nexts[i] = v.next;
+			nfv_handoff_mark(&ho, w, i, v.owner);
 			continue;
 		}
 		nat_key(&k, &p, iface);
