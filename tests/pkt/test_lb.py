@@ -23,7 +23,7 @@ from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
-from test_nat44 import fresh
+from test_nat44 import assert_error_checksums, fresh, icmp_error, q_tcp, q_udp, quoted
 
 T = pcap_mac(0)
 R1 = "02:00:00:00:01:01"
@@ -441,3 +441,152 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     want_c = [bytes(Ether(dst=R1, src=c.mac) / routed(x)) for _, x in replies]
     assert sorted(out["s"]) == sorted(want_s)
     assert sorted(out["c"]) == sorted(want_c)
+
+
+# ---- ICMP errors about balanced connections -------------------------------------------------
+
+RT = "198.51.100.1"    # a router beyond R1, on the clients' side
+RB = "10.0.0.253"      # a router on the backends' side
+RB_MAC = "02:00:00:00:02:fd"
+
+
+def err_to_cli(l3):
+    l3 = l3.copy()
+    l3.ttl -= 1
+    return bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=10) / IP(bytes(l3)))
+
+
+def err_to_srv(l3, backend):
+    l3 = l3.copy()
+    l3.ttl -= 1
+    return bytes(Ether(dst=BMAC % (BACKENDS.index(backend) + 11), src=T) / Dot1Q(vlan=20) /
+                 IP(bytes(l3)))
+
+
+def test_icmp_errors_about_nat_mode_connections(tmp_path):
+    """Mode nat, as IPVS does it: a router between nfvd and the backend
+    (time exceeded, fragmentation needed) or the backend itself (port
+    unreachable) about a client's packet as the backend got it: the error
+    reaches the client from the VIP, with the VIP and port in the quote. A
+    router on the clients' side about a backend's reply as the client got
+    it (from the VIP), sent to the VIP: the error reaches the backend, with
+    its own address and port in the quote. An error of no session, or
+    truncated, is routed as it came; errors make no session and are not
+    the sessions' packets."""
+    b = "10.0.0.11"
+    reply = q_tcp(VIP, C, 80, 40000, "PA", ttl=5, payload=b"z" * 200)
+    seq = [
+        (from_cli(tcp(C, VIP, 40000, 80, "S")), to_srv(tcp(C, b, 40000, 8080, "S"), b)),
+        (from_srv(tcp(b, C, 8080, 40000, "SA"), b), to_cli(tcp(VIP, C, 80, 40000, "SA"))),
+        (from_cli(udp(C, VIP, 5000, 53)), to_srv(udp(C, b, 5000, 53), b)),
+        (Ether(dst=T, src=RB_MAC) / Dot1Q(vlan=20) /
+         icmp_error(RB, C, 11, 0, quoted(q_tcp(C, b, 40000, 8080, "S"), 28)),
+         err_to_cli(icmp_error(VIP, C, 11, 0, quoted(q_tcp(C, VIP, 40000, 80, "S"), 28)))),
+        (Ether(dst=T, src=RB_MAC) / Dot1Q(vlan=20) /
+         icmp_error(RB, C, 3, 4, quoted(q_tcp(C, b, 40000, 8080, "A", ttl=9,
+                                             payload=b"w" * 300)), mtu=1400),
+         err_to_cli(icmp_error(VIP, C, 3, 4, quoted(q_tcp(C, VIP, 40000, 80, "A", ttl=9,
+                                                          payload=b"w" * 300)), mtu=1400))),
+        (from_srv(icmp_error(b, C, 3, 3, quoted(q_udp(C, b, 5000, 53, ttl=63))), b),
+         err_to_cli(icmp_error(VIP, C, 3, 3, quoted(q_udp(C, VIP, 5000, 53, ttl=63))))),
+        (from_cli(icmp_error(RT, VIP, 3, 4, quoted(reply), mtu=1280)),
+         err_to_srv(icmp_error(RT, b, 3, 4, quoted(
+             q_tcp(b, C, 8080, 40000, "PA", ttl=5, payload=b"z" * 200)), mtu=1280), b)),
+        # No session (another client port), truncated: routed as they came.
+        (from_cli(icmp_error(RT, VIP, 11, 0, quoted(q_tcp(VIP, C, 80, 40099, "SA")))),
+         err_to_cli(icmp_error(RT, VIP, 11, 0, quoted(q_tcp(VIP, C, 80, 40099, "SA"))))),
+        (from_cli(icmp_error(RT, VIP, 11, 0, quoted(reply, 20))),
+         err_to_cli(icmp_error(RT, VIP, 11, 0, quoted(reply, 20)))),
+    ]
+    nfvd = start(tmp_path, [f for f, _ in seq], [
+        "lb service add %s:80 proto tcp" % VIP,
+        "lb backend add %s:80 proto tcp %s:8080" % (VIP, b),
+        "lb service add %s:53 proto udp" % VIP,
+        "lb backend add %s:53 proto udp %s" % (VIP, b),
+        "route add %s/32 via 203.0.113.2" % VIP])
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show sessions")
+    assert {k: sh[k] for k in ("fwd", "rev", "scheduled", "icmp_error_fwd", "icmp_error_rev",
+                               "icmp_error_no_session", "icmp_error_truncated")} == {
+        "fwd": 2, "rev": 1, "scheduled": 2, "icmp_error_fwd": 1, "icmp_error_rev": 3,
+        "icmp_error_no_session": 1, "icmp_error_truncated": 1}, sh
+    assert st["lb"]["icmp_error_rev"] == 3
+    assert sorted((s["proto"], s["packets_fwd"], s["packets_rev"])
+                  for s in sh["session_list"]) == [("tcp", 1, 1), ("udp", 1, 0)]
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    for frame in out["t"][3:8]:
+        assert_error_checksums(frame)
+
+
+def test_icmp_error_about_a_dsr_connection_goes_to_the_backend(tmp_path):
+    """Mode dsr: the backend answers the client from the VIP itself, so an
+    error about its reply (fragmentation needed on the client's path) comes
+    to the VIP, at nfvd: it goes to the backend, unchanged, as the client's
+    packets do (IPVS's direct routing does the same)."""
+    b = "10.0.0.12"
+    err = icmp_error(RT, VIP, 3, 4, quoted(q_tcp(VIP, C, 80, 40000, "A", ttl=7,
+                                                 payload=b"d" * 100)), mtu=1400)
+    seq = [
+        (from_cli(tcp(C, VIP, 40000, 80, "S")), to_srv(tcp(C, VIP, 40000, 80, "S"), b)),
+        (from_cli(err), err_to_srv(err, b)),
+    ]
+    nfvd = start(tmp_path, [f for f, _ in seq], [
+        "lb service add %s:80 proto tcp mode dsr" % VIP,
+        "lb backend add %s:80 proto tcp %s" % (VIP, b)])
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show sessions")
+    assert (sh["fwd"], sh["icmp_error_fwd"], sh["session_list"][0]["packets_fwd"]) == (1, 1, 1)
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
+def test_two_workers_hand_icmp_errors_to_the_session_owner(tmp_path):
+    """A mode nat session on worker 1 (its client's address and port hash
+    there; its SYN came in on c, which worker 1 polls). ICMP errors about it
+    that worker 0 takes ("punt inject"), one from the backends' side about
+    the client's packet, one to the VIP about the backend's reply, are
+    handed to worker 1 and translated, byte for byte."""
+    from test_nat44 import client_owner, wait_counter
+    b = "10.0.0.11"
+    cl, cp = next((a, p) for a, p in (("198.51.100.%d" % i, 43000 + i) for i in range(1, 64))
+                  if client_owner(a, p) == 1)
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    c = nfvd.add_port("c", rx=[Ether(dst=pcap_mac(0), src=R1) / tcp(cl, VIP, cp, 80, "S")])
+    s = nfvd.add_port("s")
+    nfvd.cmd("worker set 2 rxq c:0", "worker set 1 rxq s:0",
+             "addr add 203.0.113.1/24 dev c", "addr add 10.0.0.254/24 dev s",
+             "neigh add 203.0.113.2 lladdr %s dev c" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             "neigh add %s lladdr %s dev s" % (b, BMAC % 11),
+             "lb service add %s:80 proto tcp" % VIP,
+             "lb backend add %s:80 proto tcp %s:8080" % (VIP, b))
+    nfvd.start()
+    st = nfvd.wait_processed({"c": 1})
+    assert st["lb"]["handoff_out"] == 0 and st["lb"]["fwd"] == 1, st["lb"]
+    to_client = icmp_error(RB, cl, 11, 0, quoted(q_tcp(cl, b, cp, 8080, "S")))
+    to_vip = icmp_error(RT, VIP, 3, 4, quoted(q_tcp(VIP, cl, 80, cp, "SA")), mtu=1400)
+    nfvd.ctl("punt", "inject", "dev", "s", "hex",
+             bytes(Ether(dst=s.mac, src=RB_MAC) / to_client).hex())
+    wait_counter(nfvd, "lb", "icmp_error_rev", 1)
+    nfvd.ctl("punt", "inject", "dev", "c", "hex", bytes(Ether(dst=c.mac, src=R1) / to_vip).hex())
+    st = wait_counter(nfvd, "lb", "icmp_error_fwd", 1)
+    assert drops(st) == {}, drops(st)
+    assert (st["lb"]["handoff_out"], st["lb"]["handoff_in"], st["lb"]["icmp_error_no_session"],
+            st["lb"]["scheduled"]) == (2, 2, 0, 1), st["lb"]
+    out = nfvd.stop()
+
+    def routed_err(l3, dst_mac, src_mac):
+        l3 = l3.copy()
+        l3.ttl -= 1
+        return bytes(Ether(dst=dst_mac, src=src_mac) / IP(bytes(l3)))
+
+    assert out["c"] == [routed_err(icmp_error(VIP, cl, 11, 0, quoted(
+        q_tcp(cl, VIP, cp, 80, "S"))), R1, c.mac)]
+    assert out["s"] == [
+        bytes(Ether(dst=BMAC % 11, src=s.mac) / routed(tcp(cl, b, cp, 8080, "S"))),
+        routed_err(icmp_error(RT, b, 3, 4, quoted(q_tcp(b, cl, 8080, cp, "SA")), mtu=1400),
+                   BMAC % 11, s.mac)]

@@ -15,9 +15,10 @@ byte-exact match also checks nfvd's incremental checksum updates.
 import time
 
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_Router_Alert, in4_chksum
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
+from scapy.utils import checksum
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
@@ -234,7 +235,8 @@ def test_drops_fragments_unsupported_full_and_expiry(tmp_path):
     nfvd, st = run(tmp_path, frames, extra_cfg=[
         "route add 10.9.0.0/24 via 10.0.0.1", "nat44 set max 1", "nat44 set timeout udp 1"])
     assert drops(st) == {"nat44_out/table_full": 1, "nat44_out/fragment": 1,
-                         "nat44_out/unsupported": 2}, drops(st)
+                         "nat44_out/unsupported": 1,
+                         "nat44_out/icmp_error_no_session": 1}, drops(st)
     sh = sessions(nfvd)
     assert sh["sessions"] == 1 and sh["table_full"] == 1 and sh["max_sessions"] == 1, sh
     assert sh["timeouts"] == {"tcp-established": 7440, "tcp-transitory": 240, "udp": 1,
@@ -457,3 +459,411 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     want_a = [routed(x, H0, a.mac) for _, x in back + syns]
     assert sorted(out["b"]) == sorted(want_b)
     assert sorted(out["a"]) == sorted(want_a)
+
+
+# ---- ICMP errors about translated connections ---------------------------------------------
+
+RT = "198.51.100.1"   # a router beyond R1
+RL = "10.0.0.253"     # a router on the lan, between nfvd and the inside hosts
+RL_MAC = "02:00:00:00:00:fd"
+
+
+def quoted(l3, n=None):
+    """l3's bytes (checksums computed) as an ICMP error quotes them: whole,
+    or the first n bytes (n=28: its IP header and 8 bytes, RFC 792)."""
+    b = bytes(l3)
+    return b if n is None else b[:n]
+
+
+def q_udp(src, dst, sport, dport, ttl=1, payload=b"q", chksum=None):
+    return IP(src=src, dst=dst, ttl=ttl) / UDP(sport=sport, dport=dport, chksum=chksum) / payload
+
+
+def q_tcp(src, dst, sport, dport, flags, ttl=1, payload=b""):
+    return IP(src=src, dst=dst, ttl=ttl) / TCP(sport=sport, dport=dport, flags=flags, seq=1000,
+                                               ack=2000) / payload
+
+
+def q_echo(src, dst, typ, ident, ttl=1):
+    return IP(src=src, dst=dst, ttl=ttl) / ICMP(type=typ, id=ident, seq=1) / b"ping"
+
+
+def with_options(l3):
+    """l3 with four bytes of IP options (a router alert)."""
+    l3 = l3.copy()
+    l3.options = [IPOption_Router_Alert()]
+    return l3
+
+
+def icmp_error(src, dst, typ, code, quote, ttl=64, mtu=0):
+    """An ICMP error quoting the bytes quote, its IP and ICMP checksums
+    computed by scapy (type 3 code 4 carries the next-hop MTU)."""
+    icmp = ICMP(type=typ, code=code, nexthopmtu=mtu) if (typ, code) == (3, 4) else \
+        ICMP(type=typ, code=code)
+    return IP(src=src, dst=dst, ttl=ttl, id=77) / icmp / Raw(quote)
+
+
+def err_to_lan(l3):
+    """An ICMP error as nfvd routes it to lan: built afresh, TTL one less."""
+    l3 = l3.copy()
+    l3.ttl -= 1
+    return bytes(Ether(dst=H0, src=T) / Dot1Q(vlan=10) / IP(bytes(l3)))
+
+
+def err_to_wan(l3):
+    l3 = l3.copy()
+    l3.ttl -= 1
+    return bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / IP(bytes(l3)))
+
+
+def from_rl(l3):
+    return Ether(dst=T, src=RL_MAC) / Dot1Q(vlan=10) / l3
+
+
+def assert_error_checksums(frame, l2_len=18):
+    """Checks every checksum of an ICMP error frame independently of how
+    it was built: the outer IP header, the ICMP message, the quoted IP
+    header, and the quoted TCP / UDP / echo checksum when the quote holds
+    the whole quoted packet (a UDP checksum 0 stays 0). Returns the quote."""
+    ip = frame[l2_len:]
+    ihl = (ip[0] & 15) * 4
+    assert checksum(ip[:ihl]) == 0, "outer IP header checksum"
+    icmp = ip[ihl:int.from_bytes(ip[2:4], "big")]
+    assert checksum(icmp) == 0, "ICMP checksum"
+    q = icmp[8:]
+    qihl = (q[0] & 15) * 4
+    assert checksum(q[:qihl]) == 0, "quoted IP header checksum"
+    qtot = int.from_bytes(q[2:4], "big")
+    if len(q) >= qtot:
+        l4 = q[qihl:qtot]
+        if q[9] == 1:
+            assert checksum(l4) == 0, "quoted echo checksum"
+        elif q[9] == 6 or (q[9] == 17 and l4[6:8] != b"\0\0"):
+            assert in4_chksum(q[9], IP(q), l4) == 0, "quoted L4 checksum"
+    return q
+
+
+def nat_counters(nfvd):
+    sh = sessions(nfvd)
+    return {k: sh[k] for k in ("in2out", "out2in", "icmp_error_in2out", "icmp_error_out2in",
+                               "icmp_error_no_session", "icmp_error_truncated",
+                               "icmp_error_unsupported")}
+
+
+def test_icmp_errors_about_udp_snat_sessions(tmp_path):
+    """A router beyond sends time exceeded and fragmentation needed (with
+    its next-hop MTU) to the outside address about datagrams that left
+    translated; the remote itself sends port unreachable quoting 8 bytes.
+    Each reaches the inside host with the outer destination and the quoted
+    source address and port put back, the quoted IP and UDP checksums
+    updated (a UDP checksum of 0 stays 0) and the ICMP checksum right.
+    The errors make no session and do not count as the sessions' packets."""
+    seq = [
+        (from_lan(udp(H, S, 5353, 53)), to_wan(udp(OUT, S, 5353, 53))),
+        # H2, same port to the same remote endpoint: outside port 1024.
+        (from_lan(udp(H2, S, 5353, 53)), to_wan(udp(OUT, S, 1024, 53))),
+        (from_lan(q_udp(H, S, 7000, 53, ttl=64, chksum=0)),
+         to_wan(q_udp(OUT, S, 7000, 53, ttl=64, chksum=0))),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_udp(OUT, S, 1024, 53)))),
+         err_to_lan(icmp_error(RT, H2, 11, 0, quoted(q_udp(H2, S, 5353, 53))))),
+        (from_wan(icmp_error(RT, OUT, 3, 4, quoted(q_udp(OUT, S, 5353, 53, ttl=60)), mtu=1400)),
+         err_to_lan(icmp_error(RT, H, 3, 4, quoted(q_udp(H, S, 5353, 53, ttl=60)), mtu=1400))),
+        (from_wan(icmp_error(RT, OUT, 3, 4, quoted(q_udp(OUT, S, 7000, 53, chksum=0)),
+                             mtu=1280)),
+         err_to_lan(icmp_error(RT, H, 3, 4, quoted(q_udp(H, S, 7000, 53, chksum=0)),
+                               mtu=1280))),
+        (from_wan(icmp_error(S, OUT, 3, 3, quoted(q_udp(OUT, S, 1024, 53, ttl=50), 28))),
+         err_to_lan(icmp_error(S, H2, 3, 3, quoted(q_udp(H2, S, 5353, 53, ttl=50), 28)))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq])
+    assert drops(st) == {}, drops(st)
+    assert nat_counters(nfvd) == {
+        "in2out": 3, "out2in": 0, "icmp_error_in2out": 0, "icmp_error_out2in": 4,
+        "icmp_error_no_session": 0, "icmp_error_truncated": 0, "icmp_error_unsupported": 0}
+    assert st["nat44"]["icmp_error_out2in"] == 4
+    sh = sessions(nfvd)
+    assert sh["sessions"] == 3 and sh["created"] == 3, sh
+    assert all(x["packets_out2in"] == 0 for x in sh["session_list"]), sh["session_list"]
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    quotes = [assert_error_checksums(frame) for frame in out["t"][3:]]
+    # The quoted UDP checksums: updated, and the one that was 0 left 0.
+    assert [q[26:28] == b"\0\0" for q in quotes] == [False, False, True, False]
+
+
+def test_icmp_errors_about_a_tcp_snat_session(tmp_path):
+    """Errors about TCP segments that left translated: a quote of 8 bytes
+    of TCP (ports and sequence number, no checksum to update), one of the
+    whole segment (its TCP checksum updated), one where only the address
+    changes (the port was kept). The sessions' TCP state is not touched."""
+    seg = q_tcp(OUT, S, 1024, 80, "PA", ttl=3, payload=b"x" * 100)
+    seq = [
+        (from_lan(tcp(H, S, 40000, 80, "S")), to_wan(tcp(OUT, S, 40000, 80, "S"))),
+        (from_lan(tcp(H2, S, 40000, 80, "S")), to_wan(tcp(OUT, S, 1024, 80, "S"))),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_tcp(OUT, S, 1024, 80, "S"), 28))),
+         err_to_lan(icmp_error(RT, H2, 11, 0, quoted(q_tcp(H2, S, 40000, 80, "S"), 28)))),
+        (from_wan(icmp_error(RT, OUT, 3, 4, quoted(seg), mtu=1280)),
+         err_to_lan(icmp_error(RT, H2, 3, 4, quoted(
+             q_tcp(H2, S, 40000, 80, "PA", ttl=3, payload=b"x" * 100)), mtu=1280))),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_tcp(OUT, S, 40000, 80, "S")))),
+         err_to_lan(icmp_error(RT, H, 11, 0, quoted(q_tcp(H, S, 40000, 80, "S"))))),
+        # The quoted header with options (24 bytes): the ports are past them.
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(with_options(q_tcp(OUT, S, 1024, 80, "A"))))),
+         err_to_lan(icmp_error(RT, H2, 11, 0, quoted(with_options(
+             q_tcp(H2, S, 40000, 80, "A")))))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq])
+    assert drops(st) == {}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["icmp_error_out2in"], c["out2in"], c["in2out"]) == (4, 0, 2), c
+    sh = sessions(nfvd)
+    assert [(x["state"], x["packets_out2in"]) for x in sh["session_list"]] == [
+        ("tcp_transitory", 0)] * 2, sh["session_list"]
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    for frame in out["t"][2:]:
+        assert_error_checksums(frame)
+
+
+def test_icmp_errors_about_an_echo_session(tmp_path):
+    """Time exceeded from a router beyond about an echo request that left
+    with identifier 1024 reaches the inside host with its own identifier
+    (7) and the echo checksum updated; time exceeded from a router on the
+    lan about the translated echo reply leaves with the outside address as
+    source and the outside identifier in the quote."""
+    seq = [
+        (from_lan(echo(H, S, 8, 7)), to_wan(echo(OUT, S, 8, 1024))),
+        (from_wan(echo(S, OUT, 0, 1024)), to_lan(echo(S, H, 0, 7))),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_echo(OUT, S, 8, 1024)))),
+         err_to_lan(icmp_error(RT, H, 11, 0, quoted(q_echo(H, S, 8, 7))))),
+        (from_rl(icmp_error(RL, S, 11, 0, quoted(q_echo(S, H, 0, 7)))),
+         err_to_wan(icmp_error(OUT, S, 11, 0, quoted(q_echo(S, OUT, 0, 1024))))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq])
+    assert drops(st) == {}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["icmp_error_out2in"], c["icmp_error_in2out"], c["in2out"], c["out2in"]) == (
+        1, 1, 1, 1), c
+    sh = sessions(nfvd)
+    assert [(x["proto"], x["packets_in2out"], x["packets_out2in"])
+            for x in sh["session_list"]] == [("icmp", 1, 1)], sh
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    for frame in out["t"][2:]:
+        assert_error_checksums(frame)
+
+
+DNAT_CFG = ["nat44 dnat add dev wan proto tcp dport 8080 to %s:80" % SRV,
+            "nat44 dnat add dev wan proto udp dport 5353 to %s:53" % SRV]
+
+
+def test_icmp_errors_about_dnat_sessions_reach_the_server(tmp_path):
+    """Errors about the server's replies as they left (from wan's address
+    and the forwarded port), sent to wan's address by a router beyond,
+    reach the server with its own address and port in the quote."""
+    seq = [
+        (from_wan(udp(S, OUT, 5555, 5353)), to_lan(udp(S, SRV, 5555, 53))),
+        (from_lan(udp(SRV, S, 53, 5555, b"a")), to_wan(udp(OUT, S, 5353, 5555, b"a"))),
+        (from_wan(tcp(S, OUT, 6000, 8080, "S")), to_lan(tcp(S, SRV, 6000, 80, "S"))),
+        (from_lan(tcp(SRV, S, 80, 6000, "SA")), to_wan(tcp(OUT, S, 8080, 6000, "SA"))),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_udp(OUT, S, 5353, 5555, payload=b"a")))),
+         err_to_lan(icmp_error(RT, SRV, 11, 0, quoted(q_udp(SRV, S, 53, 5555, payload=b"a"))))),
+        (from_wan(icmp_error(RT, OUT, 3, 4, quoted(q_tcp(OUT, S, 8080, 6000, "SA")), mtu=1400)),
+         err_to_lan(icmp_error(RT, SRV, 3, 4, quoted(q_tcp(SRV, S, 80, 6000, "SA")),
+                               mtu=1400))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq], extra_cfg=DNAT_CFG)
+    assert drops(st) == {}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["icmp_error_out2in"], c["icmp_error_in2out"]) == (2, 0), c
+    assert sessions(nfvd)["sessions"] == 2
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    for frame in out["t"][4:]:
+        assert_error_checksums(frame)
+
+
+def test_icmp_errors_from_inside_about_translated_connections_leave_translated(tmp_path):
+    """Errors leaving by wan about packets that came in translated: the
+    DNAT server's port unreachable about a client's datagram, an inside
+    host's port unreachable about an SNAT session's reply, a lan router's
+    fragmentation needed about a client's segment to the server. Each
+    leaves from wan's address with the outside address and port in the
+    quote (the inside ones are never shown)."""
+    seq = [
+        (from_wan(udp(S, OUT, 5555, 5353)), to_lan(udp(S, SRV, 5555, 53))),
+        (from_wan(tcp(S, OUT, 6000, 8080, "PA", b"y" * 64)),
+         to_lan(tcp(S, SRV, 6000, 80, "PA", b"y" * 64))),
+        (from_lan(udp(H, S, 4000, 53)), to_wan(udp(OUT, S, 4000, 53))),
+        (from_lan(udp(H2, S, 4000, 53)), to_wan(udp(OUT, S, 1024, 53))),
+        (from_wan(udp(S, OUT, 53, 1024, b"late")), to_lan(udp(S, H2, 53, 4000, b"late"))),
+        (from_lan(icmp_error(SRV, S, 3, 3, quoted(q_udp(S, SRV, 5555, 53, ttl=63)))),
+         err_to_wan(icmp_error(OUT, S, 3, 3, quoted(q_udp(S, OUT, 5555, 5353, ttl=63))))),
+        (from_lan(icmp_error(H2, S, 3, 3, quoted(q_udp(S, H2, 53, 4000, ttl=63,
+                                                      payload=b"late")))),
+         err_to_wan(icmp_error(OUT, S, 3, 3, quoted(q_udp(S, OUT, 53, 1024, ttl=63,
+                                                          payload=b"late"))))),
+        (from_rl(icmp_error(RL, S, 3, 4, quoted(q_tcp(S, SRV, 6000, 80, "PA", ttl=63,
+                                                      payload=b"y" * 64)), mtu=576)),
+         err_to_wan(icmp_error(OUT, S, 3, 4, quoted(q_tcp(S, OUT, 6000, 8080, "PA", ttl=63,
+                                                          payload=b"y" * 64)), mtu=576))),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq], extra_cfg=DNAT_CFG)
+    assert drops(st) == {}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["icmp_error_in2out"], c["icmp_error_out2in"], c["icmp_error_no_session"]) == (
+        3, 0, 0), c
+    assert sessions(nfvd)["sessions"] == 4
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    for frame in out["t"][5:]:
+        assert_error_checksums(frame)
+
+
+def test_icmp_errors_of_no_session_are_left_as_they_were(tmp_path):
+    """Errors whose quote is of no session are not translated, as before:
+    to the outside address they are nfvd's own (dropped by ip4_local, as
+    with no NAT), one about an echo reply leaving (never translated) too;
+    one to an inside address (plain routing) is forwarded as it is; one
+    from an inside host leaving by wan is dropped, under its own reason.
+    Each is counted; none makes a session."""
+    to_h = icmp_error(RT, H, 11, 0, quoted(q_udp(H, S, 1234, 53)))
+    seq = [
+        (from_lan(udp(H, S, 5353, 53)), to_wan(udp(OUT, S, 5353, 53))),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_udp(OUT, S, 9999, 53)))), None),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_udp(OUT, S2, 5353, 53)))), None),
+        (from_wan(icmp_error(RT, OUT, 11, 0, quoted(q_echo(OUT, S, 0, 5353)))), None),
+        (from_wan(to_h), err_to_lan(to_h)),
+        (from_lan(icmp_error(H, S, 3, 3, quoted(q_udp(S, H, 53, 6666)))), None),
+    ]
+    nfvd, st = run(tmp_path, [f for f, _ in seq])
+    assert drops(st) == {"ip4_local/unsupported_protocol": 3,
+                         "nat44_out/icmp_error_no_session": 1}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["icmp_error_no_session"], c["icmp_error_in2out"], c["icmp_error_out2in"]) == (
+        5, 0, 0), c
+    assert sessions(nfvd)["sessions"] == 1 and sessions(nfvd)["created"] == 1
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq if want is not None]
+
+
+def test_malformed_icmp_errors(tmp_path):
+    """ICMP errors nfvd cannot translate: too short to quote an IPv4
+    header and 8 bytes, a quoted header that is not IPv4, claims more
+    header or fewer bytes than there are, or quotes what NAT never
+    translates (GRE, a non-first fragment, an ICMP error). To the outside
+    address they pass untranslated (nfvd's own: dropped by ip4_local); to
+    an inside address they are forwarded as they are; from an inside host
+    they are dropped under named reasons. Each is counted; nothing is read
+    beyond the packet (the quotes end where the frame ends)."""
+    good = quoted(q_udp(OUT, S, 5353, 53))
+    bad_version = bytes([0x65]) + good[1:]
+    long_ihl = bytes([0x4F]) + good[1:28]
+    short_total = good[:2] + (24).to_bytes(2, "big") + good[4:]
+    gre = quoted(IP(src=OUT, dst=S, ttl=1, proto=47) / Raw(b"\x00\x00\x08\x00" * 2))
+    nonfirst = quoted(IP(src=OUT, dst=S, ttl=1, proto=17, frag=8) / Raw(b"\x14\xe9\x00\x35" * 4))
+    about_err = quoted(icmp_error(S, OUT, 3, 3, quoted(q_udp(OUT, S, 5353, 53), 28), ttl=1))
+    inbound = [
+        (b"\x45\x00", "truncated"),
+        (good[:27], "truncated"),
+        (bad_version, "truncated"),
+        (long_ihl, "truncated"),
+        (short_total, "truncated"),
+        (gre, "unsupported"),
+        (nonfirst, "unsupported"),
+        (about_err, "unsupported"),
+    ]
+    transit = icmp_error(RT, H, 11, 0, good[:20])
+    outbound = [
+        (quoted(q_udp(S, H, 53, 5353), 24), "truncated"),
+        (quoted(IP(src=S, dst=H, ttl=1, proto=47) / Raw(b"\x00" * 8)), "unsupported"),
+        (quoted(icmp_error(S, H, 11, 0, b"\x45" + b"\x00" * 27, ttl=1)), "unsupported"),
+    ]
+    frames = [from_lan(udp(H, S, 5353, 53))]
+    frames += [from_wan(icmp_error(RT, OUT, 11, 0, q)) for q, _ in inbound]
+    frames += [from_wan(transit)]
+    frames += [from_lan(icmp_error(H, S, 3, 3, q)) for q, _ in outbound]
+    nfvd, st = run(tmp_path, frames)
+    assert drops(st) == {"ip4_local/unsupported_protocol": len(inbound),
+                         "nat44_out/icmp_error_truncated": 1,
+                         "nat44_out/icmp_error_unsupported": 2}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["icmp_error_truncated"], c["icmp_error_unsupported"], c["icmp_error_no_session"],
+            c["icmp_error_in2out"], c["icmp_error_out2in"]) == (7, 5, 0, 0, 0), c
+    assert sessions(nfvd)["sessions"] == 1
+    out = nfvd.stop()
+    assert out["t"] == [to_wan(udp(OUT, S, 5353, 53)), err_to_lan(transit)]
+
+
+def test_nfvds_own_error_about_a_dnat_packet_shows_the_outside_endpoint(tmp_path):
+    """A client's DF segment to the forwarded port, too big for the link to
+    the server: nfvd's own fragmentation needed (from wan's address) quotes
+    it as the client sent it (wan's address and port 8080), not as
+    translated toward the inside server: nat44_out translates nfvd's
+    errors too."""
+    big = IP(src=S, dst=OUT, ttl=64, flags="DF") / TCP(sport=6000, dport=8080, flags="PA",
+                                                      seq=1000, ack=2000) / (b"m" * 1360)
+    big = IP(bytes(big))
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=[from_wan(big)], opts=" mtu 1280")
+    nfvd.cmd(*CONFIG, *DNAT_CFG)
+    nfvd.start()
+    st = nfvd.wait_processed({"t": 1})
+    assert drops(st) == {"ip4_rewrite/frag_needed": 1}, drops(st)
+    c = nat_counters(nfvd)
+    assert (c["out2in"], c["icmp_error_in2out"]) == (1, 1), c
+    out = nfvd.stop()
+    want = IP(src=OUT, dst=S, tos=0xC0, ttl=64, id=0, flags=0) / ICMP(
+        type=3, code=4, nexthopmtu=1280) / Raw(bytes(big)[:548])
+    assert out["t"] == [bytes(Ether(dst=R1, src=T) / Dot1Q(vlan=20) / want)]
+    assert_error_checksums(out["t"][0])
+
+
+def test_two_workers_hand_icmp_errors_to_the_session_owner(tmp_path):
+    """An SNAT session on worker 1 (HA's inside port hashes there; outside
+    port 33280, the first of its share): an ICMP error about it received
+    by worker 0 (injected as arriving on b) is handed to worker 1, which
+    translates it to the inside host; one from the inside host about the
+    session's reply, also taken by worker 0 (injected as arriving on a), is
+    handed over too and leaves translated. Byte for byte, exact handoff
+    counters."""
+    HA = "10.0.0.3"
+    assert client_owner(HA, 2000) == 1
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / udp(HA, S, 2000, 53)])
+    b = nfvd.add_port("b")
+    nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
+             "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
+             "neigh add %s lladdr %s dev a" % (HA, H0),
+             "neigh add 203.0.113.2 lladdr %s dev b" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             "nat44 snat add src 10.0.0.0/24 dev b")
+    nfvd.start()
+    nfvd.wait_processed({"a": 1})
+    wait_counter(nfvd, "nat44", "in2out", 1)
+    inbound = icmp_error(RT, OUT, 3, 4, quoted(q_udp(OUT, S, 33280, 53)), mtu=1400)
+    outbound = icmp_error(HA, S, 3, 3, quoted(q_udp(S, HA, 53, 2000, ttl=63)))
+    nfvd.ctl("punt", "inject", "dev", "b", "hex",
+             bytes(Ether(dst=b.mac, src=R1) / inbound).hex())
+    st = wait_counter(nfvd, "nat44", "icmp_error_out2in", 1)
+    nfvd.ctl("punt", "inject", "dev", "a", "hex",
+             bytes(Ether(dst=a.mac, src=H0) / outbound).hex())
+    st = wait_counter(nfvd, "nat44", "icmp_error_in2out", 1)
+    assert drops(st) == {}, drops(st)
+    n = st["nat44"]
+    assert (n["handoff_out"], n["handoff_in"], n["handoff_full"], n["icmp_error_no_session"],
+            n["created"]) == (2, 2, 0, 0, 1), n
+    out = nfvd.stop()
+
+    def routed(l3, dst_mac, src_mac):
+        l3 = l3.copy()
+        l3.ttl -= 1
+        return bytes(Ether(dst=dst_mac, src=src_mac) / IP(bytes(l3)))
+
+    assert out["a"] == [routed(icmp_error(RT, HA, 3, 4, quoted(q_udp(HA, S, 2000, 53)),
+                                          mtu=1400), H0, a.mac)]
+    assert out["b"] == [routed(udp(OUT, S, 33280, 53), R1, b.mac),
+                        routed(icmp_error(OUT, S, 3, 3, quoted(q_udp(S, OUT, 53, 33280,
+                                                                     ttl=63))), R1, b.mac)]

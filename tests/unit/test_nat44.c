@@ -7,13 +7,21 @@
  * a UDP datagram without checksum keeps none, and one whose new checksum
  * computes to 0 carries 0xffff (RFC 768). Also what nat_parse takes:
  * fragments and other protocols are not translatable, ICMP only as echo.
+ * ICMP errors (src/modules/ip/l4_icmp_error.h): an error quoting a random
+ * TCP, UDP or echo packet, whole or cut anywhere from 8 bytes of L4 on,
+ * translated either way, quotes exactly the packet as nat_rewrite
+ * translates it (its checksums as a full recomputation gives them), and
+ * the outer IP and ICMP checksums are right; what the quote parser takes
+ * and refuses, at every length.
  * No EAL: the packets are in a buffer behind an mbuf header on the stack.
  */
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <rte_icmp.h>
 #include <rte_udp.h>
 
 #include "nfv_test.h"
+#include "modules/ip/l4_icmp_error.h"
 #include "modules/nat44/datapath/nat44_node.h"
 
 #define N_RANDOM 3000
@@ -252,6 +260,167 @@ test_parse_what_is_translatable(void **state)
 	assert_int_equal(p.dport, 0);
 }
 
+/* In e: an ICMP error of type (3: code 4, fragmentation needed) about the
+ * first qlen bytes of m's IPv4 datagram, its checksums computed. */
+static void
+error_about(struct rte_mbuf *e, struct rte_mbuf *m, uint16_t qlen, uint8_t type)
+{
+	struct rte_ipv4_hdr *ip = ip_of(e);
+	uint8_t *icmp = (uint8_t *)(ip + 1);
+	uint16_t sum;
+
+	e->data_len = e->pkt_len = (uint16_t)(NFV_L2_LEN + 20 + 8 + qlen);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_ICMP;
+	ip->src_addr = (rte_be32_t)nfv_test_rand();
+	ip->dst_addr = (rte_be32_t)nfv_test_rand();
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + 8 + qlen));
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	memset(icmp, 0, 8);
+	icmp[0] = type;
+	if (type == NAT_ICMP_DEST_UNREACH) {
+		icmp[1] = 4;
+		icmp[6] = 1400 >> 8;
+		icmp[7] = 1400 & 0xff;
+	}
+	memcpy(icmp + 8, ip_of(m), qlen);
+	sum = (uint16_t)~rte_raw_cksum(icmp, 8u + qlen);
+	memcpy(icmp + 2, &sum, 2);
+}
+
+static void
+one_error_rewrite(uint8_t proto, bool to_sender)
+{
+	static const uint8_t types[] = { NAT_ICMP_DEST_UNREACH, NAT_ICMP_TIME_EXCEEDED,
+					 NAT_ICMP_PARAM_PROBLEM };
+	uint16_t payload = (uint16_t)(nfv_test_rand() % 64);
+	uint16_t l3len = (uint16_t)(20 + (proto == IPPROTO_TCP ? 20 : 8) + payload);
+	uint16_t qlen = (uint16_t)(28 + nfv_test_rand() % (l3len - 28 + 1)), cmp = qlen;
+	struct pkt mbuf, ebuf;
+	struct rte_mbuf *m = pkt_init(&mbuf, (uint16_t)(NFV_L2_LEN + l3len));
+	struct rte_mbuf *e = pkt_init(&ebuf, 0);
+	rte_be32_t addr = (rte_be32_t)nfv_test_rand();
+	rte_be16_t port = (rte_be16_t)nfv_test_rand(), sum;
+	struct rte_ipv4_hdr *eip;
+	struct nat_quote q = { 0 }; /* (nat_quote_parse fills it: asserted below) */
+	struct nat_pkt p, mp;
+
+	random_packet(m, proto, payload, proto == IPPROTO_UDP && nfv_test_rand() % 4 == 0);
+	error_about(e, m, qlen, types[nfv_test_rand() % 3]);
+	nat_parse(e, &p);
+	assert_true(!p.ok && nat_is_icmp_error(&p));
+	assert_int_equal(nat_quote_parse(e, &p, &q), NAT_QUOTE_OK);
+	assert_int_equal(q.l4_len, qlen - 20);
+	/* The packet as the translation of its own direction makes it: the
+	 * error toward its sender changes its source. */
+	nat_parse(m, &mp);
+	nat_rewrite(&mp, !to_sender, addr, port);
+	nat_icmp_error_rewrite(&p, &q, to_sender, addr, port);
+	/* A quote ending inside the TCP checksum cannot update its half. */
+	if (proto == IPPROTO_TCP && qlen < 20 + 18)
+		cmp = RTE_MIN(qlen, 20 + 16);
+	assert_memory_equal((uint8_t *)(ip_of(e) + 1) + 8, ip_of(m), cmp);
+	eip = ip_of(e);
+	assert_true((to_sender ? eip->dst_addr : eip->src_addr) == addr);
+	sum = eip->hdr_checksum;
+	eip->hdr_checksum = 0;
+	assert_int_equal(sum, rte_ipv4_cksum(eip));
+	eip->hdr_checksum = sum;
+	assert_int_equal(rte_raw_cksum(eip + 1, 8u + qlen), 0xffff);
+}
+
+static void
+test_random_icmp_error_rewrites(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < N_RANDOM; i++) {
+		static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
+
+		one_error_rewrite(protos[i % 3], (i / 3) & 1);
+	}
+}
+
+/* Status of the quote of error e, cut to len bytes (pkt_len), of which
+ * seg are in the first segment (data_len). The segment is copied to a
+ * buffer of exactly seg bytes, so that a build with AddressSanitizer sees
+ * any read beyond it. */
+static enum nat_quote_status
+quote_status(struct rte_mbuf *e, uint16_t len, uint16_t seg)
+{
+	uint8_t *exact = malloc(seg);
+	struct rte_mbuf m = *e;
+	enum nat_quote_status st;
+	struct nat_quote q;
+	struct nat_pkt p;
+
+	assert_non_null(exact);
+	memcpy(exact, rte_pktmbuf_mtod(e, uint8_t *), seg);
+	m.buf_addr = exact;
+	m.data_off = 0;
+	m.buf_len = seg;
+	m.pkt_len = len;
+	m.data_len = seg;
+	nat_parse(&m, &p);
+	assert_true(nat_is_icmp_error(&p));
+	st = nat_quote_parse(&m, &p, &q);
+	free(exact);
+	return st;
+}
+
+static void
+test_quote_parse_bounds(void **state)
+{
+	const uint16_t hdrs = NFV_L2_LEN + 20 + 8;
+	struct pkt mbuf, ebuf;
+	struct rte_mbuf *m = pkt_init(&mbuf, NFV_L2_LEN + 20 + 20 + 8);
+	struct rte_mbuf *e = pkt_init(&ebuf, 0);
+	uint8_t *quote;
+
+	(void)state;
+	random_packet(m, IPPROTO_UDP, 4, false);
+	error_about(e, m, 32, NAT_ICMP_TIME_EXCEEDED);
+	quote = (uint8_t *)(ip_of(e) + 1) + 8;
+	/* Cut anywhere short of an IPv4 header and 8 bytes: truncated. */
+	for (uint16_t len = hdrs; len < hdrs + 28; len++)
+		assert_int_equal(quote_status(e, len, len), NAT_QUOTE_TRUNCATED);
+	for (uint16_t len = hdrs + 28; len <= hdrs + 32; len++)
+		assert_int_equal(quote_status(e, len, len), NAT_QUOTE_OK);
+	quote[0] = 0x65; /* not IPv4 */
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_TRUNCATED);
+	quote[0] = 0x44; /* a header of 16 bytes */
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_TRUNCATED);
+	quote[0] = 0x47; /* 28 bytes of header: 4 left for the L4 header */
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_TRUNCATED);
+	quote[0] = 0x45;
+	quote[2] = 0;
+	quote[3] = 27; /* its total length below a header and 8 bytes */
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_TRUNCATED);
+	quote[3] = 32;
+	quote[6] = 0x20; /* MF: a first fragment quotes the ports */
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_OK);
+	quote[7] = 1; /* offset 8: no L4 header */
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_UNSUPPORTED);
+	quote[6] = quote[7] = 0;
+	quote[9] = 47;
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_UNSUPPORTED);
+	quote[9] = IPPROTO_ICMP;
+	quote[20] = NAT_ICMP_DEST_UNREACH; /* about an error */
+	quote[21] = 3;
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_UNSUPPORTED);
+	quote[20] = NAT_ICMP_ECHO_REQUEST;
+	quote[21] = 0;
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_OK);
+	/* TCP whose checksum is quoted but not in the first segment. */
+	quote[9] = IPPROTO_TCP;
+	assert_int_equal(quote_status(e, hdrs + 32, hdrs + 32), NAT_QUOTE_OK);
+	quote[3] = 40;
+	assert_int_equal(quote_status(e, hdrs + 40, hdrs + 40), NAT_QUOTE_OK);
+	assert_int_equal(quote_status(e, hdrs + 40, hdrs + 37), NAT_QUOTE_TRUNCATED);
+	assert_int_equal(quote_status(e, hdrs + 40, hdrs + 38), NAT_QUOTE_OK);
+}
+
 int
 main(void)
 {
@@ -266,5 +435,9 @@ main(void)
 		     test_udp_zero_becomes_ffff, NULL);
 	nfv_test_add(&l, "parse: fragments, other protocols, short headers, ICMP echo only",
 		     test_parse_what_is_translatable, NULL);
+	nfv_test_add(&l, "icmp error: random quotes of TCP, UDP, echo, either way",
+		     test_random_icmp_error_rewrites, NULL);
+	nfv_test_add(&l, "icmp error: what the quote parser takes, at every length",
+		     test_quote_parse_bounds, NULL);
 	return nfv_test_run("nat44", &l, NULL, NULL);
 }

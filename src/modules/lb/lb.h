@@ -26,6 +26,16 @@
  * client's next packet is scheduled afresh); a backend of weight 0 keeps
  * its sessions and gets no new ones (draining); a TCP SYN is always
  * scheduled afresh.
+ *
+ * ICMP errors about a session's packets are translated as IPVS does in
+ * NAT mode: one about a packet a backend sent a client (from the VIP),
+ * addressed to the VIP, goes to the backend (the outer destination and
+ * the quoted source become the backend's address and port); one about a
+ * packet a client sent to a backend (from a router between nfvd and the
+ * backend, or the backend itself) goes to the client from the VIP (the
+ * outer source and the quoted destination become the VIP and port). In
+ * mode dsr the first kind goes, unchanged, to the backend (its replies do
+ * not pass nfvd, so nothing is to be put back). Errors make no session.
  */
 #ifndef NFV_LB_H
 #define NFV_LB_H
@@ -142,6 +152,11 @@ struct nfv_lb_counters {
 	uint64_t expired;
 	uint64_t no_backend;
 	uint64_t table_full;
+	/* ICMP errors about a session's packets (modules/ip/l4_icmp_error.h): */
+	uint64_t icmp_error_fwd;        /* to a VIP about a reply: given to the backend */
+	uint64_t icmp_error_rev;        /* about a packet to a backend: given the VIP */
+	uint64_t icmp_error_no_session; /* quoting a service's or backend's endpoint, no session */
+	uint64_t icmp_error_truncated;  /* quoting less than an IPv4 header and 8 bytes */
 	uint64_t handoff_out;  /* packets handed to the worker owning their session */
 	uint64_t handoff_in;   /* packets other workers handed to this one */
 	uint64_t handoff_full; /* refused by a full handoff ring (dropped) */

@@ -18,7 +18,12 @@
  * SNAT sessions are made by the first packet out (nat44_out), DNAT
  * sessions by the first packet in (nat44_in). ICMP echo is translated by
  * its identifier, which stands for the inside and outside port (the remote
- * port is 0).
+ * port is 0). An ICMP error about a packet of a session (the quoted
+ * packet reversed is a packet of the session, modules/ip/l4_icmp_error.h)
+ * is translated by both nodes: what arrives gets the inside endpoint as
+ * outer destination and quoted source, what leaves the outside endpoint
+ * as outer source and quoted destination. An error never makes a session,
+ * nor refreshes one (RFC 5508).
  *
  * Sessions are per worker, written only by their worker; both directions
  * of a session must reach the same worker (as for conntrack: one worker,
@@ -137,6 +142,12 @@ struct nfv_nat_counters {
 	uint64_t no_port;
 	uint64_t table_full;
 	uint64_t unsupported;
+	/* ICMP errors about a session's packets (l4_icmp_error.h): */
+	uint64_t icmp_error_in2out;      /* translated leaving (from the inside) */
+	uint64_t icmp_error_out2in;      /* translated arriving (to the inside) */
+	uint64_t icmp_error_no_session;  /* quoting TCP, UDP or echo of no session */
+	uint64_t icmp_error_truncated;   /* quoting less than an IPv4 header and 8 bytes */
+	uint64_t icmp_error_unsupported; /* quoting what is never translated */
 	uint64_t handoff_out;  /* packets handed to the worker owning their session */
 	uint64_t handoff_in;   /* packets other workers handed to this one */
 	uint64_t handoff_full; /* refused by a full handoff ring (dropped) */

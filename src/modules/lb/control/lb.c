@@ -672,6 +672,12 @@ nfv_lb_show(bool sessions)
 	json_object_set_new(o, "expired", json_integer((json_int_t)c.expired));
 	json_object_set_new(o, "no_backend", json_integer((json_int_t)c.no_backend));
 	json_object_set_new(o, "table_full", json_integer((json_int_t)c.table_full));
+	json_object_set_new(o, "icmp_error_fwd", json_integer((json_int_t)c.icmp_error_fwd));
+	json_object_set_new(o, "icmp_error_rev", json_integer((json_int_t)c.icmp_error_rev));
+	json_object_set_new(o, "icmp_error_no_session",
+			    json_integer((json_int_t)c.icmp_error_no_session));
+	json_object_set_new(o, "icmp_error_truncated",
+			    json_integer((json_int_t)c.icmp_error_truncated));
 	st = json_object();
 	for (unsigned int i = 0; i < NFV_LB_STATES; i++)
 		json_object_set_new(st, timeout_names[i], json_integer(timeout_s[i]));
@@ -691,13 +697,18 @@ lb_show_stats(json_t *stats)
 
 	nfv_counters_sum(&nfv_lb_counters_block, &c);
 	json_object_set_new(stats, "lb",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+				      "s:I, s:I}",
 				      "fwd", (json_int_t)c.fwd, "rev", (json_int_t)c.rev,
 				      "scheduled", (json_int_t)c.scheduled,
 				      "rescheduled", (json_int_t)c.rescheduled,
 				      "expired", (json_int_t)c.expired,
 				      "no_backend", (json_int_t)c.no_backend,
 				      "table_full", (json_int_t)c.table_full,
+				      "icmp_error_fwd", (json_int_t)c.icmp_error_fwd,
+				      "icmp_error_rev", (json_int_t)c.icmp_error_rev,
+				      "icmp_error_no_session", (json_int_t)c.icmp_error_no_session,
+				      "icmp_error_truncated", (json_int_t)c.icmp_error_truncated,
 				      "handoff_out", (json_int_t)c.handoff_out,
 				      "handoff_in", (json_int_t)c.handoff_in,
 				      "handoff_full", (json_int_t)c.handoff_full));
@@ -715,6 +726,14 @@ lb_metrics(FILE *f)
 			 "packets translated by the load balancer");
 	fprintf(f, "nfvd_lb_packets_total{direction=\"fwd\"} %" PRIu64 "\n", c.fwd);
 	fprintf(f, "nfvd_lb_packets_total{direction=\"rev\"} %" PRIu64 "\n", c.rev);
+	nfv_metrics_help(f, "nfvd_lb_icmp_errors_total", "counter",
+			 "ICMP errors about load-balancer sessions' packets, by what was done");
+	fprintf(f, "nfvd_lb_icmp_errors_total{result=\"fwd\"} %" PRIu64 "\n", c.icmp_error_fwd);
+	fprintf(f, "nfvd_lb_icmp_errors_total{result=\"rev\"} %" PRIu64 "\n", c.icmp_error_rev);
+	fprintf(f, "nfvd_lb_icmp_errors_total{result=\"no_session\"} %" PRIu64 "\n",
+		c.icmp_error_no_session);
+	fprintf(f, "nfvd_lb_icmp_errors_total{result=\"truncated\"} %" PRIu64 "\n",
+		c.icmp_error_truncated);
 	nfv_metrics_help(f, "nfvd_lb_sessions_scheduled_total", "counter",
 			 "load-balancer sessions created");
 	fprintf(f, "nfvd_lb_sessions_scheduled_total %" PRIu64 "\n", c.scheduled);

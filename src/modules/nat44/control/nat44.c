@@ -700,6 +700,14 @@ nfv_nat_show(bool sessions)
 	json_object_set_new(o, "no_port", json_integer((json_int_t)c.no_port));
 	json_object_set_new(o, "table_full", json_integer((json_int_t)c.table_full));
 	json_object_set_new(o, "unsupported", json_integer((json_int_t)c.unsupported));
+	json_object_set_new(o, "icmp_error_in2out", json_integer((json_int_t)c.icmp_error_in2out));
+	json_object_set_new(o, "icmp_error_out2in", json_integer((json_int_t)c.icmp_error_out2in));
+	json_object_set_new(o, "icmp_error_no_session",
+			    json_integer((json_int_t)c.icmp_error_no_session));
+	json_object_set_new(o, "icmp_error_truncated",
+			    json_integer((json_int_t)c.icmp_error_truncated));
+	json_object_set_new(o, "icmp_error_unsupported",
+			    json_integer((json_int_t)c.icmp_error_unsupported));
 	{
 		json_t *t = json_object();
 
@@ -721,7 +729,8 @@ nat_show_stats(json_t *stats)
 
 	nfv_counters_sum(&nfv_nat_counters_block, &c);
 	json_object_set_new(stats, "nat44",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+				      "s:I, s:I, s:I}",
 				      "in2out", (json_int_t)c.in2out,
 				      "out2in", (json_int_t)c.out2in,
 				      "created", (json_int_t)c.created,
@@ -729,6 +738,11 @@ nat_show_stats(json_t *stats)
 				      "no_port", (json_int_t)c.no_port,
 				      "table_full", (json_int_t)c.table_full,
 				      "unsupported", (json_int_t)c.unsupported,
+				      "icmp_error_in2out", (json_int_t)c.icmp_error_in2out,
+				      "icmp_error_out2in", (json_int_t)c.icmp_error_out2in,
+				      "icmp_error_no_session", (json_int_t)c.icmp_error_no_session,
+				      "icmp_error_truncated", (json_int_t)c.icmp_error_truncated,
+				      "icmp_error_unsupported", (json_int_t)c.icmp_error_unsupported,
 				      "handoff_out", (json_int_t)c.handoff_out,
 				      "handoff_in", (json_int_t)c.handoff_in,
 				      "handoff_full", (json_int_t)c.handoff_full));
@@ -746,6 +760,18 @@ nat_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_nat44_packets_total", "counter", "packets translated by NAT44");
 	fprintf(f, "nfvd_nat44_packets_total{direction=\"in2out\"} %" PRIu64 "\n", c.in2out);
 	fprintf(f, "nfvd_nat44_packets_total{direction=\"out2in\"} %" PRIu64 "\n", c.out2in);
+	nfv_metrics_help(f, "nfvd_nat44_icmp_errors_total", "counter",
+			 "ICMP errors about NAT44 sessions' packets, by what was done");
+	fprintf(f, "nfvd_nat44_icmp_errors_total{result=\"in2out\"} %" PRIu64 "\n",
+		c.icmp_error_in2out);
+	fprintf(f, "nfvd_nat44_icmp_errors_total{result=\"out2in\"} %" PRIu64 "\n",
+		c.icmp_error_out2in);
+	fprintf(f, "nfvd_nat44_icmp_errors_total{result=\"no_session\"} %" PRIu64 "\n",
+		c.icmp_error_no_session);
+	fprintf(f, "nfvd_nat44_icmp_errors_total{result=\"truncated\"} %" PRIu64 "\n",
+		c.icmp_error_truncated);
+	fprintf(f, "nfvd_nat44_icmp_errors_total{result=\"unsupported\"} %" PRIu64 "\n",
+		c.icmp_error_unsupported);
 	nfv_metrics_help(f, "nfvd_nat44_sessions_created_total", "counter",
 			 "NAT44 sessions created");
 	fprintf(f, "nfvd_nat44_sessions_created_total %" PRIu64 "\n", c.created);

@@ -17,14 +17,30 @@
  * ICMP time exceeded about itself as received (nat_hop_expires), no
  * session is made for it.
  *
+ * An ICMP error (destination unreachable, including fragmentation needed;
+ * time exceeded; parameter problem) to a session's outside address about
+ * a packet of the session that left translated (the quoted packet
+ * reversed has the session's o2i key) goes to the inside endpoint: the
+ * outer destination and the quoted source address and port (or echo
+ * identifier) become the inside ones, the quoted IP, TCP / UDP / echo
+ * checksums and the error's own are updated (modules/ip/l4_icmp_error.h).
+ * An error of no session, a truncated one, or one quoting what NAT never
+ * translates (not TCP, UDP or ICMP echo, a non-first fragment, an ICMP
+ * error) passes as it came, counted (nat44 icmp_error_no_session,
+ * icmp_error_truncated, icmp_error_unsupported). An error neither makes
+ * nor refreshes a session; it is not checked for its TTL here (no error is
+ * sent about an error: ip4_rewrite drops it).
+ *
  * With several workers, a packet that finds no session here goes to the
  * worker that owns it (nat44.h): to the client's hash owner when a dnat
  * rule names it, else to the owner of its destination port when that is
- * an outside address of an snat rule of the interface.
+ * an outside address of an snat rule of the interface; an ICMP error goes
+ * where the packet its quote reversed would.
  *
  * Edges: drop, ip4_icmp_error, then the arc's.
  * Reads: mbuf->port. Writes: the IPv4 destination, the L4 destination
- * port or ICMP identifier, the checksums.
+ * port or ICMP identifier, the checksums; of an ICMP error, the outer
+ * destination, the quoted source address and port, the checksums.
  * Drops: nat44_in/table_full, handoff_full, ttl_expired.
  */
 #include <rte_cycles.h>
@@ -36,6 +52,7 @@
 #include "core/node.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_node.h"
+#include "modules/ip/l4_icmp_error.h"
 #include "modules/nat44/datapath/nat44_node.h"
 
 enum nat44_in_next {
@@ -99,6 +116,68 @@ dnat_match(const struct nfv_nat_config *cfg, uint16_t iface, const struct nat_pk
 	return NULL;
 }
 
+/*
+ * An ICMP error m arriving on iface (nat_is_icmp_error), out of line (it
+ * is parsed again here, so the loop's packet stays its own): translated
+ * to the inside endpoint when its quote is a packet that left by a
+ * session's o2i key reversed and it is addressed to the session's outside
+ * address, else left as it came (counted). Returns the worker to hand it
+ * to (handoff on: an error of no session here goes where the packet its
+ * quote reversed would), else NFV_HANDOFF_KEEP.
+ */
+static __rte_noinline uint16_t
+nat44_in_icmp_error(const struct nfv_worker *w, struct nfv_nat_table *t,
+		    struct nfv_nat_counters *c, const struct nfv_nat_config *cfg,
+		    struct rte_mbuf *m, uint16_t iface, bool handoff, uint64_t now)
+{
+	struct nfv_nat_session *s;
+	struct nfv_nat_key k;
+	struct nat_quote q;
+	struct nat_pkt r;
+	unsigned int dir;
+	struct nat_pkt p;
+	uint16_t owner;
+
+	nat_parse(m, &p);
+	switch (nat_quote_parse(m, &p, &q)) {
+	case NAT_QUOTE_OK:
+		break;
+	case NAT_QUOTE_TRUNCATED:
+		c->icmp_error_truncated++;
+		return NFV_HANDOFF_KEEP;
+	default:
+		c->icmp_error_unsupported++;
+		return NFV_HANDOFF_KEEP;
+	}
+	nat_quote_reversed(&q, &r);
+	if (r.proto == IPPROTO_ICMP) {
+		if (r.icmp_type != NAT_ICMP_ECHO_REPLY) {
+			/* About an echo reply: nat44_out translates none. */
+			c->icmp_error_no_session++;
+			return NFV_HANDOFF_KEEP;
+		}
+		r.dport = r.sport;
+		r.sport = 0;
+	}
+	nat_key(&k, &r, iface);
+	s = nfv_nat_lookup(t, c, &k, &dir, now);
+	if (s == NULL || dir != NFV_NAT_O2I || p.dst != s->out_addr) {
+		if (s == NULL && handoff) {
+			owner = dnat_match(cfg, iface, &r) != NULL ?
+				nfv_handoff_endpoint_owner(r.src, r.sport) :
+				snat_outside(cfg, iface, r.dst) ? nfv_nat_port_owner(r.dport) :
+				NFV_HANDOFF_KEEP;
+			if (owner != NFV_HANDOFF_KEEP && owner != w->index)
+				return owner;
+		}
+		c->icmp_error_no_session++;
+		return NFV_HANDOFF_KEEP;
+	}
+	nat_icmp_error_rewrite(&p, &q, true, s->in_addr, s->in_port);
+	c->icmp_error_out2in++;
+	return NFV_HANDOFF_KEEP;
+}
+
 static uint16_t
 nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -125,8 +204,12 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 
 		nexts[i] = nfv_arc_burst_next_edge(&nat44_in_feature, &ec, iface);
 		nat_parse(m, &p);
-		if (!p.ok)
+		if (!p.ok) {
+			if (nat_is_icmp_error(&p))
+				nfv_handoff_mark(&ho, w, i, nat44_in_icmp_error(w, t, c, cfg, m, iface,
+									       ho.on, now));
 			continue;
+		}
 		if (p.proto == IPPROTO_ICMP) {
 			if (p.icmp_type != NAT_ICMP_ECHO_REPLY)
 				continue;

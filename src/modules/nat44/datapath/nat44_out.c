@@ -15,16 +15,34 @@
  * inside server) leave with the address and port the client used.
  * Anything else passes untouched.
  *
+ * An ICMP error (destination unreachable, including fragmentation needed;
+ * time exceeded; parameter problem) about a packet of a session that came
+ * in translated (the quoted packet reversed has the session's i2o key:
+ * from an inside host, a DNAT server, a router between them and nfvd, or
+ * nfvd itself) leaves with the session's outside address as source, and
+ * the outside address and port (or echo identifier) in place of the
+ * inside ones as the quoted destination; the quoted IP, TCP / UDP / echo
+ * checksums and the error's own are updated (modules/ip/l4_icmp_error.h).
+ * An error of no session, a truncated one, or one quoting what NAT never
+ * translates (not TCP, UDP or ICMP echo, a non-first fragment, an ICMP
+ * error) is counted (nat44 icmp_error_*) and, when an snat rule matches
+ * its source, dropped as before (under its own reason, RFC 5508: the
+ * inside address is not shown); else it passes untouched. An error
+ * neither makes nor refreshes a session.
+ *
  * With several workers, a packet that finds no session here goes to the
  * worker owning its session (nat44.h): a packet from a dnat rule's inside
  * address and port to the owner of the client's DNAT sessions, one an snat
  * rule matches to the owner of its inside address and port, which makes
- * the session with an outside port from its own share.
+ * the session with an outside port from its own share. An ICMP error goes
+ * where the packet its quote reversed would.
  *
  * Edges: drop, then the arc's.
  * Reads: meta.tx_port. Writes: the IPv4 source, the L4 source port or
- * ICMP identifier, the checksums.
+ * ICMP identifier, the checksums; of an ICMP error, the outer source, the
+ * quoted destination address and port, the checksums.
  * Drops: nat44_out/no_address, no_port, table_full, fragment, unsupported,
+ *        icmp_error_no_session, icmp_error_truncated, icmp_error_unsupported,
  *        handoff_full.
  */
 #include <rte_cycles.h>
@@ -36,6 +54,7 @@
 #include "core/counters.h"
 #include "core/node.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/l4_icmp_error.h"
 #include "modules/nat44/datapath/nat44_node.h"
 
 enum nat44_out_next {
@@ -53,6 +72,14 @@ NFV_DROP_REASON(drop_nat_fragment, "nat44_out", "fragment",
 	"a fragment whose source an snat rule matches (fragments are not translated)");
 NFV_DROP_REASON(drop_nat_unsupported, "nat44_out", "unsupported",
 	"a packet whose source an snat rule matches that is not TCP, UDP or ICMP echo");
+NFV_DROP_REASON(drop_nat_icmp_no_session, "nat44_out", "icmp_error_no_session",
+	"an ICMP error whose source an snat rule matches, about a packet of no session");
+NFV_DROP_REASON(drop_nat_icmp_truncated, "nat44_out", "icmp_error_truncated",
+	"an ICMP error whose source an snat rule matches, quoting less than an IPv4 header "
+	"and 8 bytes (or a bad header)");
+NFV_DROP_REASON(drop_nat_icmp_unsupported, "nat44_out", "icmp_error_unsupported",
+	"an ICMP error whose source an snat rule matches, quoting what is never translated "
+	"(not TCP, UDP or ICMP echo; a non-first fragment; an ICMP error)");
 
 static struct nfv_arc_feature nat44_out_feature = {
 	.arc_name = "ip4_egress", .node = "nfv_nat44_out", .runs_after = "nfv_policer_out4",
@@ -105,6 +132,81 @@ snat_addr(const struct nfv_nat_snat *r, uint16_t iface, rte_be32_t src)
 	return l3 != NULL && l3->has4 ? l3->src4 : 0;
 }
 
+/*
+ * A packet that is not one nat44_out translates as such (not TCP, UDP or
+ * an ICMP echo request, or a fragment), out of line: an ICMP error is
+ * translated to the outside endpoint when its quote is a packet that came
+ * in by a session's i2o key reversed; anything else, and an error that is
+ * not translated (counted), is dropped when an snat rule matches its
+ * source, else passes (next: the arc's edge). With the handoff on, an
+ * error of no session here goes where the packet its quote reversed would
+ * (the verdict's owner).
+ */
+static __rte_noinline struct nat_icmp_verdict
+nat44_out_other(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
+		const struct nfv_nat_config *cfg, struct rte_mbuf *m, uint16_t iface, bool handoff,
+		uint16_t next, uint64_t now)
+{
+	struct nat_icmp_verdict v = { .next = next, .owner = NFV_HANDOFF_KEEP };
+	struct nfv_nat_session *s;
+	struct nfv_nat_key k;
+	struct nat_quote q;
+	struct nat_pkt p, r;
+	unsigned int dir;
+	uint16_t reason;
+
+	nat_parse(m, &p);
+	if (!nat_is_icmp_error(&p)) {
+		if (snat_match(cfg, iface, p.src) != NULL) {
+			v.next = nfv_mark_drop(m, p.frag ? drop_nat_fragment.id :
+					       drop_nat_unsupported.id, NAT44_OUT_NEXT_DROP);
+			c->unsupported++;
+		}
+		return v;
+	}
+	switch (nat_quote_parse(m, &p, &q)) {
+	case NAT_QUOTE_OK:
+		break;
+	case NAT_QUOTE_TRUNCATED:
+		c->icmp_error_truncated++;
+		reason = drop_nat_icmp_truncated.id;
+		goto untranslated;
+	default:
+		c->icmp_error_unsupported++;
+		reason = drop_nat_icmp_unsupported.id;
+		goto untranslated;
+	}
+	reason = drop_nat_icmp_no_session.id;
+	nat_quote_reversed(&q, &r);
+	if (r.proto == IPPROTO_ICMP && r.icmp_type != NAT_ICMP_ECHO_REQUEST) {
+		/* About an echo request: nat44_in translates none. */
+		c->icmp_error_no_session++;
+		goto untranslated;
+	}
+	nat_key(&k, &r, iface);
+	s = nfv_nat_lookup(t, c, &k, &dir, now);
+	if (s == NULL || dir != NFV_NAT_I2O) {
+		if (s == NULL && handoff) {
+			v.owner = dnat_reply(cfg, iface, &r) ?
+				  nfv_handoff_endpoint_owner(r.dst, r.dport) :
+				  snat_match(cfg, iface, r.src) != NULL ?
+				  nfv_handoff_endpoint_owner(r.src, r.sport) : NFV_HANDOFF_KEEP;
+			if (v.owner != NFV_HANDOFF_KEEP && v.owner != w->index)
+				return v;
+			v.owner = NFV_HANDOFF_KEEP;
+		}
+		c->icmp_error_no_session++;
+		goto untranslated;
+	}
+	nat_icmp_error_rewrite(&p, &q, false, s->out_addr, s->out_port);
+	c->icmp_error_in2out++;
+	return v;
+untranslated:
+	if (snat_match(cfg, iface, p.src) != NULL)
+		v.next = nfv_mark_drop(m, reason, NAT44_OUT_NEXT_DROP);
+	return v;
+}
+
 static uint16_t
 nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -134,12 +236,11 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 		nat_parse(m, &p);
 		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
 				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {
-			if (snat_match(cfg, iface, p.src) != NULL) {
-				nexts[i] = nfv_mark_drop(m, p.frag ? drop_nat_fragment.id :
-							 drop_nat_unsupported.id,
-							 NAT44_OUT_NEXT_DROP);
-				c->unsupported++;
-			}
+			struct nat_icmp_verdict v = nat44_out_other(w, t, c, cfg, m, iface, ho.on,
+								    nexts[i], now);
+
+			nexts[i] = v.next;
+			nfv_handoff_mark(&ho, w, i, v.owner);
 			continue;
 		}
 		nat_key(&k, &p, iface);
