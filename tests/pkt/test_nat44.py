@@ -257,7 +257,7 @@ def test_drops_fragments_unsupported_full_and_expiry(tmp_path):
 @pytest.mark.parametrize("cmd,err", [
     ("nat44 snat add src 10.0.0.0/33 dev wan", "bad IPv4 prefix"),
     ("nat44 snat add src 10.0.0.1/24 dev wan", "bad IPv4 prefix"),
-    ("nat44 snat add src 10.0.0.0/24 dev nope", "no interface 'nope'"),
+    ("nat44 snat add src 10.0.0.0/24 dev nope", "unknown interface 'nope'"),
     ("nat44 snat add src 10.0.0.0/24 dev wan", "exists"),
     ("nat44 snat add src 10.0.0.0/24 dev wan to 1.2.3.9-1.2.3.1", "bad address range"),
     ("nat44 snat add src 10.0.0.0/24 dev wan from 1.2.3.4", "expected 'to'"),

@@ -384,7 +384,7 @@ iface_of(const char *dev, uint16_t *iface, char *err)
 	struct nfv_iface *ifc = nfv_iface_by_name(dev);
 
 	if (ifc == NULL) {
-		snprintf(err, NFV_ERR_LEN, "no interface '%s'", dev);
+		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
 		return -ENODEV;
 	}
 	*iface = ifc->id;
