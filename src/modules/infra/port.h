@@ -31,6 +31,9 @@ struct nfv_port {
 	bool admin_up;   /* read by workers: port_tx drops while down */
 	bool removing;
 	bool tx_shared;  /* fewer TX queues than workers: queue taken under a lock */
+	/* The driver leaves mbuf->port as it was (net_ring: a frame looped
+	 * back keeps the port it first came in by): port_rx writes it. */
+	bool rx_port_unset;
 	uint16_t port_id;
 	uint16_t mtu;
 	uint16_t n_rxq;

@@ -318,6 +318,7 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 		return rc;
 	}
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	p->rx_port_unset = strcmp(info.driver_name, "net_ring") == 0;
 	if (c->n_rxq > info.max_rx_queues) {
 		snprintf(err, NFV_ERR_LEN, "rxq %u: device %s (%s) has at most %u RX queues",
 			 c->n_rxq, p->dev_name, info.driver_name, info.max_rx_queues);

@@ -46,6 +46,7 @@
 #include "core/arc.h"
 #include "core/node.h"
 #include "modules/infra/eth.h"
+#include "modules/infra/port.h"
 
 enum port_rx_next {
 	PORT_RX_NEXT_ETH_INPUT,
@@ -96,10 +97,15 @@ port_rx_edge(const struct rte_mbuf *first, const struct rte_mbuf *last, bool fas
 	return PORT_RX_NEXT_ETH_INPUT;
 }
 
-/* An RX burst of got packets (not 0) in the worker's burst statistics. */
+/* An RX burst of got packets (not 0) from port: in the worker's burst
+ * statistics, and the port written in each frame when its driver does not
+ * (nfv_port.rx_port_unset). */
 static __rte_always_inline void
-port_rx_count_burst(struct nfv_worker *w, uint16_t got)
+port_rx_got(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t got, uint16_t port)
 {
+	if (unlikely(nfv_ports[port].rx_port_unset))
+		for (uint16_t i = 0; i < got; i++)
+			pkts[i]->port = port;
 	if (likely(!w->stats_off)) {
 		w->stats.rx_burst_hist[nfv_burst_bucket(got)]++;
 		w->stats.rx_bursts++;
@@ -169,7 +175,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 				break;
 		}
 		if (got != 0) {
-			port_rx_count_burst(w, got);
+			port_rx_got(w, pkts, got, conf->rxq[q].port_id);
 			stream_to = nfv_arc_start_edge(&nfv_l2_input_arc, conf->rxq[q].port_id);
 			total = got;
 		}
@@ -192,7 +198,7 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		got = rte_eth_rx_burst(conf->rxq[q].port_id, conf->rxq[q].queue_id, pkts + total,
 				       burst);
 		if (got != 0) {
-			port_rx_count_burst(w, got);
+			port_rx_got(w, pkts + total, got, conf->rxq[q].port_id);
 			uint16_t to = nfv_arc_start_edge(&nfv_l2_input_arc, conf->rxq[q].port_id);
 
 			full += got == burst;
