@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <rte_ether.h>
 
-/* A MAC as text in lower case, as Linux and VPP print it (what
- * rte_ether_format_addr writes is upper case): size at least
- * RTE_ETHER_ADDR_FMT_SIZE. */
+/* A MAC (6 bytes at mac, any alignment) as text in lower case, as Linux
+ * and VPP print it (what rte_ether_format_addr writes is upper case): size
+ * at least RTE_ETHER_ADDR_FMT_SIZE. */
 static inline void
-nfv_format_mac(char *buf, size_t size, const struct rte_ether_addr *a)
+nfv_format_mac(char *buf, size_t size, const void *mac)
 {
-	const uint8_t *b = a->addr_bytes;
+	const uint8_t *b = mac;
 
 	snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
 }

@@ -981,7 +981,7 @@ neigh_rows(json_t *rows, int dev, int vrf)
 		if (vrf >= 0 && v != vrf)
 			continue;
 		if (e->has_mac)
-			nfv_format_mac(mac, sizeof(mac), (const struct rte_ether_addr *)e->mac);
+			nfv_format_mac(mac, sizeof(mac), e->mac);
 		json_array_append_new(rows, json_pack("{s:s, s:s?, s:s, s:s, s:s, s:f, s:i, s:i}",
 			"address", nfv_ip_str(&e->ip, buf, sizeof(buf)),
 			"lladdr", e->has_mac ? mac : NULL, "dev", nfv_iface_name_of(e->iface),

@@ -233,7 +233,7 @@ neigh_cb(const struct nfv_nexthop *nh, void *arg)
 	if (nh->type != NFV_NH_GATEWAY || !nh->has_neigh ||
 	    (f->dev >= 0 && nh->port_id != f->dev) || (f->vrf >= 0 && vrf != f->vrf))
 		return;
-	nfv_format_mac(mac, sizeof(mac), (const struct rte_ether_addr *)nh->neigh_mac);
+	nfv_format_mac(mac, sizeof(mac), nh->neigh_mac);
 	json_array_append_new(f->a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "address",
 					      nfv_ip_str(&nh->gw, buf, sizeof(buf)), "lladdr", mac,
 					      "dev", nfv_iface_name_of(nh->port_id),
