@@ -34,9 +34,12 @@ ERRORS = [
     ("neigh set reachable 1000 resolve", "missing value after 'resolve'"),
     ("neigh set frob", "unknown parameter 'frob'"),
     ("neigh set", "missing arguments"),
+    ("port del nope", "unknown port 'nope'"),
+    ("port del br0", "'br0' is a bridge interface, not a port"),
+    ("port set nope down", "unknown port 'nope'"),
 ]
 
-STATE = ("lcp show", "acl show", "conntrack show", "flow show", "punt show", "mirror show",
+STATE = ("port show", "lcp show", "acl show", "conntrack show", "flow show", "punt show", "mirror show",
          "upf show sessions", "fdb show", "neigh params", "bridge show")
 
 

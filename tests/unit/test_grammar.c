@@ -170,7 +170,7 @@ static const struct grammar_row rows[] = {
 
 	/* port del / set / show */
 	{ "port del", -EINVAL, "missing arguments; usage: port del NAME" },
-	{ "port del nope", -ENOENT, "no port named nope" },
+	{ "port del nope", -ENOENT, "unknown port 'nope'" },
 	{ "port del a b", -EINVAL, "unexpected 'b'" },
 	{ "port set a", -EINVAL, "missing arguments; usage: port set NAME up|down" },
 	{ "port set a sideways", -EINVAL, "unexpected 'sideways' (expected up, down or vrf)" },

@@ -800,7 +800,7 @@ test_errors_change_nothing(void **state)
 		{ "addr del 192.168.1.1/24 dev b", -ENOENT, "is not configured on port b" },
 		{ "port add a dev net_null5", -EEXIST, "port a already exists" },
 		{ "port add c dev net_null0,no-rx=1", -EBUSY, "is already port a" },
-		{ "port del c", -ENOENT, "no port named c" },
+		{ "port del c", -ENOENT, "unknown port 'c'" },
 	};
 
 	for (size_t i = 0; i < RTE_DIM(rows); i++)
@@ -1222,7 +1222,7 @@ test_port_del(void **state)
 	assert_int_equal(json_array_size(json_object_get(data, "neighbors")), 2);
 	json_decref(data);
 	nfv_test_fails("route add 10.76.0.0/16 dev b", -ENOENT, "unknown interface 'b'");
-	nfv_test_fails("port del b", -ENOENT, "no port named b");
+	nfv_test_fails("port del b", -ENOENT, "unknown port 'b'");
 
 	/* The device can come back under the same name. */
 	json_decref(nfv_test_ok("port add b dev net_null1,no-rx=1"));

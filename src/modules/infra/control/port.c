@@ -743,16 +743,34 @@ nfv_port_add(const char *name, const char *devargs, const struct nfv_port_conf *
 	return 0;
 }
 
+/* The error for a name that is no port: another kind of interface is
+ * named as such (it has its own del command). */
+static int
+port_unknown(const char *name, char *err)
+{
+	static const char *const kinds[] = {
+		[NFV_IFACE_KIND_VLAN] = "vlan",
+		[NFV_IFACE_KIND_BRIDGE] = "bridge",
+		[NFV_IFACE_KIND_VXLAN] = "vxlan",
+	};
+	const struct nfv_iface *i = nfv_iface_by_name(name);
+
+	if (i != NULL && i->kind < RTE_DIM(kinds) && kinds[i->kind] != NULL)
+		snprintf(err, NFV_ERR_LEN, "'%s' is a %s interface, not a port", name,
+			 kinds[i->kind]);
+	else
+		snprintf(err, NFV_ERR_LEN, "unknown port '%s'", name);
+	return -ENOENT;
+}
+
 int
 nfv_port_del(const char *name, char *err)
 {
 	struct nfv_port *p = nfv_port_by_name(name);
 	uint16_t pid;
 
-	if (p == NULL) {
-		snprintf(err, NFV_ERR_LEN, "no port named %s", name);
-		return -ENOENT;
-	}
+	if (p == NULL)
+		return port_unknown(name, err);
 	pid = p->port_id;
 	p->removing = true;
 	__atomic_store_n(&p->admin_up, false, __ATOMIC_RELEASE);
@@ -771,10 +789,8 @@ nfv_port_set_admin(const char *name, bool up, char *err)
 	struct nfv_port *p = nfv_port_by_name(name);
 	int rc;
 
-	if (p == NULL) {
-		snprintf(err, NFV_ERR_LEN, "no port named %s", name);
-		return -ENOENT;
-	}
+	if (p == NULL)
+		return port_unknown(name, err);
 	if (p->admin_up == up)
 		return 0;
 	rc = up ? rte_eth_dev_set_link_up(p->port_id) : rte_eth_dev_set_link_down(p->port_id);
