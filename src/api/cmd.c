@@ -234,7 +234,8 @@ value_str(const json_t *v)
 
 /* The columns of a table: every key of its rows, in the order they first
  * appear (rows of several kinds have keys of their own: a row without a
- * column shows "-"). NULL when out of memory. */
+ * column, or with an empty string in it, shows "-"). NULL when out of
+ * memory. */
 static const char **
 table_columns(const json_t *rows, size_t *ncol)
 {
@@ -297,7 +298,10 @@ render_table(FILE *f, const json_t *rows)
 		for (c = 0; c < ncol; c++) {
 			char *s = value_str(json_object_get(json_array_get(rows, i), keys[c]));
 
-			fprintf(f, "%-*s%s", (int)width[c], s ? s : "", c + 1 < ncol ? "  " : "\n");
+			/* An empty cell would shift the row's later columns left
+			 * for whoever splits it on blanks: "-", as for no value. */
+			fprintf(f, "%-*s%s", (int)width[c], s && *s ? s : "-",
+				c + 1 < ncol ? "  " : "\n");
 			free(s);
 		}
 	free(keys);

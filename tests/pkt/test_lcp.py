@@ -351,6 +351,7 @@ def test_twin_has_its_addresses_after_down_up(nfvd, netns):
 def test_errors(nfvd, netns):
     n = nfvd()
     n.add_port("p0")
+    n.add_port("p1")
     n.start()
 
     def err(*words):
@@ -372,6 +373,21 @@ def test_errors(nfvd, netns):
     assert "already has" in err("lcp", "add", "dev", "p0", "host-if", "other", "netns", NS)
     assert "twin of" in err("lcp", "add", "dev", "lcp-p0")
     assert [r["dev"] for r in n.ctl("lcp show")["lcp"]] == ["p0"]
+    # A twin in nfvd's own namespace: no netns, shown as "-" in the text
+    # view (an empty cell would shift the columns after it).
+    n.ctl("lcp", "add", "dev", "p1", "host-if", "nfvlcpt9")
+    try:
+        rows = {r["dev"]: r for r in n.ctl("lcp show")["lcp"]}
+        assert (rows["p1"]["netns"], rows["p0"]["netns"]) == ("", NS)
+        lines = n.ctl_result("lcp", "show", json_out=False).stdout.splitlines()
+        head = lines[1].split()
+        cells = {line.split()[head.index("dev")]: line.split() for line in lines[2:]}
+        assert all(len(c) == len(head) for c in cells.values()), lines
+        assert cells["p1"][head.index("netns")] == "-"
+        assert cells["p1"][head.index("host_if")] == "nfvlcpt9"
+        assert cells["p0"][head.index("netns")] == NS
+    finally:
+        n.ctl("lcp", "del", "dev", "p1")
     # Removing the port takes its twin.
     n.ctl("port del p0")
     assert n.ctl("lcp show")["lcp"] == []

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 The text view of the show commands (what nfvctl prints without --json): a
-table takes its columns from its first row, so every row of a list must have
-the same keys (null, printed "-", where a row has no value). A row kind that
-is never first must not lose its columns.
+table's columns are every key of its rows; a row without a key, with null
+or with an empty string there shows "-", so that every row splits on blanks
+into as many cells as the header. A row kind that is never first must not
+lose its columns.
 """
 from nfvdlib import Nfvd
 
