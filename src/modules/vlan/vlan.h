@@ -9,9 +9,14 @@
 #ifndef NFV_VLAN_H
 #define NFV_VLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_config.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
 
 #include "core/common.h"
 #include "core/counters.h"
@@ -40,6 +45,23 @@ static inline struct nfv_vlan_counters *
 nfv_vlan_counters(struct nfv_worker *w)
 {
 	return nfv_worker_counters(w, &nfv_vlan_counters_block);
+}
+
+/* Inserts an 802.1Q tag of VLAN vlan_id (TPID 0x8100, priority 0) behind
+ * the frame's MAC addresses, in its headroom; false when there is no room. */
+static inline bool
+nfv_vlan_tag_insert(struct rte_mbuf *m, uint16_t vlan_id)
+{
+	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(struct rte_vlan_hdr));
+	rte_be16_t tag[2];
+
+	if (unlikely(eth == NULL))
+		return false;
+	memmove(eth, eth + sizeof(struct rte_vlan_hdr), 2 * RTE_ETHER_ADDR_LEN);
+	tag[0] = RTE_BE16(RTE_ETHER_TYPE_VLAN);
+	tag[1] = rte_cpu_to_be_16(vlan_id);
+	memcpy(eth + 2 * RTE_ETHER_ADDR_LEN, tag, sizeof(tag));
+	return true;
 }
 
 int nfv_vlan_add(const char *name, const char *parent, uint32_t vlan_id, char *err);

@@ -53,6 +53,7 @@
 #include "modules/infra/eth.h"
 #include "modules/infra/iface.h"
 #include "modules/infra/port.h"
+#include "modules/vlan/vlan.h"
 
 enum bridge_input_next {
 	BRIDGE_INPUT_NEXT_PORT_TX,
@@ -229,15 +230,9 @@ static uint16_t
 bridge_vlan_tag(struct rte_mbuf *m, uint16_t member)
 {
 	const struct nfv_iface *v = &nfv_ifaces[member];
-	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(struct rte_vlan_hdr));
-	rte_be16_t tag[2];
 
-	if (unlikely(eth == NULL))
+	if (unlikely(!nfv_vlan_tag_insert(m, v->vlan_id)))
 		return nfv_mark_drop(m, drop_br_no_headroom.id, BRIDGE_INPUT_NEXT_DROP);
-	memmove(eth, eth + sizeof(struct rte_vlan_hdr), 2 * RTE_ETHER_ADDR_LEN);
-	tag[0] = RTE_BE16(RTE_ETHER_TYPE_VLAN);
-	tag[1] = rte_cpu_to_be_16(v->vlan_id);
-	memcpy(eth + 2 * RTE_ETHER_ADDR_LEN, tag, sizeof(tag));
 	nfv_meta(m)->tx_port = v->parent;
 	return BRIDGE_INPUT_NEXT_PORT_TX;
 }

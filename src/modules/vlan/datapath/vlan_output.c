@@ -53,18 +53,11 @@ vlan_output_one(struct rte_mbuf *m, void *arg)
 	uint16_t id = meta->tx_port;
 	const struct nfv_iface *v = &nfv_ifaces[id];
 	uint16_t next = nfv_arc_next_edge(f, id);
-	rte_be16_t tag[2];
-	uint8_t *eth;
 
 	if (unlikely(!__atomic_load_n(&v->admin_up, __ATOMIC_RELAXED)))
 		return nfv_mark_drop(m, drop_vlan_out_down.id, VLAN_OUTPUT_NEXT_DROP);
-	eth = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(struct rte_vlan_hdr));
-	if (unlikely(eth == NULL))
+	if (unlikely(!nfv_vlan_tag_insert(m, v->vlan_id)))
 		return nfv_mark_drop(m, drop_vlan_no_headroom.id, VLAN_OUTPUT_NEXT_DROP);
-	memmove(eth, eth + sizeof(struct rte_vlan_hdr), 2 * RTE_ETHER_ADDR_LEN);
-	tag[0] = RTE_BE16(RTE_ETHER_TYPE_VLAN);
-	tag[1] = rte_cpu_to_be_16(v->vlan_id);
-	memcpy(eth + 2 * RTE_ETHER_ADDR_LEN, tag, sizeof(tag));
 	meta->tx_port = v->parent;
 	c->tx_packets[id]++;
 	c->tx_bytes[id] += rte_pktmbuf_pkt_len(m) - sizeof(struct rte_vlan_hdr);
