@@ -23,7 +23,7 @@ import urllib.request
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6
-from scapy.layers.l2 import ARP, Ether
+from scapy.layers.l2 import ARP, Dot1Q, Ether
 
 from nfvdlib import CtlError, pcap_mac
 
@@ -509,3 +509,85 @@ def test_punt_policer(nfvd, netns):
     assert have == want
     assert "nfvd_lcp_resyncs_total 1" in prom
     n.stop()
+
+
+def test_vlan_twin(nfvd, netns):
+    """A VLAN sub-interface has a twin too (DESIGN: a twin of an interface):
+    it has the sub-interface's MAC, MTU and addresses; the sub-interface's
+    ARP (a copy) and TCP to port 179 reach it untagged, the other VLAN's and
+    the untagged frames do not; what the kernel answers leaves p0 tagged
+    with the sub-interface's VLAN; a route the kernel puts on the twin is
+    nfvd's through the sub-interface; "vlan del" takes the twin."""
+    def arp(vlan, ip):
+        return Ether(dst="ff:ff:ff:ff:ff:ff", src=H0) / Dot1Q(vlan=vlan) / \
+            ARP(op=1, hwsrc=H0, psrc=ip, pdst="10.20.0.1")
+
+    def syn(vlan, sport):
+        eth = Ether(dst=P0, src=H0)
+        l3 = IP(src="10.20.0.2", dst="10.20.0.1") / \
+            TCP(sport=sport, dport=179, flags="S", seq=1000)
+        return eth / Dot1Q(vlan=vlan) / l3 if vlan else eth / l3
+
+    n = nfvd()
+    # The kernel sees the ARP request before the SYN: it learns 10.20.0.2.
+    # VLAN 30 and the untagged port have the same addresses: none of their
+    # frames may reach the twin.
+    n.add_port("p0", rx=[arp(20, "10.20.0.2"), syn(20, 40000), arp(30, "10.20.0.3"),
+                         syn(30, 40001), syn(None, 40002)])
+    n.cmd("vlan add p0.20 dev p0 id 20", "vlan add v30 dev p0 id 30",
+          "addr add 10.20.0.1/24 dev p0.20", "addr add 10.20.1.1/24 dev v30",
+          "addr add 10.21.0.1/24 dev p0",
+          "lcp add dev p0.20 host-if %s netns %s" % (TWIN, NS))
+    n.start()
+    show = n.ctl("lcp show")["lcp"]
+    assert [(r["dev"], r["host_if"], r["netns"], r["port"], r["mac"]) for r in show] == \
+        [("p0.20", TWIN, NS, "lcp-p0.20", P0)]
+    link = json.loads(ipns("-j", "link", "show", TWIN).stdout)[0]
+    assert (link["address"], link["mtu"], "UP" in link["flags"]) == (P0, 1500, True)
+    assert twin_addrs() == {"10.20.0.1/24"}
+    deadline = time.monotonic() + 5
+    while lcp_stats(n)["punted"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert H0 in ipns("neigh", "show", "10.20.0.2").stdout.lower()
+    assert "10.20.0.3" not in ipns("neigh", "show").stdout
+    st = lcp_stats(n)
+    assert st["punted_by_reason"]["lcp_copy/arp"] == 1
+    assert st["punted_by_reason"]["ip4_local/unsupported_protocol"] == 1
+    assert st["punted"] == 2 and st["policed"] == 0
+    row = n.ctl("lcp show dev p0.20")["lcp"][0]
+    assert row["punted"] == 2 and row["from_twin"] >= 2
+
+    # A kernel route through the twin goes through p0.20 in nfvd.
+    ipns("route", "add", "192.0.2.0/24", "via", "10.20.0.7", "proto", "bgp")
+    wait_routes(n, {"192.0.2.0/24": ("bgp", "10.20.0.7")})
+    r = n.ctl("route show 192.0.2.0/24")["routes"][0]
+    assert (r["source"], r["via"], r["dev"]) == ("kernel", "10.20.0.7", "p0.20")
+    # bridge and VXLAN interfaces have no twin: a clear error.
+    n.ctl("bridge add br9")
+    with pytest.raises(CtlError) as e:
+        n.ctl("lcp", "add", "dev", "br9")
+    assert "br9 is a bridge interface: twins are for ports and VLAN sub-interfaces" in \
+        e.value.stdout + e.value.stderr
+
+    # The sub-interface going takes its twin (and its routes).
+    n.ctl("vlan del p0.20")
+    assert n.ctl("lcp show")["lcp"] == []
+    assert ipns("link", "show", TWIN, check=False).returncode != 0
+    assert "lcp-p0.20" not in {p["name"] for p in n.ctl("port show")["ports"]}
+    assert "192.0.2.0/24" not in {x["prefix"] for x in n.ctl("route show")["routes"]}
+    out = n.stop()
+    frames = [Ether(f) for f in out["p0"]]
+    # The kernel's ARP reply and TCP reset, tagged with VLAN 20 (and nfvd's
+    # own ARP reply, the same, when it answers ARP itself).
+    replies = [f for f in frames if ARP in f and f[ARP].op == 2]
+    assert replies and all(
+        (Dot1Q in r and r[Dot1Q].vlan, r.src.lower(), r.dst.lower(), r[ARP].psrc,
+         r[ARP].pdst) == (20, P0, H0, "10.20.0.1", "10.20.0.2") for r in replies), replies
+    resets = [f for f in frames if TCP in f]
+    assert len(resets) == 1, resets
+    rst = resets[0]
+    assert (rst[Dot1Q].vlan, rst[Dot1Q].type, rst.dst.lower(), rst[IP].src, rst[IP].dst,
+            rst[TCP].sport, rst[TCP].dport, rst[TCP].ack) == \
+        (20, 0x0800, H0, "10.20.0.1", "10.20.0.2", 179, 40000, 1001)
+    assert "R" in str(rst[TCP].flags)

@@ -200,13 +200,21 @@ ifname_ok(const char *s)
 	return strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
+/* The arc of an interface's frames as received, where lcp_copy takes
+ * them: a port's, or a VLAN sub-interface's (untagged). */
+static const char *
+copy_arc(uint16_t iface)
+{
+	return nfv_ifaces[iface].kind == NFV_IFACE_KIND_VLAN ? "vlan_l2_input" : "l2_input";
+}
+
 /* Stops punting to and crossing from a twin; waits until no worker does. */
 static void
 twin_unhook(struct lcp_twin *t)
 {
 	char err[NFV_ERR_LEN];
 
-	nfv_arc_feature_set("l2_input", "nfv_lcp_copy", t->iface, false, err);
+	nfv_arc_feature_set(copy_arc(t->iface), "nfv_lcp_copy", t->iface, false, err);
 	nfv_punt_iface_set(t->iface, -1);
 	__atomic_store_n(&nfv_lcp_twin_of[t->iface], NFV_LCP_NONE, __ATOMIC_RELEASE);
 	if (t->port < RTE_MAX_ETHPORTS)
@@ -247,11 +255,13 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
 		return -ENOENT;
 	}
-	if (ifc->kind != NFV_IFACE_KIND_PORT || ifc->id >= RTE_MAX_ETHPORTS) {
-		snprintf(err, NFV_ERR_LEN, "%s is not a port: twins are for ports only", dev);
+	if (ifc->kind != NFV_IFACE_KIND_PORT && ifc->kind != NFV_IFACE_KIND_VLAN) {
+		snprintf(err, NFV_ERR_LEN, "%s is a %s interface: twins are for ports and VLAN "
+			 "sub-interfaces", dev, ifc->kind == NFV_IFACE_KIND_BRIDGE ? "bridge" :
+			 ifc->kind == NFV_IFACE_KIND_VXLAN ? "vxlan" : "other");
 		return -EINVAL;
 	}
-	if (nfv_lcp_iface_of[ifc->id] != NFV_LCP_NONE) {
+	if (ifc->id < RTE_MAX_ETHPORTS && nfv_lcp_iface_of[ifc->id] != NFV_LCP_NONE) {
 		snprintf(err, NFV_ERR_LEN, "%s is the kernel twin of %s", dev,
 			 nfv_iface_name_of(nfv_lcp_iface_of[ifc->id]));
 		return -EINVAL;
@@ -336,7 +346,7 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 	rc = nfv_arc_feature_set("l2_input", "nfv_lcp_xconnect", t->port, true, err);
 	if (rc < 0)
 		goto fail;
-	rc = nfv_arc_feature_set("l2_input", "nfv_lcp_copy", t->iface, true, err);
+	rc = nfv_arc_feature_set(copy_arc(t->iface), "nfv_lcp_copy", t->iface, true, err);
 	if (rc < 0)
 		goto fail;
 	idx = (int)if_nametoindex(t->tmp_if);
@@ -673,7 +683,7 @@ lcp_parse_option(const char *name, const char *value, char *err, size_t len)
 
 static struct nfv_module lcp_module = {
 	.name = "lcp",
-	.depends_on = "infra ip",
+	.depends_on = "infra ip vlan",
 	.init = lcp_init,
 	.fini = lcp_fini,
 	.options = lcp_options,

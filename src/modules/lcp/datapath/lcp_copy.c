@@ -7,7 +7,9 @@
  * itself (or drops them while it has no ARP/ND of its own), and the kernel
  * answers for its addresses and learns its peers for its own traffic (BGP
  * sessions from the twin). A feature of the l2_input arc, enabled on the
- * ports that have a twin; a burst without ARP or ND moves on whole.
+ * ports that have a twin, and of the vlan_l2_input arc, on the VLAN
+ * sub-interfaces that have one (their frames untagged, as the twin takes
+ * them); a burst without ARP or ND moves on whole.
  *
  * Edges: port_tx (the copies), then the l2_input arc's next features.
  * Reads: the ethertype, IPv6 next header and ICMPv6 type; mbuf->port.
@@ -33,6 +35,7 @@ enum lcp_copy_next {
 };
 
 extern struct nfv_arc_feature nfv_lcp_copy_feature;
+extern struct nfv_arc_feature nfv_lcp_copy_vlan_feature;
 
 /* RFC 4861 messages directly behind the IPv6 header: router solicitation
  * and advertisement, neighbor solicitation and advertisement, redirect. */
@@ -104,7 +107,11 @@ lcp_copy_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		struct rte_mbuf *m = objs[i];
 		unsigned int slot = copy_slot(m);
 
-		nexts[i] = nfv_arc_burst_next_edge(&nfv_lcp_copy_feature, &ec, m->port);
+		/* A port's frame is on the l2_input arc, a VLAN sub-interface's
+		 * on vlan_l2_input (their ids: ports below RTE_MAX_ETHPORTS). */
+		nexts[i] = nfv_arc_burst_next_edge(m->port < RTE_MAX_ETHPORTS ?
+						   &nfv_lcp_copy_feature :
+						   &nfv_lcp_copy_vlan_feature, &ec, m->port);
 		if (likely(slot == 0))
 			continue;
 		if (now == 0)
@@ -133,3 +140,9 @@ struct nfv_arc_feature nfv_lcp_copy_feature = {
 	.node = "nfv_lcp_copy",
 };
 NFV_ARC_FEATURE_REGISTER(nfv_lcp_copy_feature);
+/* VLAN sub-interfaces with a twin: their frames, untagged, from vlan_input. */
+struct nfv_arc_feature nfv_lcp_copy_vlan_feature = {
+	.arc_name = "vlan_l2_input",
+	.node = "nfv_lcp_copy",
+};
+NFV_ARC_FEATURE_REGISTER(nfv_lcp_copy_vlan_feature);

@@ -3,12 +3,14 @@
  * lcp_xconnect: what the kernel sends on a twin leaves by its interface,
  * untouched (VPP linux-cp's xconnect): a feature of the l2_input arc
  * enabled on every twin port, so a twin's frames never reach eth_input.
+ * A VLAN sub-interface's twin sends untagged frames: they leave its port
+ * with the sub-interface's 802.1Q tag inserted.
  *
  * Edges: port_tx, drop.
  * Reads: mbuf->port (the twin port).
- * Writes: meta.tx_port (the interface).
+ * Writes: meta.tx_port (the interface's port), the tag of a VLAN's frame.
  * Drops: no_interface (the twin's interface went while the frame was in
- *        flight).
+ *        flight), no_headroom (no room for a VLAN's tag).
  * Counters: lcp.from_twin per interface.
  */
 #include <rte_graph.h>
@@ -16,7 +18,9 @@
 
 #include "core/counters.h"
 #include "core/node.h"
+#include "modules/infra/iface.h"
 #include "modules/lcp/lcp.h"
+#include "modules/vlan/vlan.h"
 
 enum lcp_xconnect_next {
 	LCP_XCONNECT_NEXT_TX,
@@ -26,6 +30,8 @@ enum lcp_xconnect_next {
 
 NFV_DROP_REASON(drop_lcp_no_iface, "lcp_xconnect", "no_interface",
 	"sent by a kernel twin whose interface is gone");
+NFV_DROP_REASON(drop_lcp_no_headroom, "lcp_xconnect", "no_headroom",
+	"no room in front of a VLAN twin's frame for its 802.1Q tag");
 
 static uint16_t
 lcp_xconnect_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
@@ -44,7 +50,19 @@ lcp_xconnect_process(struct rte_graph *graph, struct rte_node *node, void **objs
 			nexts[i] = nfv_mark_drop(m, drop_lcp_no_iface.id, LCP_XCONNECT_NEXT_DROP);
 			continue;
 		}
-		nfv_meta(m)->tx_port = iface;
+		if (iface >= RTE_MAX_ETHPORTS) {
+			/* A VLAN sub-interface (the only other kind with a twin). */
+			const struct nfv_iface *v = &nfv_ifaces[iface];
+
+			if (unlikely(!nfv_vlan_tag_insert(m, v->vlan_id))) {
+				nexts[i] = nfv_mark_drop(m, drop_lcp_no_headroom.id,
+							 LCP_XCONNECT_NEXT_DROP);
+				continue;
+			}
+			nfv_meta(m)->tx_port = v->parent;
+		} else {
+			nfv_meta(m)->tx_port = iface;
+		}
 		c->from_twin_iface[iface]++;
 		nexts[i] = LCP_XCONNECT_NEXT_TX;
 	}
