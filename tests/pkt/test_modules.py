@@ -112,8 +112,8 @@ def test_show_arcs(tmp_path):
     NAT rule, load-balancer service, N3, bridge with an address or VLAN; on
     l2_input the lcp module's features (no twin yet), the observers (mirror,
     capture, flow statistics) and the bridge, on l2_output mirroring (output
-    captures are TX callbacks), on vlan_l2_input the bridge, enabled nowhere
-    until asked."""
+    captures are TX callbacks), on vlan_l2_input lcp's copies and the bridge,
+    enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -149,7 +149,8 @@ def test_show_arcs(tmp_path):
                                     {"feature": "bridge_output6", "ifaces": []},
                                     {"feature": "vlan_output6", "ifaces": []}]},
         "vlan_l2_input": {"arc": "vlan_l2_input", "from": "vlan_input", "to": "eth_input",
-                          "features": [{"feature": "bridge_input", "ifaces": []}]},
+                          "features": [{"feature": "lcp_copy", "ifaces": []},
+                                       {"feature": "bridge_input", "ifaces": []}]},
     }
     check_vlan_arc_features(nfvd)
     nfvd.stop()

@@ -140,9 +140,11 @@ struct nfv_arc_feature nfv_lcp_copy_feature = {
 	.node = "nfv_lcp_copy",
 };
 NFV_ARC_FEATURE_REGISTER(nfv_lcp_copy_feature);
-/* VLAN sub-interfaces with a twin: their frames, untagged, from vlan_input. */
+/* VLAN sub-interfaces with a twin: their frames, untagged, from vlan_input
+ * (before a bridge takes them, as on l2_input). */
 struct nfv_arc_feature nfv_lcp_copy_vlan_feature = {
 	.arc_name = "vlan_l2_input",
 	.node = "nfv_lcp_copy",
+	.runs_before = "nfv_bridge_input",
 };
 NFV_ARC_FEATURE_REGISTER(nfv_lcp_copy_vlan_feature);
