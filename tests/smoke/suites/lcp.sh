@@ -22,6 +22,8 @@
 #    (p1's TX counter), and once the peer shuts the session they leave.
 # 3. OSPF: an adjacency over the twin (hellos to 224.0.0.5 punted from
 #    ip4_input's multicast drop), the peer's loopback learned as proto ospf.
+# 4. A VLAN sub-interface's twin: a second BGP session over VLAN 100 (the
+#    peer's VLAN from vlan_trunk.py), the prefixes through p1.100.
 #
 # Without nfvd's own ARP/ND (the arp_nd module), nfvd's neighbors and h2's
 # are static; with it, none is. The peer and FRR resolve each other through
@@ -302,6 +304,91 @@ print(json.load(sys.stdin)["lcp"]["punted_by_reason"]["ip4_input/multicast_desti
 	else
 		fail "no multicast punted"
 	fi
+fi
+
+# ---- 4. BGP over a VLAN sub-interface's twin -------------------------------------------------
+# nfvd's p1.100 (VLAN 100 on p1) gets a twin; the peer's VLAN 100 is a veth
+# end, eth0.100, whose frames vlan_trunk.py tags onto its eth0 (and untags
+# from it): kernels without 802.1Q devices have no "type vlan". FRR on the
+# twins opens a second session over the VLAN; the first one is shut by now,
+# so the peer's prefixes come back through p1.100.
+if [ -z "${NFVLCP_SKIP_FRR:-}" ] && [ -x $FRR/bgpd ] && [ -x $FRR/zebra ]; then
+	TWV=nfvlcp-tw1v
+	ip -n $PEER link add eth0.100 type veth peer name vt100 &&
+		ip netns exec $PEER sysctl -qw net.ipv6.conf.eth0/100.disable_ipv6=1 \
+			net.ipv6.conf.vt100.disable_ipv6=1 &&
+		ip netns exec $PEER ethtool -K vt100 tx off rx off gso off gro off tso off >/dev/null 2>&1
+	ip netns exec $PEER ethtool -K eth0.100 tx off rx off gso off gro off tso off >/dev/null 2>&1
+	ip -n $PEER link set vt100 up && ip -n $PEER link set eth0.100 up &&
+		ip -n $PEER addr add 10.211.3.2/24 dev eth0.100 || fail "VLAN 100 in $PEER"
+	ip netns exec $PEER timeout 300 $PY tests/smoke/vlan_trunk.py eth0 100=vt100 \
+		>"$WORK/vlan_trunk.log" 2>&1 &
+	BG+=($!)
+	for _ in $(seq 50); do
+		grep -q '^ready$' "$WORK/vlan_trunk.log" && break
+		sleep 0.1
+	done
+	ctl vlan add p1.100 dev p1 id 100 >/dev/null &&
+		ctl addr add 10.211.3.1/24 dev p1.100 >/dev/null &&
+		ctl lcp add dev p1.100 host-if $TWV netns $RTR >/dev/null || fail "lcp add dev p1.100"
+	if ! ctl --json show graph | grep -q '"arp_input"'; then
+		ctl neigh add 10.211.3.2 lladdr "$(ip -n $PEER -br link show eth0.100 | awk '{print $3}')" \
+			dev p1.100 >/dev/null
+	fi
+	if ip -n $RTR -br addr show $TWV | grep -q 10.211.3.1/24 &&
+		[ "$(ip -n $RTR -br link show $TWV | awk '{print $3}')" = \
+			"$(ctl --json port show p1 | $PY -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["mac"])')" ]; then
+		pass "twin $TWV of p1.100 in $RTR has its address and p1's MAC"
+	else
+		fail "twin $TWV: $(ip -n $RTR -br addr show $TWV 2>&1)"
+	fi
+	vty $RTR -c "configure terminal" -c "router bgp 65001" \
+		-c "neighbor 10.211.3.2 remote-as 65002" -c "neighbor 10.211.3.2 timers 3 10" \
+		-c "neighbor 10.211.3.2 timers connect 1" \
+		-c "neighbor 10.211.3.2 advertisement-interval 0" >/dev/null
+	vty $PEER -c "configure terminal" -c "router bgp 65002" \
+		-c "neighbor 10.211.3.1 remote-as 65001" -c "neighbor 10.211.3.1 timers 3 10" \
+		-c "neighbor 10.211.3.1 timers connect 1" \
+		-c "neighbor 10.211.3.1 advertisement-interval 0" >/dev/null
+	want="kernel bgp 10.211.3.2 p1.100"
+	t0=$(date +%s)
+	for _ in $(seq 300); do
+		r=$(ctl --json route show 172.20.5.0/24 2>/dev/null | $PY -c '
+import json, sys
+r = json.load(sys.stdin)["routes"][0]
+print(r["source"], r.get("proto"), r["via"], r["dev"])' 2>/dev/null)
+		[ "$r" = "$want" ] && [ "$(bgp_count)" -eq "$N_BGP" ] && break
+		sleep 0.1
+	done
+	t1=$(date +%s)
+	if [ "$r" = "$want" ] && [ "$(bgp_count)" -eq "$N_BGP" ]; then
+		pass "BGP over the VLAN twin: $N_BGP prefixes, 172.20.5.0/24 $r ($((t1 - t0)) s)"
+	else
+		fail "BGP over the VLAN twin: 172.20.5.0/24 '$r', $(bgp_count) prefixes; $(vty $RTR -c 'show bgp summary' | tail -3)"
+	fi
+	vlan_tx() { ctl --json port show p1.100 | $PY -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["tx_packets"])'; }
+	tx0=$(vlan_tx)
+	if ip netns exec $H2 ping -c 20 -i 0.01 -W 1 -q 172.20.5.1 >"$WORK/ping-vlan.out" 2>&1; then
+		tx1=$(vlan_tx)
+		if [ $((tx1 - tx0)) -ge 20 ]; then
+			pass "h2 -> 172.20.5.1 forwarded out of p1.100: $((tx1 - tx0)) packets"
+		else
+			fail "ping answered but p1.100 sent only $((tx1 - tx0)) packets"
+		fi
+	else
+		fail "h2 cannot reach 172.20.5.1 through p1.100: $(tail -2 "$WORK/ping-vlan.out")"
+	fi
+	st=$(ctl --json lcp show dev p1.100 | $PY -c '
+import json, sys
+r = json.load(sys.stdin)["lcp"][0]
+print(r["punted"], r["from_twin"])')
+	read -r punted from_twin <<<"$st"
+	if [ "$punted" -gt 0 ] && [ "$from_twin" -gt 0 ]; then
+		pass "the VLAN session ran over its twin: punted $punted, from the twin $from_twin"
+	else
+		fail "lcp show dev p1.100: punted $punted, from the twin $from_twin"
+	fi
+	ctl lcp del dev p1.100 >/dev/null || fail "lcp del dev p1.100"
 fi
 
 ctl lcp del dev p1 >/dev/null || fail "lcp del"
