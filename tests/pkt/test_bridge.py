@@ -17,6 +17,7 @@ from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+from topo import icmp4_error
 
 A = "02:00:00:00:00:0a"
 B = "02:00:00:00:00:0b"
@@ -367,3 +368,72 @@ def test_priority_tagged(tmp_path):
     assert out["p0"] == [bytes(reply)]
     assert out["p1"] == [bytes(Ether(src=A, dst=BCAST) / bc), bytes(Ether(src=A, dst=B) / uni),
                          bytes(in0[3])]
+
+
+def test_mtu_follows_members(tmp_path):
+    """The bridge's own MTU is its members' smallest, as Linux sets it (1500
+    without members), and follows members joining and leaving: a packet
+    routed into the bridge over it is refused as for any interface, with an
+    ICMP error (fragmentation needed, the bridge's MTU), not sent to the
+    members that take it and dropped at the others.
+
+        H0 -- p0 --+        +-- p1, p2 (mtu 1500)
+                    [nfvd] br0 (10.8.0.254/24)
+        H3 -- p3 --+        +-- p4 (mtu 1280), a member from the second packet on
+    """
+    BR, B1 = "02:00:00:00:0b:fe", "02:00:00:00:0b:01"
+    H0, H3 = "02:00:00:00:03:00", "02:00:00:00:03:03"
+    P0, P3 = pcap_mac(0), pcap_mac(3)
+
+    def big(src_mac, dst_mac, src, n):
+        """A DF packet of 1400 bytes to B1."""
+        return bytes(Ether(src=src_mac, dst=dst_mac) /
+                     IP(src=src, dst="10.8.0.1", ttl=9, flags="DF", id=n) /
+                     UDP(sport=7, dport=8) / (b"B" * (1400 - 28)))
+    first, second = big(H0, P0, "10.3.0.1", 1), big(H3, P3, "10.4.0.1", 2)
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", rx=[first])
+    nfvd.add_port("p1")
+    nfvd.add_port("p2")
+    nfvd.add_port("p3", rx=[second])
+    nfvd.add_port("p4", opts=" mtu 1280")
+
+    def assert_mtu(want):
+        assert rows(nfvd)["br0"]["mtu"] == want
+
+    nfvd.cmd("bridge add br0 mac %s" % BR, "bridge port add br0 dev p1", "bridge port add br0 dev p2",
+             "addr add 10.8.0.254/24 dev br0",
+             "addr add 10.3.0.254/24 dev p0", "addr add 10.4.0.254/24 dev p3",
+             "neigh add 10.3.0.1 lladdr %s dev p0" % H0,
+             "neigh add 10.4.0.1 lladdr %s dev p3" % H3,
+             "neigh add 10.8.0.1 lladdr %s dev br0" % B1,
+             "port set p0 down", "port set p3 down")
+    nfvd.start()
+    assert_mtu(1500)
+    nfvd.ctl("port set p0 up")
+    nfvd.wait_processed({"p0": 1})
+    nfvd.ctl("bridge port add br0 dev p4")
+    assert_mtu(1280)
+    nfvd.ctl("port set p3 up")
+    st = nfvd.wait_processed({"p0": 1, "p3": 1})
+    assert drops(st) == {"ip4_rewrite/frag_needed": 1}
+    nfvd.ctl("bridge port del br0 dev p4")
+    assert_mtu(1500)
+    nfvd.ctl("bridge port del br0 dev p1")
+    nfvd.ctl("bridge port del br0 dev p2")
+    assert_mtu(1500)
+    nfvd.ctl("bridge port add br0 dev p4")
+    assert_mtu(1280)
+    nfvd.ctl("port del p4")   # a member going: the bridge has none left
+    assert_mtu(1500)
+    out = nfvd.stop()
+
+    routed = Ether(first)[IP].copy()
+    routed.ttl -= 1
+    del routed.chksum
+    routed = bytes(Ether(src=BR, dst=B1) / routed)
+    # The first packet, flooded (B1 not yet learned), to p1 and p2.
+    assert out["p1"] == [routed] and out["p2"] == [routed]
+    assert out["p0"] == []
+    err = icmp4_error(second, "10.4.0.254", ("p3", H3, P3), 3, 4, mtu=1280)
+    assert out["p3"] == [bytes(err)]

@@ -58,6 +58,9 @@ int nfv_iface_alloc_id(void);
 void nfv_iface_publish(const struct nfv_iface *ifc);
 /* Admin state of an interface that is not a port (ports: nfv_port_set_admin). */
 void nfv_iface_set_admin(uint16_t id, bool up);
+/* The L3 MTU of an interface that is not a port (a bridge's follows its
+ * members'): announced as changed, so next hops and twins follow. */
+void nfv_iface_set_mtu(uint16_t id, uint16_t mtu);
 /* Announces it removed and frees its id. */
 void nfv_iface_remove(uint16_t id);
 /* Moves an interface to VRF vrf: workers see the new VRF of its packets

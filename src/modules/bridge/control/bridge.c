@@ -275,6 +275,20 @@ bridge_member_remove(struct nfv_bridge *b, uint16_t id)
 		nfv_ifaces[id].name);
 }
 
+/* The bridge's own MTU, as Linux sets it: its members' smallest (a VLAN
+ * member has its port's, a VXLAN member its own 1450), 1500 without
+ * members. Packets routed into the bridge over it are refused at
+ * ip4_rewrite / ip6_rewrite with an ICMP error, as for any interface. */
+static void
+bridge_mtu_update(struct nfv_bridge *b)
+{
+	uint16_t mtu = UINT16_MAX;
+
+	for (unsigned int i = 0; i < b->ports->n; i++)
+		mtu = RTE_MIN(mtu, nfv_ifaces[b->ports->ids[i]].mtu);
+	nfv_iface_set_mtu(b->iface, b->ports->n ? mtu : RTE_ETHER_MTU);
+}
+
 /*
  * A bridge with an address routes: packets routed out of it take the
  * bridge_output features of the egress arcs (to bridge_input), and the
@@ -384,6 +398,7 @@ nfv_bridge_port_add(const char *bridge, const char *dev, char *err)
 		return rc;
 	}
 	NFV_LOG(INFO, "bridge %s: port %s added", bridge, dev);
+	bridge_mtu_update(b);
 	return 0;
 }
 
@@ -405,12 +420,13 @@ nfv_bridge_port_del(const char *bridge, const char *dev, char *err)
 		return -ENOENT;
 	}
 	bridge_member_remove(b, m->id);
+	bridge_mtu_update(b);
 	return 0;
 }
 
 /* A member that goes leaves its bridge (a bridge that goes has taken its
- * members' memberships in nfv_bridge_del); a bridge with an address is
- * the gateway of its ports. */
+ * members' memberships in nfv_bridge_del), and the bridge's MTU follows
+ * its members'; a bridge with an address is the gateway of its ports. */
 static void
 bridge_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
@@ -423,10 +439,13 @@ bridge_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 		bridge_l3_set(nfv_bridges[iface], nfv_addr_of_iface(iface, a) > 0);
 		return;
 	}
-	if (ev != NFV_IFACE_REMOVED || br == iface)
+	if ((ev != NFV_IFACE_REMOVED && ev != NFV_IFACE_CHANGED) || br == iface)
 		return;
-	if (br != 0 && nfv_bridges[br] != NULL)
+	if (br == 0 || nfv_bridges[br] == NULL)
+		return;
+	if (ev == NFV_IFACE_REMOVED)
 		bridge_member_remove(nfv_bridges[br], iface);
+	bridge_mtu_update(nfv_bridges[br]);
 }
 NFV_IFACE_EVENT_HANDLER(bridge_iface_event);
 

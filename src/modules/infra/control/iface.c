@@ -67,6 +67,15 @@ nfv_iface_set_admin(uint16_t id, bool up)
 }
 
 void
+nfv_iface_set_mtu(uint16_t id, uint16_t mtu)
+{
+	if (nfv_ifaces[id].mtu == mtu)
+		return;
+	__atomic_store_n(&nfv_ifaces[id].mtu, mtu, __ATOMIC_RELEASE);
+	nfv_iface_event_notify(NFV_IFACE_CHANGED, id);
+}
+
+void
 nfv_iface_set_vrf(uint16_t id, uint16_t vrf)
 {
 	__atomic_store_n(&nfv_ifaces[id].vrf, vrf, __ATOMIC_RELEASE);
