@@ -159,6 +159,15 @@ arc_iface_update(struct nfv_arc *a, uint16_t iface)
 	uint32_t on = a->enabled[iface];
 	int next = (int)a->n_features; /* the end */
 	bool routed = arc_routed(a, on);
+	bool observed = on != 0;
+
+	/* Observers only: said before the edges lead to them, unsaid after
+	 * the edges lead elsewhere. */
+	for (unsigned int i = 0; i < a->n_features; i++)
+		if ((on & (1u << i)) && !a->features[i]->observes)
+			observed = false;
+	if (observed)
+		__atomic_store_n(&a->observed_only[iface], 1, __ATOMIC_RELEASE);
 
 	/* Routed packets stamped before this are routed again at the arc's
 	 * end; a feature that does not keep the route: no packet routed
@@ -198,6 +207,8 @@ arc_iface_update(struct nfv_arc *a, uint16_t iface)
 	}
 	if (routed)
 		__atomic_store_n(&a->routed_ok[iface], 1, __ATOMIC_RELEASE);
+	if (!observed)
+		__atomic_store_n(&a->observed_only[iface], 0, __ATOMIC_RELEASE);
 }
 
 int

@@ -61,6 +61,10 @@ struct nfv_arc {
 	 * it went from 1 to 0. */
 	uint8_t routed_ok[NFV_ARC_IFACES];
 	uint32_t route_gen[NFV_ARC_IFACES];
+	/* Workers: 1 when the interface has features on the arc and every one
+	 * of them only observes (nfv_arc_observed_only): its packets all
+	 * reach the end node as they would without them. */
+	uint8_t observed_only[NFV_ARC_IFACES];
 };
 
 struct nfv_arc_feature {
@@ -75,6 +79,11 @@ struct nfv_arc_feature {
 	 * output port in meta.tx_port), as the fused IPv4 node sends it to an
 	 * interface's ingress features when all of them keep the route. */
 	bool keeps_route;
+	/* The feature only watches: it passes every packet on to the next
+	 * feature unchanged (a mirror, a capture). A start node that would
+	 * treat a packet differently when it does not go straight to the end
+	 * node may treat it as if it did (nfv_arc_observed_only). */
+	bool observes;
 	/* Set by nfv_arcs_init(). */
 	struct nfv_arc *arc;
 	uint16_t index;                               /* in arc->features */
@@ -168,6 +177,14 @@ static __rte_always_inline bool
 nfv_arc_routed_ok(const struct nfv_arc *a, uint16_t iface)
 {
 	return __atomic_load_n(&a->routed_ok[iface], __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Whether iface's packets walk features that only observe (and at least
+ * one): they reach the end node as if no feature were on. */
+static __rte_always_inline bool
+nfv_arc_observed_only(const struct nfv_arc *a, uint16_t iface)
+{
+	return __atomic_load_n(&a->observed_only[iface], __ATOMIC_RELAXED) != 0;
 }
 
 static __rte_always_inline uint16_t

@@ -24,6 +24,7 @@ struct nfv_arc_feature nfv_capture_in_feature = {
 	.arc_name = "l2_input",
 	.node = "nfv_capture_in",
 	.runs_after = "nfv_mirror_in",
+	.observes = true,
 };
 NFV_ARC_FEATURE_REGISTER(nfv_capture_in_feature);
 

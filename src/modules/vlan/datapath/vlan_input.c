@@ -15,7 +15,10 @@
  *
  * The "vlan_l2_input" arc starts here, keyed by the sub-interface: its
  * frames go to the first feature enabled on it (bridge_input, for a VLAN
- * that is a bridge port) instead of eth_input (one table load a frame).
+ * that is a bridge port; mirror_vlan_in, capture_vlan_in) instead of
+ * eth_input (one table load a frame). A frame for another host is not
+ * counted as the interface's when it goes straight to eth_input, nor
+ * behind features that only observe it (it is eth_input's to drop).
  *
  * Edges: eth_input, drop, then the vlan_l2_input arc's features.
  * Writes: mbuf->port (the sub-interface), meta.drop_reason.
@@ -112,11 +115,14 @@ vlan_input_one(struct rte_mbuf *m, void *arg)
 	rte_pktmbuf_adj(m, sizeof(struct rte_vlan_hdr));
 	m->port = id;
 	edge = nfv_arc_start_edge(&nfv_vlan_l2_input_arc, id);
-	if (edge == nfv_vlan_l2_input_arc.end_edge) {
+	if (edge == nfv_vlan_l2_input_arc.end_edge ||
+	    unlikely(nfv_arc_observed_only(&nfv_vlan_l2_input_arc, id))) {
 		uint64_t dst;
 
 		/* For another host: eth_input drops it, not counted as the
-		 * interface's (eth_input hands every tagged frame here). */
+		 * interface's (eth_input hands every tagged frame here); so
+		 * too behind features that only observe it (a mirror, a
+		 * capture). */
 		eth += sizeof(struct rte_vlan_hdr);
 		memcpy(&dst, eth, sizeof(dst));
 		if (!(eth[0] & 1) && nfv_mac_key_differs(dst, nfv_iface_mac_key[id]))
