@@ -64,6 +64,41 @@ nfv_vlan_tag_insert(struct rte_mbuf *m, uint16_t vlan_id)
 	return true;
 }
 
+/*
+ * The sub-interface whose frame m is, as it leaves port (or as port
+ * received it, tag and all): the interface of its 802.1Q tag's VLAN id
+ * on that port; NFV_VLAN_NONE when it has no tag or no sub-interface has
+ * its VLAN id (VID 0, a priority tag, never has one). For the observers of
+ * a sub-interface's frames on its port (mirror, capture).
+ */
+static inline uint16_t
+nfv_vlan_iface_of_frame(const struct rte_mbuf *m, uint16_t port)
+{
+	rte_be16_t tag[2];
+
+	if (port >= RTE_MAX_ETHPORTS ||
+	    rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+		return NFV_VLAN_NONE;
+	memcpy(tag, rte_pktmbuf_mtod_offset(m, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+	       sizeof(tag));
+	if (tag[0] != RTE_BE16(RTE_ETHER_TYPE_VLAN))
+		return NFV_VLAN_NONE;
+	return __atomic_load_n(&nfv_vlan_iface[port][rte_be_to_cpu_16(tag[1]) & 0x0fff],
+			       __ATOMIC_RELAXED);
+}
+
+/* Removes the outer 802.1Q tag of m, a frame of its own (a copy): the
+ * MAC addresses move up over it. m has the tag in its first segment
+ * (nfv_vlan_iface_of_frame said so of the frame it is a copy of). */
+static inline void
+nfv_vlan_untag(struct rte_mbuf *m)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+
+	memmove(eth + sizeof(struct rte_vlan_hdr), eth, 2 * RTE_ETHER_ADDR_LEN);
+	rte_pktmbuf_adj(m, sizeof(struct rte_vlan_hdr));
+}
+
 int nfv_vlan_add(const char *name, const char *parent, uint32_t vlan_id, char *err);
 int nfv_vlan_del(const char *name, char *err);
 
