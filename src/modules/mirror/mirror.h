@@ -7,6 +7,13 @@
  * worker's own TX queue. A copy IF2 does not take, or that finds no mbuf,
  * is freed and counted; the original goes on untouched whatever happens to
  * its copy.
+ *
+ * IF may be a VLAN sub-interface: its frames are copied as the
+ * sub-interface has them, untagged (as "tcpdump -i eth0.10" shows them):
+ * in, on the vlan_l2_input arc (vlan_input has removed the tag); out, on
+ * the l2_output arc of its port, the frames that leave the port with its
+ * VLAN id (routed, answered by nfvd, bridged), their copies untagged.
+ * IF2 is a port.
  */
 #ifndef NFV_MIRROR_H
 #define NFV_MIRROR_H
@@ -21,6 +28,7 @@
 #include "core/counters.h"
 #include "core/meta.h"
 #include "modules/infra/port.h"
+#include "modules/vlan/vlan.h"
 
 #define NFV_MIRROR_MAX 16
 #define NFV_MIRROR_NAME_LEN 32
@@ -31,8 +39,9 @@ enum nfv_mirror_dir {
 	NFV_MIRROR_DIRS,
 };
 
-/* Session index + 1 mirroring (direction, port); 0: none. Workers read. */
-extern uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][RTE_MAX_ETHPORTS];
+/* Session index + 1 mirroring (direction, interface: a port or a VLAN);
+ * 0: none. Workers read. */
+extern uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][NFV_IFACE_MAX];
 /* Each session's destination port. Workers read. */
 extern uint16_t nfv_mirror_dst[NFV_MIRROR_MAX];
 /* The pool copies come from (made by the first "mirror add"). */
@@ -81,13 +90,15 @@ nfv_mirror_send(struct nfv_worker *w, struct nfv_mirror_counters *c, unsigned in
 }
 
 /*
- * Copies the frames of pkts[] whose port (receiving or output) has a
- * session in direction dir and sends them, one burst per run of one
- * session. The originals are only read.
+ * Copies the frames of pkts[] whose interface (receiving, or output port)
+ * has a session in direction dir and sends them, one burst per run of one
+ * session. With vlan_out, the frames are leaving their port and the
+ * interface is the sub-interface of their tag, the copies untagged. The
+ * originals are only read.
  */
 static __rte_always_inline void
 nfv_mirror_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
-		 enum nfv_mirror_dir dir)
+		 enum nfv_mirror_dir dir, const bool vlan_out)
 {
 	struct nfv_mirror_counters *c = nfv_worker_counters(w, &nfv_mirror_counters_block);
 	struct rte_mempool *pool = __atomic_load_n(&nfv_mirror_pool, __ATOMIC_ACQUIRE);
@@ -97,10 +108,17 @@ nfv_mirror_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint16_t port = dir == NFV_MIRROR_IN ? m->port : nfv_meta(m)->tx_port;
-		unsigned int s = port < RTE_MAX_ETHPORTS ?
-			__atomic_load_n(&nfv_mirror_of[dir][port], __ATOMIC_RELAXED) : 0;
+		uint16_t iface = dir == NFV_MIRROR_IN ? m->port : nfv_meta(m)->tx_port;
+		unsigned int s;
 		struct rte_mbuf *copy;
+
+		if (vlan_out) {
+			iface = nfv_vlan_iface_of_frame(m, iface);
+			if (iface == NFV_VLAN_NONE)
+				continue; /* untagged, or another VLAN */
+		}
+		s = iface < NFV_IFACE_MAX ?
+			__atomic_load_n(&nfv_mirror_of[dir][iface], __ATOMIC_RELAXED) : 0;
 
 		if (s == 0 || pool == NULL)
 			continue; /* a session going away */
@@ -115,6 +133,8 @@ nfv_mirror_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			c->copy_nombuf[s - 1]++;
 			continue;
 		}
+		if (vlan_out)
+			nfv_vlan_untag(copy);
 		copies[k++] = copy;
 	}
 	if (k != 0)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Mirror sessions: which ports are mirrored in which direction to which
- * port. The tables the workers read (nfv_mirror_of, nfv_mirror_dst) are
- * written here with single stores; a session being removed is first
- * unhooked from the arcs and the tables, then after a grace period its
- * slot may be reused. The copies come from one pool, made by the first
- * session and kept until exit (copies in flight in a TX queue come back to
- * it whenever the driver frees them).
+ * Mirror sessions: which interfaces (ports, VLAN sub-interfaces) are
+ * mirrored in which direction to which port. The tables the workers read
+ * (nfv_mirror_of, nfv_mirror_dst) are written here with single stores; a
+ * session being removed is first unhooked from the arcs and the tables,
+ * then after a grace period its slot may be reused. The copies come from
+ * one pool, made by the first session and kept until exit (copies in
+ * flight in a TX queue come back to it whenever the driver frees them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,7 +32,7 @@
 #define MIRROR_POOL_SIZE 8191
 #define MIRROR_POOL_CACHE 256
 
-uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][RTE_MAX_ETHPORTS];
+uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][NFV_IFACE_MAX];
 uint16_t nfv_mirror_dst[NFV_MIRROR_MAX];
 struct rte_mempool *nfv_mirror_pool;
 NFV_COUNTER_BLOCK(nfv_mirror_counters_block, "mirror", struct nfv_mirror_counters);
@@ -40,7 +40,9 @@ NFV_COUNTER_BLOCK(nfv_mirror_counters_block, "mirror", struct nfv_mirror_counter
 struct mirror_session {
 	bool used;
 	char name[NFV_MIRROR_NAME_LEN];
-	uint16_t src;
+	uint16_t src;         /* a port or a VLAN sub-interface */
+	uint16_t src_port;    /* the port src's frames use: src, or a VLAN's parent */
+	bool src_vlan;
 	uint16_t dst;
 	unsigned int dirs; /* bit NFV_MIRROR_IN, NFV_MIRROR_OUT */
 	/* The counters (since start) when the session was made: its slot's
@@ -54,6 +56,15 @@ static const char *const arc_of[NFV_MIRROR_DIRS][2] = {
 	[NFV_MIRROR_IN] = { "l2_input", "nfv_mirror_in" },
 	[NFV_MIRROR_OUT] = { "l2_output", "nfv_mirror_out" },
 };
+
+/* A VLAN's frames: in on its own arc, out on its port's (by their tag). */
+static const char *const vlan_arc_of[NFV_MIRROR_DIRS][2] = {
+	[NFV_MIRROR_IN] = { "vlan_l2_input", "nfv_mirror_vlan_in" },
+	[NFV_MIRROR_OUT] = { "l2_output", "nfv_mirror_vlan_out" },
+};
+
+/* Sessions mirroring a VLAN of each port out. */
+static unsigned int vlan_out_sessions[RTE_MAX_ETHPORTS];
 
 static const char *
 dirs_name(unsigned int dirs)
@@ -103,8 +114,25 @@ pool_make(char *err)
 	return 0;
 }
 
+static const char *
+kind_name(uint8_t kind)
+{
+	switch (kind) {
+	case NFV_IFACE_KIND_VLAN:
+		return "a VLAN";
+	case NFV_IFACE_KIND_BRIDGE:
+		return "a bridge";
+	case NFV_IFACE_KIND_VXLAN:
+		return "a VXLAN tunnel";
+	default:
+		return "not a port";
+	}
+}
+
+/* The source (a port or a VLAN sub-interface: vlan_ok) or the destination
+ * (a port) of a session. */
 static struct nfv_iface *
-port_named(const char *name, const char *what, char *err)
+iface_named(const char *name, bool vlan_ok, char *err)
 {
 	struct nfv_iface *i = nfv_iface_by_name(name);
 
@@ -112,12 +140,41 @@ port_named(const char *name, const char *what, char *err)
 		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", name);
 		return NULL;
 	}
-	if (i->kind != NFV_IFACE_KIND_PORT || i->id >= RTE_MAX_ETHPORTS) {
-		snprintf(err, NFV_ERR_LEN, "%s is not a port: the %s of a mirror is a port", name,
-			 what);
-		return NULL;
+	if (i->kind == NFV_IFACE_KIND_PORT && i->id < RTE_MAX_ETHPORTS)
+		return i;
+	if (vlan_ok && i->kind == NFV_IFACE_KIND_VLAN && i->parent < RTE_MAX_ETHPORTS)
+		return i;
+	if (vlan_ok)
+		snprintf(err, NFV_ERR_LEN, "%s is %s: a mirror's source is a port or a VLAN "
+			 "sub-interface", name, kind_name(i->kind));
+	else
+		snprintf(err, NFV_ERR_LEN, "%s is %s: the destination of a mirror is a port",
+			 name, kind_name(i->kind));
+	return NULL;
+}
+
+/* Turns the feature of direction d of session s on or off. */
+static void
+session_hook(const struct mirror_session *s, unsigned int d, bool on)
+{
+	char err[NFV_ERR_LEN];
+
+	if (!s->src_vlan) {
+		(void)nfv_arc_feature_set(arc_of[d][0], arc_of[d][1], s->src, on, err);
+		return;
 	}
-	return i;
+	if (d == NFV_MIRROR_IN) {
+		(void)nfv_arc_feature_set(vlan_arc_of[d][0], vlan_arc_of[d][1], s->src, on, err);
+		return;
+	}
+	/* Out: on the port while one of its VLANs has a session. */
+	if (on) {
+		if (vlan_out_sessions[s->src_port]++ != 0)
+			return;
+	} else if (--vlan_out_sessions[s->src_port] != 0) {
+		return;
+	}
+	(void)nfv_arc_feature_set(vlan_arc_of[d][0], vlan_arc_of[d][1], s->src_port, on, err);
 }
 
 int
@@ -133,10 +190,10 @@ nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char 
 		snprintf(err, NFV_ERR_LEN, "mirror %s already exists", name);
 		return -EEXIST;
 	}
-	src = port_named(dev, "source", err);
+	src = iface_named(dev, true, err);
 	if (src == NULL)
 		return -EINVAL;
-	dst = port_named(to, "destination", err);
+	dst = iface_named(to, false, err);
 	if (dst == NULL)
 		return -EINVAL;
 	if (src->id == dst->id) {
@@ -175,6 +232,8 @@ nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char 
 	free(c);
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->src = src->id;
+	s->src_vlan = src->kind == NFV_IFACE_KIND_VLAN;
+	s->src_port = s->src_vlan ? src->parent : src->id;
 	s->dst = dst->id;
 	s->dirs = dirs;
 	s->used = true;
@@ -183,9 +242,7 @@ nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char 
 		if (!(dirs & (1u << d)))
 			continue;
 		__atomic_store_n(&nfv_mirror_of[d][src->id], (uint8_t)(idx + 1), __ATOMIC_RELEASE);
-		rc = nfv_arc_feature_set(arc_of[d][0], arc_of[d][1], src->id, true, err);
-		if (rc < 0)
-			return rc; /* cannot happen: both features are registered */
+		session_hook(s, d, true);
 	}
 	NFV_LOG(INFO, "mirror %s: %s %s to %s", name, dev, dirs_name(dirs), to);
 	return 0;
@@ -194,12 +251,10 @@ nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char 
 static void
 session_remove(struct mirror_session *s)
 {
-	char err[NFV_ERR_LEN];
-
 	for (unsigned int d = 0; d < NFV_MIRROR_DIRS; d++) {
 		if (!(s->dirs & (1u << d)))
 			continue;
-		(void)nfv_arc_feature_set(arc_of[d][0], arc_of[d][1], s->src, false, err);
+		session_hook(s, d, false);
 		__atomic_store_n(&nfv_mirror_of[d][s->src], 0, __ATOMIC_RELEASE);
 	}
 	/* No worker copies for the slot any more once this returns. */
@@ -247,14 +302,17 @@ nfv_mirror_show(void)
 	return json_pack("{s:o}", "mirrors", a);
 }
 
-/* A port that goes takes the sessions that mirror it or to it. */
+/* An interface that goes takes the sessions that mirror it or to it; a
+ * port, those of its VLANs too (whichever of the port's and the VLANs'
+ * events comes first). */
 static void
 mirror_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
 	if (ev != NFV_IFACE_REMOVED)
 		return;
 	for (unsigned int i = 0; i < NFV_MIRROR_MAX; i++)
-		if (sessions[i].used && (sessions[i].src == iface || sessions[i].dst == iface))
+		if (sessions[i].used && (sessions[i].src == iface || sessions[i].dst == iface ||
+					 sessions[i].src_port == iface))
 			session_remove(&sessions[i]);
 }
 NFV_IFACE_EVENT_HANDLER(mirror_iface_event);

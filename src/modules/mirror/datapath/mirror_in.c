@@ -21,13 +21,14 @@
 struct nfv_arc_feature nfv_mirror_in_feature = {
 	.arc_name = "l2_input",
 	.node = "nfv_mirror_in",
+	.observes = true,
 };
 NFV_ARC_FEATURE_REGISTER(nfv_mirror_in_feature);
 
 static uint16_t
 mirror_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	nfv_mirror_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n, NFV_MIRROR_IN);
+	nfv_mirror_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n, NFV_MIRROR_IN, false);
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_mirror_in_feature, false);
 }
 

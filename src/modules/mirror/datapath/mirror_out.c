@@ -20,13 +20,14 @@
 struct nfv_arc_feature nfv_mirror_out_feature = {
 	.arc_name = "l2_output",
 	.node = "nfv_mirror_out",
+	.observes = true,
 };
 NFV_ARC_FEATURE_REGISTER(nfv_mirror_out_feature);
 
 static uint16_t
 mirror_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	nfv_mirror_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n, NFV_MIRROR_OUT);
+	nfv_mirror_burst(nfv_node_worker(node), (struct rte_mbuf **)objs, n, NFV_MIRROR_OUT, false);
 	return nfv_arc_feature_pass(graph, node, objs, n, &nfv_mirror_out_feature, true);
 }
 
