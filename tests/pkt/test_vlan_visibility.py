@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
-Mirror of a VLAN sub-interface: the mirror port gets the sub-interface's
+Mirror and capture of a VLAN sub-interface: they hold the sub-interface's
 frames only (not the port's untagged ones, not another VLAN's), untagged
 as "tcpdump -i p1.10" shows them, in both directions (in: received on the
 sub-interface; out: sent on it, nfvd's own ARP replies, echo replies and
 ICMP errors among them), byte for byte and in order; the originals are
-forwarded as without it, with the same counters; the sub-interface
-going (vlan del, its port deleted) ends the session. Bridges and VXLAN
-tunnels are refused by name.
+forwarded as without them, with the same counters; the sub-interface
+going (vlan del, its port deleted) ends them. Bridges and VXLAN tunnels
+are refused by name.
 
     H0 10.0.0.1 -- p0 10.0.0.254/24 [nfvd] p1 10.1.0.254/24 (untagged) -- R1 10.1.0.1
                                              v10 VLAN 10 10.10.0.254/24 -- R10 10.10.0.1
                                              v20 VLAN 20 10.20.0.254/24 -- R20 10.20.0.1
                                       m: the mirror port
 """
+import shutil
+import subprocess
+import time
+
 import pytest
 from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.l2 import ARP, Dot1Q, Ether
@@ -26,6 +30,7 @@ R1 = "02:00:00:00:01:01"
 R10 = "02:00:00:00:10:01"
 R20 = "02:00:00:00:20:01"
 OTHER = "02:00:00:00:09:09"
+TSHARK = shutil.which("tshark")
 
 CONFIG = [
     "vlan add v10 dev p1 id 10",
@@ -42,6 +47,8 @@ CONFIG = [
     "route add 203.0.113.0/24 via 10.20.0.1",
     "route add 192.0.2.0/24 via 10.1.0.1",
 ]
+
+needs_tshark = pytest.mark.skipif(TSHARK is None, reason="tshark not installed (make deps)")
 
 
 def udp(src, dst, tag, i, ttl=64, dport=5000):
@@ -261,4 +268,100 @@ def test_mirror_vlan_bridge_port(tmp_path):
     assert [f for f in out["m"] if Ether(f).src == A] == [untag(f) for f in sent10]
     assert st["mirror"]["copies"] == 8
     assert out["p0"] == [untag(f) for f in in1 if vid(f) == 10]
+
+
+def tshark_fields(path, fields):
+    r = subprocess.run([TSHARK, "-n", "-r", str(path), "-T", "fields", "-E", "separator=|"] +
+                       sum([["-e", f] for f in fields], []),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [tuple(line.split("|")) for line in r.stdout.splitlines()]
+
+
+def file_frames(path, tmp_path):
+    from test_capture import frames_of
+    return frames_of(path, tmp_path)
+
+
+@needs_tshark
+@pytest.mark.parametrize("direction", ["in", "out", "both"])
+def test_capture_vlan(tmp_path, direction):
+    """The file holds exactly v10's frames of the direction, untagged, in
+    order, on an interface named v10 with its direction; forwarding and
+    counters as without the capture; "capture show" and "capture stop dev
+    v10" name it."""
+    plain, st0, in0, in1 = start(tmp_path, name="plain")
+    base = summary(plain, st0)
+    out0 = plain.stop()
+    nfvd, st, _, _ = start(tmp_path, "capture start dev v10 %s file v.pcapng" % direction)
+    assert summary(nfvd, st) == base
+    shown = nfvd.ctl("capture show")["captures"]
+    assert [(c["dev"], c["direction"], c["state"]) for c in shown] == \
+        [("v10", direction, "running")]
+    stopped = nfvd.ctl("capture stop dev v10")["captures"]
+    assert nfvd.ctl("capture show")["captures"] == []
+    out = nfvd.stop()
+    same_output(out, out0)
+    check_p1_out(in0, out["p1"])
+    want_in = expected_in(in1) if direction != "out" else []
+    want_out = expected_out(out["p1"]) if direction != "in" else []
+    assert (stopped[0]["dev"], stopped[0]["written"], stopped[0]["captured"],
+            stopped[0]["filtered"]) == ("v10", len(want_in) + len(want_out),
+                                        len(want_in) + len(want_out), 0)
+    path = nfvd.dir / "v.pcapng"
+    frames = file_frames(path, tmp_path)
+    seen = tshark_fields(path, ["frame.interface_name", "frame.packet_flags_direction",
+                                "frame.time_epoch"])
+    assert len(seen) == len(frames)
+    assert all(s[0] == "v10" for s in seen), seen[:3]
+    now = time.time()
+    assert all(abs(float(s[2]) - now) < 120 for s in seen), seen[:3]
+    got_in = [f for f, s in zip(frames, seen) if s[1] == "0x00000001"]
+    got_out = [f for f, s in zip(frames, seen) if s[1] == "0x00000002"]
+    assert got_in == want_in
+    assert got_out == want_out
+    info = subprocess.run(["capinfos", "-k", str(path)], capture_output=True, text=True).stdout
+    assert "nfvd capture of v10 (VLAN 10 of p1), %s" % direction in info
+
+
+@needs_tshark
+def test_capture_vlan_filter_and_vlan_del(tmp_path):
+    """The filter runs on v10's untagged frames ("udp dst port 53" takes
+    none of p1's tagged ones on the port); a count ends the capture by
+    itself; vlan del ends a running capture, its file complete."""
+    nfvd, st, in0, in1 = start(
+        tmp_path, 'capture start dev v10 both file dns.pcapng filter "udp dst port 53"',
+        'capture start dev p1 in file port.pcapng filter "udp dst port 53"',
+        'capture start dev v20 out file v20.pcapng filter "icmp or arp"')
+    shown = {c["dev"]: c for c in nfvd.ctl("capture show")["captures"]}
+    assert sorted(shown) == ["p1", "v10", "v20"]
+    nfvd.ctl("vlan del v10")
+    shown = {c["dev"]: c for c in nfvd.ctl("capture show")["captures"]}
+    assert sorted(shown) == ["p1", "v20"]
+    try:
+        nfvd.ctl("capture", "stop", "dev", "v10")
+        raise AssertionError("capture stop of a deleted VLAN succeeded")
+    except CtlError as e:
+        assert "unknown interface 'v10'" in str(e)
+    nfvd.ctl("bridge add br0")
+    nfvd.ctl("vxlan add vx0 vni 5 local 10.0.0.254")
+    for dev, kind in (("br0", "a bridge"), ("vx0", "a VXLAN tunnel")):
+        r = nfvd.ctl_result("capture", "start", "dev", dev, "file", "b.pcapng")
+        assert r.rc != 0 and "%s is %s: captures are on ports and VLAN sub-interfaces" % (
+            dev, kind) in r.stdout + r.stderr
+    nfvd.del_port_now("p1")
+    assert nfvd.ctl("capture show")["captures"] == []
+    out = nfvd.stop()
+    dns_in = [untag(f) for f in in1 if vid(f) == 10 and UDP in f and f[UDP].dport == 53]
+    dns_out = [routed(f, R10, P1) for f in in0
+               if f[IP].dst.startswith("198.51.100.") and f[UDP].dport == 53]
+    frames = file_frames(nfvd.dir / "dns.pcapng", tmp_path)
+    assert len(dns_in) == 6 and len(dns_out) == 5
+    assert [f for f in frames if Ether(f).src != P1] == dns_in
+    assert [f for f in frames if Ether(f).src == P1] == dns_out
+    # On the port, the same filter takes only its untagged frames (none).
+    assert file_frames(nfvd.dir / "port.pcapng", tmp_path) == []
+    # v20 sends nothing of nfvd's own: nothing written.
+    assert file_frames(nfvd.dir / "v20.pcapng", tmp_path) == []
+    assert out["p0"]
 

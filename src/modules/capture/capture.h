@@ -15,6 +15,12 @@
  * waits for the file: a full ring or an empty pool costs the copy, counted.
  * "count N" ends the capture after N frames written; "capture stop" returns
  * once the file is complete and closed.
+ *
+ * IF may be a VLAN sub-interface: its frames as the sub-interface has them,
+ * untagged (as "tcpdump -i eth0.10" shows them), the filter run on them so:
+ * in, on the vlan_l2_input arc (vlan_input has removed the tag); out, a TX
+ * callback on its port that takes the frames tagged with its VLAN id and
+ * filters and copies them untagged. The file names the sub-interface.
  */
 #ifndef NFV_CAPTURE_H
 #define NFV_CAPTURE_H
@@ -33,6 +39,7 @@
 #include "core/counters.h"
 #include "core/meta.h"
 #include "core/worker.h"
+#include "modules/vlan/vlan.h"
 
 #define NFV_CAPTURE_MAX 8
 
@@ -52,6 +59,7 @@ struct nfv_capture_dp {
 	uint64_t (*jit)(void *);       /* the filter's native code, NULL: interpreted */
 	uint32_t snaplen;
 	uint16_t slot;                 /* its counters */
+	uint16_t port;                 /* the port its frames use (a VLAN's parent) */
 	uint64_t gen;                  /* unique to this capture (class caches) */
 	const struct bpf_insn *prog;   /* the filter as libpcap compiled it (classic BPF) */
 	uint32_t prog_len;
@@ -111,9 +119,10 @@ nfv_capture_class_slot(uint64_t cls)
 	return (uint32_t)((cls * 0x5bd1e995u) >> 28) & (NFV_CAPTURE_CLASSES - 1);
 }
 
-/* The capture of (direction, port), NULL: none. RCU: workers read it once
- * per frame within a walk; control frees it after a grace period. */
-extern struct nfv_capture_dp *nfv_capture_of[NFV_CAPTURE_DIRS][RTE_MAX_ETHPORTS];
+/* The capture of (direction, interface: a port or a VLAN), NULL: none.
+ * RCU: workers read it once per frame within a walk; control frees it
+ * after a grace period. */
+extern struct nfv_capture_dp *nfv_capture_of[NFV_CAPTURE_DIRS][NFV_IFACE_MAX];
 
 /* Per worker, per capture slot. */
 struct nfv_capture_counters {
@@ -437,6 +446,60 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 }
 
 /*
+ * The frames of VLAN sub-interfaces that have a capture: in, frames of
+ * sub-interfaces (mbuf->port, untagged by vlan_input); out, the frames
+ * port sends, those tagged with the VLAN id of a sub-interface with a
+ * capture taken, each copied (from the capture's pool) and its copy
+ * untagged, then filtered. No class cache (it reads a port's frames).
+ * The originals are only read.
+ */
+static __rte_always_inline void
+nfv_capture_vlan_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+			enum nfv_capture_dir dir, uint16_t port)
+{
+	struct nfv_capture_counters *c = nfv_worker_counters(w, &nfv_capture_counters_block);
+	const struct nfv_capture_dp *s = NULL;
+	struct nfv_capture_run run;
+	uint16_t last = NFV_VLAN_NONE;
+
+	run.s = NULL;
+	run.k = run.filtered = run.nombuf = 0;
+	run.tsc = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i], *frame = m;
+		uint16_t id = dir == NFV_CAPTURE_IN ? m->port : nfv_vlan_iface_of_frame(m, port);
+
+		if (id == NFV_VLAN_NONE || id >= NFV_IFACE_MAX)
+			continue; /* untagged, or another VLAN */
+		if (id != last) {
+			last = id;
+			s = __atomic_load_n(&nfv_capture_of[dir][id], __ATOMIC_ACQUIRE);
+		}
+		if (s == NULL)
+			continue; /* no capture, or one ending */
+		if (s != run.s) {
+			nfv_capture_flush(c, &run);
+			run.s = s;
+		}
+		if (dir == NFV_CAPTURE_OUT) {
+			frame = rte_pktmbuf_copy(m, s->pool, 0, UINT32_MAX);
+			if (unlikely(frame == NULL)) {
+				run.nombuf++;
+				continue;
+			}
+			nfv_vlan_untag(frame);
+		}
+		if (nfv_capture_match(s, frame))
+			nfv_capture_copy(w, c, &run, frame, s->port, dir);
+		else
+			run.filtered++;
+		if (frame != m)
+			rte_pktmbuf_free(frame);
+	}
+	nfv_capture_flush(c, &run);
+}
+
+/*
  * Output captures do not use the l2_output arc (whose detour through the
  * graph costs port_tx a second pass): they are an ethdev TX callback on
  * every TX queue of the port (rte_eth_add_tx_callback, called by
@@ -446,5 +509,9 @@ nfv_capture_burst(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
  */
 uint16_t nfv_capture_tx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
 			   void *arg);
+/* The same for the VLAN sub-interfaces of the port that have an output
+ * capture (nfv_capture_vlan_frames), installed while there is one. */
+uint16_t nfv_capture_vlan_tx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+				void *arg);
 
 #endif

@@ -3,7 +3,9 @@
  * Captures: the filter (libpcap's compiler, then rte_bpf_convert and
  * rte_bpf_load), the file (rte_pcapng on a descriptor opened here), the
  * ring and pool the workers fill, and the drain that writes the file on
- * the control thread's event loop. Also starts DPDK's packet-capture
+ * the control thread's event loop. A VLAN sub-interface's capture has its
+ * own interface block in the file (22.11's library writes the ports'), and
+ * its blocks are written here. Also starts DPDK's packet-capture
  * framework (rte_pdump) so that dpdk-dumpcap can attach to nfvd, which
  * needs the EAL to be a primary process with shared configuration (not
  * --in-memory or --no-shconf).
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,14 +49,18 @@
 #define CAPTURE_DRAIN_BURST 64
 #define CAPTURE_DRAIN_PERIOD 0.01 /* seconds */
 
-struct nfv_capture_dp *nfv_capture_of[NFV_CAPTURE_DIRS][RTE_MAX_ETHPORTS];
+struct nfv_capture_dp *nfv_capture_of[NFV_CAPTURE_DIRS][NFV_IFACE_MAX];
 struct nfv_capture_classes nfv_capture_classes[NFV_MAX_WORKERS][NFV_CAPTURE_MAX];
 NFV_COUNTER_BLOCK(nfv_capture_counters_block, "capture", struct nfv_capture_counters);
 
 struct capture {
 	bool used;
 	bool done;            /* file closed: by count, an error or a port going */
-	uint16_t port;
+	bool vlan;            /* of a VLAN sub-interface */
+	uint16_t port;        /* the interface: a port or a VLAN */
+	uint16_t tx_port;     /* the port its frames use: port, or a VLAN's parent */
+	int fd;               /* the file's (rte_pcapng closes it) */
+	uint32_t file_iface;  /* a VLAN's interface in the file */
 	unsigned int dirs;
 	uint64_t count;       /* 0: no limit */
 	uint64_t written;
@@ -79,12 +86,73 @@ static bool pdump_on;
 static const struct rte_eth_rxtx_callback *tx_cbs[RTE_MAX_ETHPORTS][NFV_MAX_WORKERS];
 static uint16_t n_tx_cbs[RTE_MAX_ETHPORTS];
 
-/* Frames as received: a feature of the l2_input arc; as sent: TX callbacks. */
+/* The TX callbacks of the output captures of the VLANs of each port, one
+ * per TX queue while a VLAN of the port has one; to free once unlinked. */
+static const struct rte_eth_rxtx_callback *vlan_tx_cbs[RTE_MAX_ETHPORTS][NFV_MAX_WORKERS];
+static uint16_t n_vlan_tx_cbs[RTE_MAX_ETHPORTS];
+static unsigned int vlan_tx_captures[RTE_MAX_ETHPORTS];
+static bool vlan_tx_unlinked[RTE_MAX_ETHPORTS];
+
+/* A VLAN's frames as received: a feature of the vlan_l2_input arc; as sent:
+ * its port's VLAN TX callbacks, while one of its VLANs has a capture. */
 static void
-capture_hook(unsigned int dir, uint16_t port, bool on)
+capture_vlan_hook(unsigned int dir, uint16_t vlan, uint16_t port, bool on)
 {
 	char err[NFV_ERR_LEN];
 
+	if (dir == NFV_CAPTURE_IN) {
+		(void)nfv_arc_feature_set("vlan_l2_input", "nfv_capture_vlan_in", vlan, on, err);
+		return;
+	}
+	if (on) {
+		uint16_t n = RTE_MIN(nfv_ports[port].n_txq, (uint16_t)NFV_MAX_WORKERS);
+
+		if (vlan_tx_captures[port]++ != 0)
+			return;
+		for (uint16_t q = 0; q < n; q++) {
+			vlan_tx_cbs[port][q] =
+				rte_eth_add_tx_callback(port, q, nfv_capture_vlan_tx_cb, NULL);
+			if (vlan_tx_cbs[port][q] == NULL)
+				NFV_LOG(ERR, "capture: no TX callback on port %u queue %u: %s",
+					port, q, rte_strerror(rte_errno));
+		}
+		n_vlan_tx_cbs[port] = n;
+		return;
+	}
+	if (--vlan_tx_captures[port] != 0)
+		return;
+	for (uint16_t q = 0; q < n_vlan_tx_cbs[port]; q++)
+		if (vlan_tx_cbs[port][q] != NULL &&
+		    rte_eth_remove_tx_callback(port, q, vlan_tx_cbs[port][q]) != 0)
+			vlan_tx_cbs[port][q] = NULL; /* the port is gone: ethdev's to free */
+	vlan_tx_unlinked[port] = true;
+}
+
+/* After the grace period that follows their unlinking. */
+static void
+capture_vlan_hooks_free(uint16_t port)
+{
+	if (!vlan_tx_unlinked[port])
+		return;
+	for (uint16_t q = 0; q < n_vlan_tx_cbs[port]; q++) {
+		rte_free((void *)(uintptr_t)vlan_tx_cbs[port][q]);
+		vlan_tx_cbs[port][q] = NULL;
+	}
+	n_vlan_tx_cbs[port] = 0;
+	vlan_tx_unlinked[port] = false;
+}
+
+/* Frames as received: a feature of the l2_input arc; as sent: TX callbacks. */
+static void
+capture_hook(const struct capture *c, unsigned int dir, bool on)
+{
+	char err[NFV_ERR_LEN];
+	uint16_t port = c->port;
+
+	if (c->vlan) {
+		capture_vlan_hook(dir, c->port, c->tx_port, on);
+		return;
+	}
 	if (dir == NFV_CAPTURE_IN) {
 		(void)nfv_arc_feature_set("l2_input", "nfv_capture_in", port, on, err);
 		return;
@@ -110,8 +178,14 @@ capture_hook(unsigned int dir, uint16_t port, bool on)
 }
 
 static void
-capture_hooks_free(uint16_t port)
+capture_hooks_free(const struct capture *c)
 {
+	uint16_t port = c->port;
+
+	if (c->vlan) {
+		capture_vlan_hooks_free(c->tx_port);
+		return;
+	}
 	for (uint16_t q = 0; q < n_tx_cbs[port]; q++) {
 		rte_free((void *)(uintptr_t)tx_cbs[port][q]);
 		tx_cbs[port][q] = NULL;
@@ -176,6 +250,134 @@ dp_free(struct nfv_capture_dp *dp)
 	rte_free(dp);
 }
 
+/*
+ * The blocks of a VLAN's capture that nfvd writes itself (pcapng, IETF
+ * draft-ietf-opsawg-pcapng: 4.2 interface description, 4.3 enhanced
+ * packet, 4.6 interface statistics): options are a code, a length and
+ * the value padded to 4 bytes; a block ends with its length again.
+ */
+#define PCAPNG_IDB 0x00000001
+#define PCAPNG_ISB 0x00000005
+#define PCAPNG_BLOCK_MAX 512
+
+struct pcapng_block {
+	uint8_t b[PCAPNG_BLOCK_MAX];
+	uint32_t len;
+};
+
+static void
+block_u32(struct pcapng_block *k, uint32_t v)
+{
+	memcpy(k->b + k->len, &v, sizeof(v));
+	k->len += sizeof(v);
+}
+
+static void
+block_option(struct pcapng_block *k, uint16_t code, const void *v, uint16_t len)
+{
+	uint16_t h[2] = { code, len };
+
+	memcpy(k->b + k->len, h, sizeof(h));
+	memset(k->b + k->len + sizeof(h), 0, RTE_ALIGN(len, 4));
+	if (len != 0)
+		memcpy(k->b + k->len + sizeof(h), v, len);
+	k->len += sizeof(h) + RTE_ALIGN(len, 4);
+}
+
+/* Ends the options and the block, whose length goes in both places. */
+static int
+block_write(int fd, struct pcapng_block *k)
+{
+	block_option(k, 0, NULL, 0);
+	k->len += sizeof(uint32_t);
+	memcpy(k->b + 4, &k->len, sizeof(k->len));
+	memcpy(k->b + k->len - 4, &k->len, sizeof(k->len));
+	return write(fd, k->b, k->len) == (ssize_t)k->len ? 0 : -1;
+}
+
+/* The interface block of a VLAN: its name, what it is, its MAC. */
+static int
+vlan_idb_write(int fd, const struct nfv_iface *v)
+{
+	struct pcapng_block k = { .len = 0 };
+	char desc[96];
+	uint8_t tsresol = 9; /* nanoseconds */
+
+	block_u32(&k, PCAPNG_IDB);
+	block_u32(&k, 0);              /* length, at the end */
+	block_u32(&k, 1);              /* LINKTYPE_ETHERNET, reserved 0 */
+	block_u32(&k, 0);              /* no snap length */
+	snprintf(desc, sizeof(desc), "nfvd VLAN %u of %s", v->vlan_id,
+		 nfv_iface_name_of(v->parent));
+	block_option(&k, 2, v->name, (uint16_t)strlen(v->name));     /* if_name */
+	block_option(&k, 3, desc, (uint16_t)strlen(desc));           /* if_description */
+	block_option(&k, 6, v->mac.addr_bytes, RTE_ETHER_ADDR_LEN);  /* if_MACaddr */
+	block_option(&k, 9, &tsresol, 1);                            /* if_tsresol */
+	return block_write(fd, &k);
+}
+
+/* The statistics block of a VLAN's capture at its end: frames seen
+ * (captured and filtered), lost (ring full, no mbuf). */
+static int
+vlan_isb_write(const struct capture *c, uint64_t start, uint64_t end, uint64_t recv,
+	       uint64_t drop)
+{
+	struct pcapng_block k = { .len = 0 };
+	uint32_t t[2];
+
+	block_u32(&k, PCAPNG_ISB);
+	block_u32(&k, 0);
+	block_u32(&k, c->file_iface);
+	block_u32(&k, (uint32_t)(end >> 32));
+	block_u32(&k, (uint32_t)end);
+	t[0] = (uint32_t)(start >> 32);
+	t[1] = (uint32_t)start;
+	block_option(&k, 2, t, sizeof(t));          /* isb_starttime */
+	t[0] = (uint32_t)(end >> 32);
+	t[1] = (uint32_t)end;
+	block_option(&k, 3, t, sizeof(t));          /* isb_endtime */
+	block_option(&k, 4, &recv, sizeof(recv));   /* isb_ifrecv */
+	block_option(&k, 5, &drop, sizeof(drop));   /* isb_ifdrop */
+	return block_write(c->fd, &k);
+}
+
+/* Writes the enhanced packet blocks of a VLAN's capture (as
+ * rte_pcapng_write_packets does a port's), its interface in each; -1 with
+ * rte_errno on an error. */
+static int
+vlan_write_packets(const struct capture *c, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct iovec iov[CAPTURE_DRAIN_BURST * 4];
+	unsigned int k = 0;
+	ssize_t want = 0, done;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct nfv_pcapng_epb *epb = rte_pktmbuf_mtod(pkts[i], struct nfv_pcapng_epb *);
+
+		epb->interface_id = c->file_iface;
+		for (struct rte_mbuf *m = pkts[i]; m != NULL; m = m->next) {
+			if (k == RTE_DIM(iov)) {
+				done = writev(c->fd, iov, (int)k);
+				if (done != want)
+					goto fail;
+				k = 0;
+				want = 0;
+			}
+			iov[k].iov_base = rte_pktmbuf_mtod(m, void *);
+			iov[k].iov_len = rte_pktmbuf_data_len(m);
+			want += (ssize_t)iov[k++].iov_len;
+		}
+	}
+	if (k == 0)
+		return 0;
+	done = writev(c->fd, iov, (int)k);
+	if (done == want)
+		return 0;
+fail:
+	rte_errno = done < 0 ? errno : EIO;
+	return -1;
+}
+
 /* Writes what the ring holds, up to the count; returns false when the
  * capture should end (count reached, write error). */
 static bool
@@ -192,7 +394,8 @@ capture_drain(struct capture *c)
 			take = 0;
 		else if (c->count != 0 && c->written + take > c->count)
 			take = (unsigned int)(c->count - c->written);
-		if (take != 0 && rte_pcapng_write_packets(c->pcapng, pkts, (uint16_t)take) < 0) {
+		if (take != 0 && (c->vlan ? vlan_write_packets(c, pkts, (uint16_t)take) :
+				  rte_pcapng_write_packets(c->pcapng, pkts, (uint16_t)take)) < 0) {
 			NFV_LOG(ERR, "capture %s: writing %s: %s", nfv_iface_name_of(c->port),
 				c->file, strerror(rte_errno));
 			snprintf(c->why, sizeof(c->why), "write error: %s", strerror(rte_errno));
@@ -225,20 +428,25 @@ capture_finish(struct capture *c, const char *why)
 	for (unsigned int d = 0; d < NFV_CAPTURE_DIRS; d++) {
 		if (!(c->dirs & (1u << d)))
 			continue;
-		capture_hook(d, c->port, false);
+		capture_hook(c, d, false);
 		__atomic_store_n(&nfv_capture_of[d][c->port], NULL, __ATOMIC_RELEASE);
 	}
 	/* No worker touches the ring, the pool or the TX callbacks after this. */
 	nfv_rcu_sync();
 	if (c->dirs & (1u << NFV_CAPTURE_OUT))
-		capture_hooks_free(c->port);
+		capture_hooks_free(c);
 	(void)capture_drain(c);
 	if (c->why[0] == '\0')
 		snprintf(c->why, sizeof(c->why), "%s", why);
 	slot_counters(c->dp->slot, now);
 	for (unsigned int i = 0; i < 4; i++)
 		c->final[i] = now[i] - c->base[i];
-	if (c->pcapng != NULL) {
+	if (c->pcapng != NULL && c->vlan) {
+		(void)vlan_isb_write(c, c->start_ns, wall_ns(), c->final[0] + c->final[1],
+				     c->final[2] + c->final[3]);
+		rte_pcapng_close(c->pcapng); /* closes the descriptor */
+		c->pcapng = NULL;
+	} else if (c->pcapng != NULL) {
 		(void)rte_pcapng_write_stats(c->pcapng, c->port, NULL, c->start_ns, wall_ns(),
 					     c->final[0] + c->final[1],
 					     c->final[2] + c->final[3]);
@@ -413,14 +621,19 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 	struct nfv_capture_dp *dp;
 	char name[RTE_MEMZONE_NAMESIZE], comment[512];
 	unsigned int slot;
+	bool vlan;
 	int fd, rc;
 
 	if (ifc == NULL) {
 		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", a->dev);
 		return -ENOENT;
 	}
-	if (ifc->kind != NFV_IFACE_KIND_PORT || ifc->id >= RTE_MAX_ETHPORTS) {
-		snprintf(err, NFV_ERR_LEN, "%s is not a port: captures are on ports", a->dev);
+	vlan = ifc->kind == NFV_IFACE_KIND_VLAN && ifc->parent < RTE_MAX_ETHPORTS;
+	if (!vlan && (ifc->kind != NFV_IFACE_KIND_PORT || ifc->id >= RTE_MAX_ETHPORTS)) {
+		snprintf(err, NFV_ERR_LEN, "%s is %s: captures are on ports and VLAN "
+			 "sub-interfaces", a->dev,
+			 ifc->kind == NFV_IFACE_KIND_BRIDGE ? "a bridge" :
+			 ifc->kind == NFV_IFACE_KIND_VXLAN ? "a VXLAN tunnel" : "not a port");
 		return -EINVAL;
 	}
 	for (slot = 0; slot < NFV_CAPTURE_MAX; slot++)
@@ -444,6 +657,7 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		return -ENOMEM;
 	}
 	dp->slot = (uint16_t)slot;
+	dp->port = vlan ? ifc->parent : ifc->id;
 	dp->gen = ++capture_gen;
 	dp->snaplen = capture_snaplen();
 	if (a->filter != NULL) {
@@ -485,10 +699,16 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 	}
 	memset(c, 0, sizeof(*c));
 	/* 22.11 names the file's interfaces dpdk:PORT; the comment says which
-	 * port of nfvd the capture is of. */
-	snprintf(comment, sizeof(comment), "nfvd capture of %s (dpdk:%u, %s), %s%s%s", a->dev,
-		 ifc->id, nfv_ports[ifc->id].dev_name, dirs_name(a->dirs),
-		 a->filter ? ", filter " : "", a->filter ? a->filter : "");
+	 * port of nfvd the capture is of. A VLAN has its own, named so. */
+	if (vlan)
+		snprintf(comment, sizeof(comment), "nfvd capture of %s (VLAN %u of %s), %s%s%s",
+			 a->dev, ifc->vlan_id, nfv_iface_name_of(ifc->parent),
+			 dirs_name(a->dirs), a->filter ? ", filter " : "",
+			 a->filter ? a->filter : "");
+	else
+		snprintf(comment, sizeof(comment), "nfvd capture of %s (dpdk:%u, %s), %s%s%s",
+			 a->dev, ifc->id, nfv_ports[ifc->id].dev_name, dirs_name(a->dirs),
+			 a->filter ? ", filter " : "", a->filter ? a->filter : "");
 	/* (It fails with errno from the write of the header, or with none when
 	 * it has no memory: rte_errno is not set.) */
 	errno = 0;
@@ -500,6 +720,26 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		rc = -EIO;
 		goto fail;
 	}
+	if (vlan) {
+		uint16_t pid;
+
+		/* After the library's blocks, one for each port in its order. */
+		c->file_iface = 0;
+		RTE_ETH_FOREACH_DEV(pid)
+			c->file_iface++;
+		errno = 0;
+		if (vlan_idb_write(fd, ifc) < 0) {
+			snprintf(err, NFV_ERR_LEN, "cannot write to '%s': %s", a->file,
+				 errno != 0 ? strerror(errno) : "short write");
+			rte_pcapng_close(c->pcapng);
+			c->pcapng = NULL;
+			rc = -EIO;
+			goto fail;
+		}
+	}
+	c->fd = fd;
+	c->vlan = vlan;
+	c->tx_port = dp->port;
 	c->file = strdup(a->file);
 	c->filter = a->filter != NULL ? strdup(a->filter) : NULL;
 	c->used = true;
@@ -513,7 +753,7 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		if (!(a->dirs & (1u << d)))
 			continue;
 		__atomic_store_n(&nfv_capture_of[d][c->port], dp, __ATOMIC_RELEASE);
-		capture_hook(d, c->port, true);
+		capture_hook(c, d, true);
 	}
 	NFV_LOG(INFO, "capture on %s %s to %s%s%s (filter %s)", a->dev, dirs_name(a->dirs),
 		a->file, a->filter ? ", filter " : "", a->filter ? a->filter : "",
@@ -581,17 +821,19 @@ capture_timer(void *arg)
 	nfv_ctl_unlock();
 }
 
-/* A port that goes ends its capture: the file is completed and closed, and
- * the capture released (it is no longer in "capture show"; "capture stop"
- * has nothing left to stop). */
+/* An interface that goes (a port: its VLANs' too) ends its capture: the
+ * file is completed and closed, and the capture released (it is no longer
+ * in "capture show"; "capture stop" has nothing left to stop). */
 static void
 capture_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
 	if (ev != NFV_IFACE_REMOVED)
 		return;
 	for (unsigned int i = 0; i < NFV_CAPTURE_MAX; i++)
-		if (captures[i].used && captures[i].port == iface) {
-			capture_finish(&captures[i], "port removed");
+		if (captures[i].used &&
+		    (captures[i].port == iface || captures[i].tx_port == iface)) {
+			capture_finish(&captures[i], captures[i].vlan ? "interface removed" :
+				       "port removed");
 			capture_release(&captures[i]);
 		}
 }
