@@ -111,9 +111,10 @@ def test_show_arcs(tmp_path):
     goes on last), enabled on no interface while there is no ACL, policer,
     NAT rule, load-balancer service, N3, bridge with an address or VLAN; on
     l2_input the lcp module's features (no twin yet), the observers (mirror,
-    capture, flow statistics) and the bridge, on l2_output mirroring (output
-    captures are TX callbacks), on vlan_l2_input lcp's copies and the bridge,
-    enabled nowhere until asked."""
+    capture, flow statistics) and the bridge, on l2_output mirroring of ports
+    and of their VLAN sub-interfaces (output captures are TX callbacks), on
+    vlan_l2_input lcp's copies, a sub-interface's mirror and capture, and the
+    bridge, enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -127,7 +128,8 @@ def test_show_arcs(tmp_path):
                                   {"feature": "flow_in", "ifaces": []},
                                   {"feature": "bridge_input", "ifaces": []}]},
         "l2_output": {"arc": "l2_output", "from": "port_tx", "to": "l2_output_end",
-                      "features": [{"feature": "mirror_out", "ifaces": []}]},
+                      "features": [{"feature": "mirror_out", "ifaces": []},
+                                   {"feature": "mirror_vlan_out", "ifaces": []}]},
         "ip4_ingress": {"arc": "ip4_ingress", "from": "ip4_input", "to": "ip4_lookup",
                         "features": [{"feature": "acl_in4", "ifaces": []},
                                      {"feature": "policer_in4", "ifaces": []},
@@ -150,6 +152,8 @@ def test_show_arcs(tmp_path):
                                     {"feature": "vlan_output6", "ifaces": []}]},
         "vlan_l2_input": {"arc": "vlan_l2_input", "from": "vlan_input", "to": "eth_input",
                           "features": [{"feature": "lcp_copy", "ifaces": []},
+                                       {"feature": "mirror_vlan_in", "ifaces": []},
+                                       {"feature": "capture_vlan_in", "ifaces": []},
                                        {"feature": "bridge_input", "ifaces": []}]},
     }
     check_vlan_arc_features(nfvd)
