@@ -590,3 +590,51 @@ def test_two_workers_hand_icmp_errors_to_the_session_owner(tmp_path):
         bytes(Ether(dst=BMAC % 11, src=s.mac) / routed(tcp(cl, b, cp, 8080, "S"))),
         routed_err(icmp_error(RT, b, 3, 4, quoted(q_tcp(b, cl, 8080, cp, "SA")), mtu=1400),
                    BMAC % 11, s.mac)]
+
+
+def test_nfvds_own_errors_quote_the_packets_as_their_senders_sent_them(tmp_path):
+    """nfvd's own fragmentation needed about packets lb_in translated (the
+    port's MTU is 1280, both packets DF and larger): a client's segment to
+    the VIP, given to the backend, gets the error from nfvd's address on
+    the client's side quoting the segment as the client sent it (to the
+    VIP and port 80, TTL as it came), never the backend; the backend's
+    reply, given the VIP as source, gets it at the backend quoting the
+    reply as the backend sent it. Byte for byte, every checksum."""
+    b = "10.0.0.11"
+
+    def big(l3):
+        l3 = l3.copy()
+        l3.flags = "DF"
+        return IP(bytes(l3))
+
+    seg = big(tcp(C, VIP, 40000, 80, "PA", b"m" * 1360))
+    reply = big(tcp(b, C, 8080, 40000, "PA", b"r" * 1360))
+
+    def frag_needed(src, quote, back):
+        err = IP(src=src, dst=quote.src, tos=0xC0, ttl=64, id=0, flags=0) / ICMP(
+            type=3, code=4, nexthopmtu=1280) / Raw(bytes(quote)[:548])
+        return bytes(back / IP(bytes(err)))
+
+    seq = [
+        (from_cli(tcp(C, VIP, 40000, 80, "S")), to_srv(tcp(C, b, 40000, 8080, "S"), b)),
+        (from_cli(seg), frag_needed("203.0.113.1", seg, Ether(dst=R1, src=T) / Dot1Q(vlan=10))),
+        (from_srv(reply, b), frag_needed("10.0.0.254", reply,
+                                         Ether(dst=BMAC % 11, src=T) / Dot1Q(vlan=20))),
+    ]
+    nfvd = Nfvd(tmp_path)
+    nfvd.extra_args = ["--burst", "1"]
+    nfvd.add_port("t", rx=[f for f, _ in seq], opts=" mtu 1280")
+    nfvd.cmd(*CONFIG, "lb service add %s:80 proto tcp" % VIP,
+             "lb backend add %s:80 proto tcp %s:8080" % (VIP, b))
+    nfvd.start()
+    st = nfvd.wait_processed({"t": len(seq)})
+    assert drops(st) == {"ip4_rewrite/frag_needed": 2}, drops(st)
+    sh = nfvd.ctl("lb show sessions")
+    assert {k: sh[k] for k in ("fwd", "rev", "icmp_error_fwd", "icmp_error_rev",
+                               "icmp_error_no_session")} == {
+        "fwd": 2, "rev": 1, "icmp_error_fwd": 1, "icmp_error_rev": 1,
+        "icmp_error_no_session": 0}, sh
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+    for frame in out["t"][1:]:
+        assert_error_checksums(frame)

@@ -114,7 +114,8 @@ def test_show_arcs(tmp_path):
     capture, flow statistics) and the bridge, on l2_output mirroring of ports
     and of their VLAN sub-interfaces (output captures are TX callbacks), on
     vlan_l2_input lcp's copies, a sub-interface's mirror and capture, and the
-    bridge, enabled nowhere until asked."""
+    bridge, on ip4_icmp_error (the errors nfvd builds) the load balancer's,
+    enabled nowhere until asked."""
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.start()
@@ -142,6 +143,8 @@ def test_show_arcs(tmp_path):
                                     {"feature": "nat44_out", "ifaces": []},
                                     {"feature": "bridge_output4", "ifaces": []},
                                     {"feature": "vlan_output4", "ifaces": []}]},
+        "ip4_icmp_error": {"arc": "ip4_icmp_error", "from": "ip4_icmp_error", "to": "ip4_lookup",
+                           "features": [{"feature": "lb_own_icmp_error", "ifaces": []}]},
         "ip6_ingress": {"arc": "ip6_ingress", "from": "ip6_input", "to": "ip6_lookup",
                         "features": [{"feature": "acl_in6", "ifaces": []},
                                      {"feature": "policer_in6", "ifaces": []}]},

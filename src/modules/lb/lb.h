@@ -36,6 +36,10 @@
  * outer source and the quoted destination become the VIP and port). In
  * mode dsr the first kind goes, unchanged, to the backend (its replies do
  * not pass nfvd, so nothing is to be put back). Errors make no session.
+ * nfvd's own errors about the packets lb_in translated (fragmentation
+ * needed on the way out...) are put back the same way by
+ * lb_own_icmp_error, on the ip4_icmp_error arc: a client sees the packet
+ * it sent quoted, a backend its own.
  */
 #ifndef NFV_LB_H
 #define NFV_LB_H

@@ -2,7 +2,10 @@
 /*
  * The burst loop both ICMP error nodes share: count the offending packet
  * under its drop reason, then turn it into the error about it, or free it
- * and count why not (not allowed, no source address, rate limited).
+ * and count why not (not allowed, no source address, rate limited). The
+ * errors go to next, or, when the family has an arc of features for the
+ * errors nfvd builds (ops->arc) and one is on, each to the first feature
+ * on the interface its offending packet came in by.
  */
 #ifndef NFV_ICMP_ERROR_H
 #define NFV_ICMP_ERROR_H
@@ -12,6 +15,7 @@
 #include <rte_graph_worker.h>
 #include <rte_meter.h>
 
+#include "core/arc.h"
 #include "modules/ip/ip_node.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_counters.h"
@@ -23,6 +27,7 @@ struct nfv_icmp_error_ops {
 	bool (*allowed)(struct rte_mbuf *m);
 	bool (*has_source)(const struct nfv_port_l3 *l3);
 	void (*build)(struct rte_mbuf *m, const struct nfv_port_l3 *l3);
+	struct nfv_arc *arc; /* its start node is the error node; NULL: none */
 };
 
 static __rte_always_inline uint16_t
@@ -67,8 +72,14 @@ nfv_icmp_error_burst(struct rte_graph *graph, struct rte_node *node, void **objs
 	}
 	if (n_dead > 0)
 		rte_pktmbuf_free_bulk(dead, n_dead);
-	if (n_out > 0)
+	if (n_out > 0 && ops->arc != NULL &&
+	    unlikely(__atomic_load_n(&ops->arc->n_ifaces_on, __ATOMIC_ACQUIRE) != 0)) {
+		for (uint16_t i = 0; i < n_out; i++)
+			rte_node_enqueue_x1(graph, node, nfv_arc_start_edge(ops->arc, out[i]->port),
+					    out[i]);
+	} else if (n_out > 0) {
 		rte_node_enqueue(graph, node, next, (void **)out, n_out);
+	}
 	return n;
 }
 

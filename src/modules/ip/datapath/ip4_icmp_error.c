@@ -11,7 +11,13 @@
  * the output port's in its place where they differ (4.3.2.4). The original
  * packet is counted under its drop reason either way.
  *
- * Edges: ip4_lookup.
+ * The error starts the ip4_icmp_error arc: features enabled on the
+ * interface its offending packet came in by see it before it is routed,
+ * e.g. a translator that puts back in the quote what it changed in the
+ * packet (lb: a client must see its own packet quoted, not the one nfvd
+ * sent on to a backend).
+ *
+ * Edges: ip4_lookup, and the arc's features.
  * Reads: meta.icmp_type/code/info, meta.drop_reason, meta.flags.
  * Counters: icmp errors sent, rate limited, no source address, not allowed.
  */
@@ -29,6 +35,16 @@ enum ip4_icmp_error_next {
 	IP4_ICMP_ERROR_NEXT_LOOKUP,
 	IP4_ICMP_ERROR_NEXT_MAX,
 };
+
+/* The features that see every ICMP error nfvd builds, by the interface
+ * the offending packet came in by (mbuf->port), before the route lookup
+ * (core/arc.h). */
+struct nfv_arc nfv_ip4_icmp_error_arc = {
+	.name = "ip4_icmp_error",
+	.start_node = "nfv_ip4_icmp_error",
+	.end_node = "nfv_ip4_lookup",
+};
+NFV_ARC_REGISTER(nfv_ip4_icmp_error_arc);
 
 #define ICMP4_ERROR_MAX_LEN 576
 #define ICMP4_HDRS_LEN (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr))
@@ -128,6 +144,7 @@ static const struct nfv_icmp_error_ops icmp4_ops = {
 	.allowed = icmp4_error_allowed,
 	.has_source = icmp4_has_source,
 	.build = icmp4_error_build,
+	.arc = &nfv_ip4_icmp_error_arc,
 };
 
 static uint16_t

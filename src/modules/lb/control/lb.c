@@ -247,7 +247,11 @@ features_apply(void)
 
 		if (want == feature_on[i])
 			continue;
-		if (nfv_arc_feature_set("ip4_ingress", "nfv_lb_in", i, want, err) < 0)
+		/* lb_in translates; lb_own_icmp_error puts back in nfvd's own
+		 * errors what lb_in changed in the packets they quote. */
+		if (nfv_arc_feature_set("ip4_ingress", "nfv_lb_in", i, want, err) < 0 ||
+		    nfv_arc_feature_set("ip4_icmp_error", "nfv_lb_own_icmp_error", i, want,
+					err) < 0)
 			NFV_LOG(ERR, "lb: %s", err);
 		else
 			feature_on[i] = want;

@@ -65,6 +65,7 @@
 #include "modules/ip/ip_node.h"
 #include "modules/ip/l4_icmp_error.h"
 #include "modules/ip/l4_rewrite.h"
+#include "modules/lb/datapath/lb_node.h"
 #include "modules/lb/lb.h"
 
 enum lb_in_next {
@@ -97,27 +98,6 @@ static struct nfv_arc_feature lb_in_feature = {
 	.runs_before = "nfv_nat44_in",
 };
 NFV_ARC_FEATURE_REGISTER(lb_in_feature);
-
-static __rte_always_inline void
-lb_key(struct nfv_lb_key *k, const struct nat_pkt *p)
-{
-	k->src = p->src;
-	k->dst = p->dst;
-	k->sport = p->sport;
-	k->dport = p->dport;
-	k->proto = p->proto;
-	k->pad[0] = k->pad[1] = k->pad[2] = 0;
-}
-
-/* Whether session s still belongs to a live service and backend of cfg. */
-static __rte_always_inline bool
-lb_live(const struct nfv_lb_config *cfg, const struct nfv_lb_session *s)
-{
-	const struct nfv_lb_service *svc = &cfg->svc[s->svc];
-
-	return s->svc < cfg->n_services && svc->uid == s->svc_uid && s->be < svc->n_backends &&
-	       svc->be[s->be].uid == s->be_uid;
-}
 
 static __rte_always_inline void
 lb_touch(struct nfv_lb_session *s, unsigned int dir, const struct nat_pkt *p,
@@ -170,67 +150,21 @@ lb_icmp_error(const struct nfv_worker *w, struct nfv_lb_table *t, struct nfv_lb_
 	      uint64_t now)
 {
 	struct nat_icmp_verdict v = { .next = next, .owner = NFV_HANDOFF_KEEP };
-	const struct nfv_lb_service *svc;
-	struct nfv_lb_session *s;
-	struct nfv_lb_key k;
-	struct nat_quote q;
-	struct nat_pkt r;
-	unsigned int dir;
-	struct nat_pkt p;
-	uint32_t bit;
+	struct lb_icmp_error e;
 
-	nat_parse(m, &p);
-	switch (nat_quote_parse(m, &p, &q)) {
-	case NAT_QUOTE_OK:
-		break;
-	case NAT_QUOTE_TRUNCATED:
-		c->icmp_error_truncated++;
+	if (!lb_icmp_error_find(w, t, c, cfg, m, handoff, now, &e)) {
+		v.owner = e.owner;
 		return v;
-	default:
-		return v; /* nothing the lb translates */
 	}
-	if (q.pkt.proto == IPPROTO_ICMP)
-		return v;
-	nat_quote_reversed(&q, &r);
-	lb_key(&k, &r);
-	svc = nfv_lb_svc_find(cfg, r.dst, r.dport, r.proto);
-	if (svc != NULL) {
-		/* The quote is from the VIP: r is a client's packet to it. */
-		s = nfv_lb_lookup(t, c, &k, &dir, now);
-		if (s == NULL && handoff && svc->mode != NFV_LB_DSR) {
-			v.owner = nfv_handoff_endpoint_owner(r.src, r.sport);
-			if (v.owner != w->index)
-				return v;
-			v.owner = NFV_HANDOFF_KEEP;
-		}
-		if (s == NULL || dir != NFV_LB_FWD || !lb_live(cfg, s) || p.dst != s->vip) {
-			c->icmp_error_no_session++;
-			return v;
-		}
+	if (e.dir == NFV_LB_FWD) {
 		c->icmp_error_fwd++;
-		if (svc->mode == NFV_LB_DSR)
-			v.next = lb_dsr(m, nfv_fib4_active(), s->backend);
+		if (cfg->svc[e.s->svc].mode == NFV_LB_DSR)
+			v.next = lb_dsr(m, nfv_fib4_active(), e.s->backend);
 		else
-			nat_icmp_error_rewrite(&p, &q, true, s->backend, s->bport);
+			nat_icmp_error_rewrite(&e.p, &e.q, true, e.s->backend, e.s->bport);
 		return v;
 	}
-	bit = nfv_lb_be_bit(r.src, r.sport, r.proto);
-	if (!(cfg->be_bits[bit >> 6] & (1ull << (bit & 63))))
-		return v;
-	/* The quote is to a backend endpoint: r is maybe its reply. */
-	s = nfv_lb_lookup(t, c, &k, &dir, now);
-	if (s == NULL && handoff) {
-		v.owner = nfv_handoff_endpoint_owner(r.dst, r.dport);
-		if (v.owner != w->index)
-			return v;
-		v.owner = NFV_HANDOFF_KEEP;
-	}
-	if (s == NULL || dir != NFV_LB_REV || !lb_live(cfg, s) ||
-	    cfg->svc[s->svc].mode == NFV_LB_DSR) {
-		c->icmp_error_no_session++;
-		return v;
-	}
-	nat_icmp_error_rewrite(&p, &q, false, s->vip, s->vport);
+	nat_icmp_error_rewrite(&e.p, &e.q, false, e.s->vip, e.s->vport);
 	c->icmp_error_rev++;
 	return v;
 }
