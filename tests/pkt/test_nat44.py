@@ -224,6 +224,38 @@ def test_udp_without_checksum_and_address_range(tmp_path):
     assert out["t"][1:] == [to_wan(udp(a, S, 7001, 53)), to_wan(udp(a, S2, 7002, 53))]
 
 
+def test_show_names_a_single_outside_address_once(tmp_path):
+    """An snat rule "to A", or "to A-A" (a pool of one address), is shown
+    "A", as written; a range "A-B", the interface's address and the dnat
+    rules as before. The JSON view (keys unchanged) and the text view."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("t")
+    nfvd.cmd(*CONFIG[:-1],
+             "nat44 snat add src 10.0.0.0/24 dev wan to 203.0.113.100",
+             "nat44 snat add src 10.1.0.0/24 dev wan to 203.0.113.7-203.0.113.7",
+             "nat44 snat add src 10.2.0.0/24 dev wan to 203.0.113.8-203.0.113.9",
+             "nat44 snat add src 10.3.0.0/24 dev wan",
+             "nat44 dnat add dev wan proto tcp dport 8080 to 10.0.0.2")
+    nfvd.start()
+    sh = nfvd.ctl("nat44 show")
+    assert sh["snat"] == [
+        {"src": "10.0.0.0/24", "dev": "wan", "to": "203.0.113.100", "iface_address": False},
+        {"src": "10.1.0.0/24", "dev": "wan", "to": "203.0.113.7", "iface_address": False},
+        {"src": "10.2.0.0/24", "dev": "wan", "to": "203.0.113.8-203.0.113.9",
+         "iface_address": False},
+        {"src": "10.3.0.0/24", "dev": "wan", "to": OUT, "iface_address": True}], sh["snat"]
+    assert sh["dnat"] == [{"dev": "wan", "proto": "tcp", "dport": 8080, "to": "10.0.0.2",
+                           "to_port": 8080}], sh["dnat"]
+    text = nfvd.ctl_result("nat44", "show", json_out=False).stdout.splitlines()
+    snat = [line.split() for line in text[text.index("snat:") + 1:text.index("dnat:")]]
+    assert snat == [["src", "dev", "to", "iface_address"],
+                    ["10.0.0.0/24", "wan", "203.0.113.100", "no"],
+                    ["10.1.0.0/24", "wan", "203.0.113.7", "no"],
+                    ["10.2.0.0/24", "wan", "203.0.113.8-203.0.113.9", "no"],
+                    ["10.3.0.0/24", "wan", OUT, "yes"]], text
+    nfvd.stop()
+
+
 def test_drops_fragments_unsupported_full_and_expiry(tmp_path):
     frag = IP(src=H, dst=S, ttl=64, flags="MF", id=9) / UDP(sport=1, dport=2) / Raw(b"f" * 16)
     gre = IP(src=H, dst=S, ttl=64, proto=47) / Raw(b"\x00\x00\x08\x00")

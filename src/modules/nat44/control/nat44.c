@@ -616,6 +616,9 @@ rules_json(void)
 
 			snprintf(to, sizeof(to), "%s", l3 != NULL && l3->has4 ?
 				 v4_str(l3->src4, a) : "none");
+		} else if (r->lo == r->hi) {
+			/* "to A", or a range of one address: as "to A" reads. */
+			snprintf(to, sizeof(to), "%s", v4_str(rte_cpu_to_be_32(r->lo), a));
 		} else {
 			snprintf(to, sizeof(to), "%s-%s", v4_str(rte_cpu_to_be_32(r->lo), a),
 				 v4_str(rte_cpu_to_be_32(r->hi), b));
