@@ -679,21 +679,32 @@ def build_cases(env):
         nomatch = "tcp port 9"
         cap_in = os.path.join(env.work, "bench-capture-in.pcapng")
         cap_out = os.path.join(env.work, "bench-capture-out.pcapng")
+        vis_apps = [
+            app_testpmd(env, pcap, 32), app_l3fwd(env, pcap, 32),
+            app_nfvd(env, "nfvd-vis-plain", pcap, label="nfvd"),
+            app_nfvd(env, "nfvd-vis-flow", pcap, label="nfvd-flow",
+                     extra=["flow enable"], note="; flow statistics on"),
+            app_nfvd(env, "nfvd-vis-capture", pcap, label="nfvd-capture",
+                     extra=[f'capture start dev in in file {cap_in} filter "{nomatch}"',
+                            f'capture start dev out out file {cap_out} filter "{nomatch}"'],
+                     note=f"; captures in and out, filter '{nomatch}'")]
+        if env.nfvd_baseline:
+            # Plain and flow statistics on the baseline build too: a change
+            # to a feature measured against the feature before it.
+            vis_apps += [
+                app_nfvd_baseline(env, "nfvd-vis-plain-baseline", pcap),
+                app_nfvd(env, "nfvd-vis-flow-baseline", pcap, label="nfvd-flow-baseline",
+                         binary=env.nfvd_baseline, env_args=env.nfvd_baseline_extra,
+                         extra=["flow enable"],
+                         note=f"; flow statistics on; built at {env.nfvd_baseline_rev} "
+                         "(before)")]
         cases["ipv4-64-visibility"] = Case(
             "ipv4-64-visibility", "IPv4 64 B: flow statistics, capture (filter matching "
             "nothing) against plain routing",
             std_traffic.format(size=64) + "; nfvd-flow: flow enable (512 flows, every "
             f"frame counted); nfvd-capture: captures on both ports with filter '{nomatch}' "
             "(in on the input, out on the output: both arcs, nothing matches)",
-            [app_testpmd(env, pcap, 32), app_l3fwd(env, pcap, 32),
-             app_nfvd(env, "nfvd-vis-plain", pcap, label="nfvd"),
-             app_nfvd(env, "nfvd-vis-flow", pcap, label="nfvd-flow",
-                      extra=["flow enable"], note="; flow statistics on"),
-             app_nfvd(env, "nfvd-vis-capture", pcap, label="nfvd-capture",
-                      extra=[f'capture start dev in in file {cap_in} filter "{nomatch}"',
-                             f'capture start dev out out file {cap_out} filter "{nomatch}"'],
-                      note=f"; captures in and out, filter '{nomatch}'")],
-            compare_to="nfvd")
+            vis_apps, compare_to="nfvd")
 
     if env.have_nfvd:
         # Firewall: 1,000 ACL rules on the input port's ingress and the output
