@@ -8,16 +8,14 @@
  * receive (a feature of the l2_input arc): the 5-tuple and the receiving
  * port are the key; the entry (at the key's position in the hash) holds
  * packets, bytes (of the IP packet), first and last seen and the TCP flags
- * OR-ed (an IPv4 flow's latest frames counted in its slot of the worker's
- * flow cache, below, until they are folded in). The worker itself expires
- * its entries (flow_scan, a source node, a slice of the tables every
- * millisecond): a flow idle for the idle
+ * OR-ed. The worker itself expires its entries (flow_scan, a source node,
+ * a slice of the tables every millisecond): a flow idle for the idle
  * timeout is ended, one active for longer than the active timeout is
  * reported so far; either way a record with the counts since the last one
  * goes on the worker's ring (single producer, single consumer). The control
  * thread drains the rings (IPFIX export, RFC 7011) and reads the tables
- * for "flow show": an entry's generation is odd while the worker creates,
- * deletes or folds into it, so a reader that sees it change reads again.
+ * for "flow show": an entry's generation is odd while the worker creates
+ * or deletes it, so a reader that sees it change skips the entry.
  */
 #ifndef NFV_FLOW_H
 #define NFV_FLOW_H
@@ -70,15 +68,11 @@ struct nfv_flow_key6 {
  * key (pad 0) never equals it. */
 #define NFV_FLOW_KEY4_NONE 0xff
 
-/* An entry's slot when the flow cache holds none of its counts. */
-#define NFV_FLOW_SLOT_NONE UINT32_MAX
-
 /*
  * A flow's entry, at its key's position in its table. Addresses and ports
- * in network order, as in the packet. The frames of an IPv4 flow count in
- * the flow's slot of the cache (below), folded into the entry when the
- * worker's scan visits it or the flow leaves the cache; the frames of an
- * IPv6 flow count here.
+ * in network order, as in the packet. The first cache line is all that a
+ * frame of an IPv4 flow found in the cache reads and writes (key compare,
+ * counts); the second holds the IPv6 key and what only the scan reads.
  */
 struct nfv_flow_entry {
 	struct nfv_flow_key4 key4; /* IPv4 flows; pad NFV_FLOW_KEY4_NONE otherwise */
@@ -102,12 +96,11 @@ struct nfv_flow_entry {
 	};
 	uint8_t used;
 	uint8_t pad;
-	uint32_t gen;          /* odd: being created, deleted or folded into */
+	uint32_t gen;          /* odd: being created or deleted */
 	/* Second cache line. */
 	struct nfv_flow_key6 key6; /* IPv6 flows */
 	uint64_t first_tsc;
 	uint64_t exp_bytes;
-	uint32_t slot;         /* IPv4: its slot in the cache, or NFV_FLOW_SLOT_NONE */
 } __rte_aligned(64);
 
 /* What a worker hands to control: counts since the previous record. */
@@ -172,21 +165,18 @@ nfv_flow_record_make(int fam, const struct nfv_flow_entry *e, bool end,
 }
 
 /*
- * In front of the IPv4 table, a cache of the flows' counters: sets of two
- * ways, the set chosen by a multiplicative hash of the key, a way one
- * cache line (struct nfv_flow_slot): the key and what its frames counted
- * since the last fold into the flow's entry. A frame whose flow has a slot
- * reads and writes that line alone: no load of a pointer first, no line
- * of the entry. A frame that misses both ways goes to the table's bulk
- * lookup and takes a way of its set: an empty one, else the one whose
- * frame came last longer ago, whose counts are folded into its own entry
- * first. The worker's scan folds a flow's slot into its entry before it
- * looks at the entry; "flow show" adds what the slot holds to what the
- * entry holds.
+ * In front of the IPv4 table, a cache of entries: sets of four ways, the
+ * set chosen by a multiplicative hash of the key. The IPv4 entries follow
+ * the cache in memory, and a way holds an entry's address (a frame
+ * reaches the entry with the one load of its way), no key: a frame hits when the entry there has the frame's
+ * key (a freed entry's key never matches, so nothing is cleared when a
+ * flow ends, and an empty way points at entry 0). A frame that misses
+ * every way goes to the table's bulk lookup and takes way 0 of its set,
+ * the others moving down one.
  */
 #define NFV_FLOW_CACHE_BITS 13
 #define NFV_FLOW_CACHE_SETS (1u << NFV_FLOW_CACHE_BITS)
-#define NFV_FLOW_CACHE_WAYS 2
+#define NFV_FLOW_CACHE_WAYS 4
 #define NFV_FLOW_CACHE_MUL 0x7feb352dull
 
 /* The cache set of an IPv4 key, as two words (struct nfv_flow_key4). */
@@ -197,28 +187,25 @@ nfv_flow_cache_set(uint64_t lo, uint64_t hi)
 	return (uint32_t)(((lo + hi) * NFV_FLOW_CACHE_MUL) >> (64 - NFV_FLOW_CACHE_BITS));
 }
 
-/* The first word of an empty slot's key: pad NFV_FLOW_KEY4_NONE, which no
- * frame's key has. */
-#define NFV_FLOW_SLOT_EMPTY ((uint64_t)NFV_FLOW_KEY4_NONE << 32)
-
-/* A way of the cache: written by its worker only. */
-struct nfv_flow_slot {
-	uint64_t lo, hi;       /* the key, as two words; lo NFV_FLOW_SLOT_EMPTY: free */
-	uint64_t packets;      /* counted since the last fold */
-	uint64_t bytes;
-	uint64_t last_tsc;     /* of the last frame counted here */
-	uint16_t flags;        /* TCP flags OR-ed since the last fold, twice (both_flags) */
-	uint16_t pad;
-	uint32_t pos;          /* the flow's entry */
-	uint64_t pad2[2];
-} __rte_aligned(64);
-
+/* The ways: way 0 of every set in an array of its own (a frame's first
+ * look is one scaled load), then the others. */
+struct nfv_flow_entry;
 struct nfv_flow_cache {
-	struct nfv_flow_slot set[NFV_FLOW_CACHE_SETS][NFV_FLOW_CACHE_WAYS];
+	struct nfv_flow_entry *way0[NFV_FLOW_CACHE_SETS];
+	struct nfv_flow_entry *more[NFV_FLOW_CACHE_SETS][NFV_FLOW_CACHE_WAYS - 1];
 };
 
+static __rte_always_inline struct nfv_flow_entry **
+nfv_flow_cache_way(struct nfv_flow_cache *c, uint32_t set, unsigned int way)
+{
+	return way == 0 ? &c->way0[set] : &c->more[set][way - 1];
+}
+
+/* Bytes of the cache, where the IPv4 entries begin. */
+#define NFV_FLOW_CACHE_BYTES (sizeof(struct nfv_flow_cache))
+
 struct nfv_flow_worker {
-	struct nfv_flow_cache *cache;
+	struct nfv_flow_cache *cache; /* the IPv4 entries follow it */
 	struct nfv_flow_entry *entries[NFV_FLOW_FAMILIES];
 	struct rte_hash *hash[NFV_FLOW_FAMILIES];
 	uint64_t *live[NFV_FLOW_FAMILIES]; /* a bit per entry: a flow there */
@@ -228,45 +215,6 @@ struct nfv_flow_worker {
 	uint64_t next_scan_tsc;
 	uint32_t iface_epoch; /* nfv_flow_iface_epoch when removed interfaces' flows last ended */
 } __rte_cache_aligned;
-
-/* The slot at index i (set * NFV_FLOW_CACHE_WAYS + way). */
-static __rte_always_inline struct nfv_flow_slot *
-nfv_flow_slot_at(struct nfv_flow_cache *c, uint32_t i)
-{
-	return &c->set[i / NFV_FLOW_CACHE_WAYS][i % NFV_FLOW_CACHE_WAYS];
-}
-
-/*
- * Moves what IPv4 entry e's slot in cache c counted into e; with
- * leave, the flow leaves the cache too (the slot is free). By the worker,
- * or by control once the workers have stopped. The entry's gen is odd
- * meanwhile, so that "flow show" does not count a frame in both or in
- * neither.
- */
-static inline void
-nfv_flow_slot_fold(struct nfv_flow_cache *c, struct nfv_flow_entry *e, bool leave)
-{
-	struct nfv_flow_slot *s = nfv_flow_slot_at(c, e->slot);
-
-	if (s->packets == 0 && !leave)
-		return;
-	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	if (s->packets != 0) {
-		e->packets += s->packets;
-		e->bytes += s->bytes;
-		e->last_tsc = s->last_tsc;
-		e->both_flags |= s->flags;
-		s->packets = 0;
-		s->bytes = 0;
-		s->flags = 0;
-	}
-	if (leave) {
-		s->lo = NFV_FLOW_SLOT_EMPTY;
-		e->slot = NFV_FLOW_SLOT_NONE;
-	}
-	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
-}
 
 /* Interfaces removed: the epoch counts removals, removed_at[] is the epoch
  * of an interface's last one. A worker's scan ends (reports and deletes)
@@ -310,8 +258,7 @@ struct nfv_flow_counters {
 	uint64_t table_full;   /* packets of flows with no room in the table */
 	uint64_t records;      /* records put on the ring */
 	uint64_t ring_full;    /* records that waited for room on the ring */
-	uint64_t evicted;      /* flows whose slot in the cache another flow took */
-	uint64_t pad[2];
+	uint64_t pad[3];
 };
 extern struct nfv_counter_block nfv_flow_counters_block;
 

@@ -21,7 +21,6 @@
 #include <rte_hash_crc.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_pause.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
@@ -83,8 +82,7 @@ worker_free(struct nfv_flow_worker *fw)
 	}
 	rte_free(fw->entries[NFV_FLOW_V6]);
 	rte_ring_free(fw->ring);
-	rte_free(fw->entries[NFV_FLOW_V4]);
-	rte_free(fw->cache);
+	rte_free(fw->cache); /* and the IPv4 entries after it */
 	rte_free(fw);
 }
 
@@ -98,8 +96,10 @@ worker_make(unsigned int i, char *err)
 
 	if (fw == NULL)
 		goto nomem;
-	fw->cache = rte_zmalloc_socket("nfv_flow_cache", sizeof(*fw->cache), RTE_CACHE_LINE_SIZE,
-				       socket);
+	/* The cache, then the IPv4 entries (flow.h). */
+	fw->cache = rte_zmalloc_socket("nfv_flow_cache", NFV_FLOW_CACHE_BYTES +
+				       FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
+				       RTE_CACHE_LINE_SIZE, socket);
 	if (fw->cache == NULL)
 		goto nomem;
 	for (int f = 0; f < NFV_FLOW_FAMILIES; f++) {
@@ -116,22 +116,23 @@ worker_make(unsigned int i, char *err)
 
 		snprintf(name, sizeof(name), "nfv_flow%d_w%u", f == NFV_FLOW_V4 ? 4 : 6, i);
 		fw->hash[f] = rte_hash_create(&hp);
-		fw->entries[f] = rte_zmalloc_socket("nfv_flow_entries",
-						    FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
-						    RTE_CACHE_LINE_SIZE, socket);
+		fw->entries[f] = f == NFV_FLOW_V4 ?
+			RTE_PTR_ADD(fw->cache, NFV_FLOW_CACHE_BYTES) :
+			rte_zmalloc_socket("nfv_flow_entries",
+					   FLOW_CAPACITY * sizeof(struct nfv_flow_entry),
+					   RTE_CACHE_LINE_SIZE, socket);
 		fw->live[f] = rte_zmalloc_socket("nfv_flow_live", FLOW_CAPACITY / 8,
 						 RTE_CACHE_LINE_SIZE, socket);
 		if (fw->hash[f] == NULL || fw->entries[f] == NULL || fw->live[f] == NULL)
 			goto nomem;
-		/* No entry holds an IPv4 flow yet, nor a slot of the cache. */
-		for (uint32_t p = 0; p < FLOW_CAPACITY; p++) {
+		/* No entry holds an IPv4 flow yet. */
+		for (uint32_t p = 0; p < FLOW_CAPACITY; p++)
 			fw->entries[f][p].key4.pad = NFV_FLOW_KEY4_NONE;
-			fw->entries[f][p].slot = NFV_FLOW_SLOT_NONE;
-		}
 	}
+	/* Every way points at entry 0, which holds no flow yet. */
 	for (uint32_t set = 0; set < NFV_FLOW_CACHE_SETS; set++)
 		for (unsigned int way = 0; way < NFV_FLOW_CACHE_WAYS; way++)
-			fw->cache->set[set][way].lo = NFV_FLOW_SLOT_EMPTY;
+			*nfv_flow_cache_way(fw->cache, set, way) = fw->entries[NFV_FLOW_V4];
 	snprintf(name, sizeof(name), "nfv_flow_ring_w%u", i);
 	fw->ring = rte_ring_create_elem(name, sizeof(struct nfv_flow_record), FLOW_RING_SIZE,
 					socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -275,48 +276,17 @@ row_cmp(const void *a, const void *b)
 	return x->packets < y->packets ? 1 : x->packets > y->packets ? -1 : 0;
 }
 
-/* A consistent copy of worker fw's entry at pos of family fam, with what
- * its slot in the flow cache counted added, or false (free or changing). */
+/* A consistent copy of a worker's entry, or false (free or changing). */
 static bool
-entry_read_once(struct nfv_flow_worker *fw, int fam, uint32_t pos, struct nfv_flow_entry *out)
+entry_read(const struct nfv_flow_entry *e, struct nfv_flow_entry *out)
 {
-	const struct nfv_flow_entry *e = &fw->entries[fam][pos];
 	uint32_t g = __atomic_load_n(&e->gen, __ATOMIC_ACQUIRE);
 
 	if ((g & 1) != 0 || !e->used)
 		return false;
 	memcpy(out, e, sizeof(*out));
-	if (fam == NFV_FLOW_V4 && out->slot < NFV_FLOW_CACHE_SETS * NFV_FLOW_CACHE_WAYS) {
-		/* The worker writes the slot as frames come: a count read
-		 * while it adds one is the count before or after it. */
-		const struct nfv_flow_slot *s = nfv_flow_slot_at(fw->cache, out->slot);
-		uint64_t packets = __atomic_load_n(&s->packets, __ATOMIC_RELAXED);
-
-		if (packets != 0) {
-			out->packets += packets;
-			out->bytes += __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
-			out->last_tsc = __atomic_load_n(&s->last_tsc, __ATOMIC_RELAXED);
-			out->both_flags |= __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
-		}
-	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&e->gen, __ATOMIC_RELAXED) == g && out->used;
-}
-
-/* A consistent copy of worker fw's entry at pos of family fam, with what
- * its slot in the flow cache counted added, or false (free, or changing
- * at every try). */
-static bool
-entry_read(struct nfv_flow_worker *fw, int fam, uint32_t pos, struct nfv_flow_entry *out)
-{
-	for (int tries = 0; tries < 16; tries++) {
-		if (entry_read_once(fw, fam, pos, out))
-			return true;
-		if (!__atomic_load_n(&fw->entries[fam][pos].used, __ATOMIC_RELAXED))
-			return false;
-		rte_pause();
-	}
-	return false;
 }
 
 json_t *
@@ -334,7 +304,7 @@ nfv_flow_show(uint32_t top)
 			for (uint32_t p = 0; p < FLOW_CAPACITY; p++) {
 				struct nfv_flow_entry e;
 
-				if (!entry_read(fw, f, p, &e))
+				if (!entry_read(&fw->entries[f][p], &e))
 					continue;
 				if (n == cap) {
 					struct flow_row *r;
@@ -413,10 +383,10 @@ flow_show_stats(json_t *stats)
 
 	nfv_counters_sum(&nfv_flow_counters_block, &c);
 	json_object_set_new(stats, "flow", json_pack(
-		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"{s:I, s:I, s:I, s:I, s:I, s:I}",
 		"flows_created", (json_int_t)c.created, "flows_ended", (json_int_t)c.expired,
 		"table_full", (json_int_t)c.table_full, "records", (json_int_t)c.records,
-		"ring_full", (json_int_t)c.ring_full, "cache_evictions", (json_int_t)c.evicted,
+		"ring_full", (json_int_t)c.ring_full,
 		"records_exported", (json_int_t)(records_drained - records_discarded)));
 }
 
@@ -480,11 +450,9 @@ flow_stop(void)
 
 		for (int f = 0; fw != NULL && f < NFV_FLOW_FAMILIES; f++)
 			for (uint32_t p = 0; p < FLOW_CAPACITY; p++) {
-				struct nfv_flow_entry *e = &fw->entries[f][p];
+				const struct nfv_flow_entry *e = &fw->entries[f][p];
 				struct nfv_flow_record r;
 
-				if (e->used && f == NFV_FLOW_V4 && e->slot != NFV_FLOW_SLOT_NONE)
-					nfv_flow_slot_fold(fw->cache, e, false);
 				if (e->used && nfv_flow_record_make(f, e, true, &r))
 					record_out(&r);
 			}

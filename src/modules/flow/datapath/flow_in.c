@@ -14,19 +14,17 @@
  * The common frame (untagged IPv4 UDP or TCP without options, not a later
  * fragment, at least 48 bytes) is read with a few wide loads (the header
  * checks: one 16-byte load, an XOR and a test against a mask) and
- * counted in its flow's slot of the worker's cache (flow.h) when it has
- * one: no call, no table lookup, one cache line. The others, and the
- * frames whose flow the cache misses, wait for one bulk lookup per table
- * (up to 64 frames each); a key not found is a flow's first packet (a new
- * entry).
+ * counted in place when its flow is in the worker's cache (flow.h): no
+ * call, no table lookup. The others, and the frames whose flow the cache misses, wait
+ * for one bulk lookup per table (up to 64 frames each); a key not found
+ * is a flow's first packet (a new entry).
  *
  * Edges: ip4_fast and ip6_fast (l2_end.h: a burst of one port at the
  * arc's end), the l2_input arc's next features and eth_input.
  * Reads: mbuf->port, the frame's headers. (Not the RSS hash: testing
  * whether the device gave one costs what the key's multiplicative hash
  * costs.)
- * Counters: flows created, packets of flows with no room (table full),
- *           flows whose slot in the cache another flow took (evicted).
+ * Counters: flows created, packets of flows with no room (table full).
  * Drops nothing.
  */
 #include <rte_byteorder.h>
@@ -194,7 +192,7 @@ flow_be16(const uint8_t *p)
 #endif
 }
 
-/* Counts one frame in (IPv6) entry e; flags: its TCP flags, twice. */
+/* Counts one frame in entry e; flags: its TCP flags, twice. */
 static __rte_always_inline void
 flow_update(struct nfv_flow_entry *e, uint32_t len, uint16_t flags, uint64_t now)
 {
@@ -204,20 +202,14 @@ flow_update(struct nfv_flow_entry *e, uint32_t len, uint16_t flags, uint64_t now
 	e->both_flags |= flags;
 }
 
-/* Counts one frame in slot s; flags: its TCP flags, twice. */
-static __rte_always_inline void
-slot_update(struct nfv_flow_slot *s, uint32_t len, uint16_t flags, uint64_t now)
-{
-	s->packets++;
-	s->bytes += len;
-	s->last_tsc = now;
-	s->flags |= flags;
-}
-
 static __rte_always_inline bool
-slot_is(const struct nfv_flow_slot *s, uint64_t lo, uint64_t hi)
+key4_is(const struct nfv_flow_entry *e, uint64_t lo, uint64_t hi)
 {
-	return ((s->lo ^ lo) | (s->hi ^ hi)) == 0;
+	uint64_t a, b;
+
+	memcpy(&a, &e->key4, 8);
+	memcpy(&b, (const uint8_t *)&e->key4 + 8, 8);
+	return ((a ^ lo) | (b ^ hi)) == 0;
 }
 
 /* An IPv4 frame for the table lookup; flags: its TCP flags. */
@@ -234,11 +226,23 @@ flow_pend4(struct flow_pending *p, uint64_t lo, uint64_t hi, uint32_t set, uint3
 	p->fl4[k] = (uint16_t)(flags * 0x101);
 }
 
-/* An IPv4 frame whose flow the cache misses: kept for the table lookup. */
+/* An IPv4 frame whose flow is not in way 0 of its set: counted when
+ * another way has it, else kept for the table lookup. */
 static __rte_noinline void
-flow_miss(uint64_t lo, uint64_t hi, uint32_t len, uint8_t flags, struct flow_pending *p)
+flow_ways(struct nfv_flow_worker *fw, uint64_t lo, uint64_t hi, uint32_t len, uint8_t flags,
+	  uint64_t now, struct flow_pending *p)
 {
-	flow_pend4(p, lo, hi, nfv_flow_cache_set(lo, hi), len, flags);
+	uint32_t set = nfv_flow_cache_set(lo, hi);
+
+	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS; way++) {
+		struct nfv_flow_entry *e = *nfv_flow_cache_way(fw->cache, set, way);
+
+		if (key4_is(e, lo, hi)) {
+			flow_update(e, len, (uint16_t)(flags * 0x101), now);
+			return;
+		}
+	}
+	flow_pend4(p, lo, hi, set, len, flags);
 }
 
 /* An IPv4 frame the fast path did not read. */
@@ -246,18 +250,18 @@ static void
 flow_count4(struct nfv_flow_worker *fw, const struct nfv_flow_key4 *k, uint32_t len,
 	    uint8_t flags, uint64_t now, struct flow_pending *p)
 {
-	struct nfv_flow_slot *s;
 	uint64_t lo, hi;
+	uint32_t set;
+	struct nfv_flow_entry *e;
 
 	memcpy(&lo, k, 8);
 	memcpy(&hi, (const uint8_t *)k + 8, 8);
-	s = fw->cache->set[nfv_flow_cache_set(lo, hi)];
-	for (unsigned int way = 0; way < NFV_FLOW_CACHE_WAYS; way++, s++)
-		if (slot_is(s, lo, hi)) {
-			slot_update(s, len, (uint16_t)(flags * 0x101), now);
-			return;
-		}
-	flow_miss(lo, hi, len, flags, p);
+	set = nfv_flow_cache_set(lo, hi);
+	e = fw->cache->way0[set];
+	if (key4_is(e, lo, hi))
+		flow_update(e, len, (uint16_t)(flags * 0x101), now);
+	else
+		flow_ways(fw, lo, hi, len, flags, now, p);
 }
 
 /* The entry of a key the lookup did not find: added (a flow's first
@@ -274,15 +278,13 @@ flow_create(struct nfv_flow_worker *fw, int fam, const void *key, uint64_t now,
 	e = &fw->entries[fam][pos];
 	if (e->used)
 		return pos;
-	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELAXED); /* odd: being written */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE); /* odd: being written */
 	if (fam == NFV_FLOW_V4)
 		memcpy(&e->key4, key, sizeof(e->key4));
 	else
 		memcpy(&e->key6, key, sizeof(e->key6));
 	e->packets = e->bytes = e->exp_packets = e->exp_bytes = 0;
 	e->both_flags = 0;
-	e->slot = NFV_FLOW_SLOT_NONE;
 	e->first_tsc = e->last_tsc = e->exp_tsc = now;
 	e->used = 1;
 	fw->live[fam][pos / 64] |= UINT64_C(1) << (pos % 64);
@@ -292,45 +294,8 @@ flow_create(struct nfv_flow_worker *fw, int fam, const void *key, uint64_t now,
 	return pos;
 }
 
-/*
- * The slot of IPv4 entry e (at pos, key lo, hi) in set: the way that has
- * the key (an earlier frame of the chunk put it there), else an empty
- * way, else the way whose last frame is older, its flow's counts folded
- * into that flow's entry first.
- */
-static struct nfv_flow_slot *
-flow_slot_take(struct nfv_flow_worker *fw, uint32_t set, struct nfv_flow_entry *e, uint32_t pos,
-	       uint64_t lo, uint64_t hi, struct nfv_flow_counters *c)
-{
-	struct nfv_flow_slot *w = fw->cache->set[set], *s = &w[0];
-
-	for (unsigned int way = 0; way < NFV_FLOW_CACHE_WAYS; way++)
-		if (slot_is(&w[way], lo, hi))
-			return &w[way];
-	for (unsigned int way = 1; way < NFV_FLOW_CACHE_WAYS && s->lo != NFV_FLOW_SLOT_EMPTY; way++)
-		if (w[way].lo == NFV_FLOW_SLOT_EMPTY || w[way].last_tsc < s->last_tsc)
-			s = &w[way];
-	if (s->lo != NFV_FLOW_SLOT_EMPTY) {
-		nfv_flow_slot_fold(fw->cache, &fw->entries[NFV_FLOW_V4][s->pos], true);
-		c->evicted++;
-	}
-	s->hi = hi;
-	s->packets = s->bytes = 0;
-	s->flags = 0;
-	s->last_tsc = 0;
-	s->pos = pos;
-	s->lo = lo;
-	/* Counted in the slot from here: "flow show" adds the slot's counts
-	 * to the entry's from this store on. */
-	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	e->slot = (uint32_t)(s - &fw->cache->set[0][0]);
-	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
-	return s;
-}
-
 /* The IPv4 frames the cache missed: one bulk lookup, new flows added; each
- * takes a slot of its set. */
+ * takes way 0 of its set. */
 static void
 flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 	     struct nfv_flow_counters *c)
@@ -347,8 +312,9 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 	}
 	rte_hash_lookup_with_hash_bulk(fw->hash[NFV_FLOW_V4], kp, sig, n, pos);
 	for (unsigned int k = 0; k < n; k++) {
+		uint32_t set = p->set4[k];
 		int32_t at = pos[k];
-		uint64_t lo, hi;
+		unsigned int w;
 
 		if (unlikely(at < 0)) {
 			at = flow_create(fw, NFV_FLOW_V4, &p->k4[k], now, c);
@@ -357,10 +323,15 @@ flow_lookup4(struct nfv_flow_worker *fw, struct flow_pending *p, uint64_t now,
 				continue;
 			}
 		}
-		memcpy(&lo, &p->k4[k], 8);
-		memcpy(&hi, (const uint8_t *)&p->k4[k] + 8, 8);
-		slot_update(flow_slot_take(fw, p->set4[k], &entries[at], (uint32_t)at, lo, hi, c),
-			    p->len4[k], p->fl4[k], now);
+		/* Way 0, the others down one (up to the one it held). */
+		for (w = 0; w < NFV_FLOW_CACHE_WAYS - 1 &&
+			    *nfv_flow_cache_way(fw->cache, set, w) != &entries[at]; w++)
+			;
+		for (; w > 0; w--)
+			*nfv_flow_cache_way(fw->cache, set, w) =
+				*nfv_flow_cache_way(fw->cache, set, w - 1);
+		fw->cache->way0[set] = &entries[at];
+		flow_update(&entries[at], p->len4[k], p->fl4[k], now);
 	}
 	p->n4 = 0;
 }
@@ -409,28 +380,32 @@ flow_slow(struct nfv_flow_worker *fw, struct rte_mbuf *m, uint64_t now, struct f
 	}
 }
 
-/* A frame of the fast path, key lo, hi: counted in its flow's slot of
- * the cache (way 0 of its set, else way 1), else passed to flow_miss().
- * base: the cache. */
+/* A frame of the fast path, key lo, hi: counted in the entry of way 0 of
+ * its set when that holds its flow, else passed to flow_ways(). base: the
+ * cache, followed by the IPv4 entries. */
 static __rte_always_inline void
-flow_fast_count(uint8_t *base, uint64_t lo, uint64_t hi, uint64_t len, uint8_t flags,
-		uint64_t now, struct flow_pending *p)
+flow_fast_count(struct nfv_flow_worker *fw, uint8_t *base, uint64_t lo, uint64_t hi,
+		uint64_t len, uint8_t flags, uint64_t now, struct flow_pending *p)
 {
-	struct nfv_flow_slot *s = ((struct nfv_flow_cache *)base)->set[nfv_flow_cache_set(lo, hi)];
+	uint32_t set = nfv_flow_cache_set(lo, hi);
+	struct nfv_flow_entry *e = ((struct nfv_flow_cache *)base)->way0[set];
+	uint64_t k0, k1;
 
-	if (unlikely(s->lo != lo) || unlikely(s->hi != hi)) {
-		/* Way 1: the flows that share a set with another. */
-		s++;
-		if (!slot_is(s, lo, hi)) {
-			flow_miss(lo, hi, (uint32_t)len, flags, p);
+	memcpy(&k0, &e->key4, 8);
+	memcpy(&k1, (const uint8_t *)&e->key4 + 8, 8);
+	if (unlikely(k0 != lo) || unlikely(k1 != hi)) {
+		/* Way 1 here too: the flows that share a set with another. */
+		e = ((struct nfv_flow_cache *)base)->more[set][0];
+		if (!key4_is(e, lo, hi)) {
+			flow_ways(fw, lo, hi, (uint32_t)len, flags, now, p);
 			return;
 		}
 	}
-	s->packets++;
-	s->bytes += len;
-	s->last_tsc = now;
+	e->packets++;
+	e->bytes += len;
+	e->last_tsc = now;
 	if (flags != 0)
-		s->flags |= (uint16_t)(flags * 0x101);
+		e->both_flags |= (uint16_t)(flags * 0x101);
 }
 
 /*
@@ -447,7 +422,7 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 {
 	uint16_t other = 0;
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint8_t *base = (uint8_t *)fw->cache;
+	uint8_t *base = (uint8_t *)fw->cache; /* the ways, then the IPv4 entries */
 	/* The first word of a UDP key from port0 but for the source address
 	 * (struct nfv_flow_key4: source, pad, protocol, port). */
 	uint64_t key_udp = (uint64_t)port0 << 48 | (uint64_t)IPPROTO_UDP << 40;
@@ -501,12 +476,12 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 		/* (The TCP test XORs this again rather than keep the load.) */
 		__asm__("" : "+x"(hdr));
 		if (likely(_mm_testz_si128(hdr, hdr_mask))) {
-			flow_fast_count(base, lo, hi, len, 0, now, p);
+			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
 			continue;
 		}
 		if (likely(_mm_testz_si128(_mm_xor_si128(hdr, hdr_tcp), hdr_mask))) {
 			lo ^= (uint64_t)(IPPROTO_UDP ^ IPPROTO_TCP) << 40;
-			flow_fast_count(base, lo, hi, len, b[47], now, p);
+			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
 			continue;
 		}
 #else
@@ -517,13 +492,13 @@ flow_chunk(struct nfv_flow_worker *fw, struct rte_mbuf **pkts, unsigned int n, u
 			     (*(const unaligned_uint16_t *)(b + 20) & RTE_BE16(0x1fff)) != 0))
 			goto slow;
 		if (likely(b[23] == IPPROTO_UDP)) {
-			flow_fast_count(base, lo, hi, len, 0, now, p);
+			flow_fast_count(fw, base, lo, hi, len, 0, now, p);
 			continue;
 		}
 		/* (Read again, so that the UDP test is one compare with memory.) */
 		if (likely(*(const volatile uint8_t *)(b + 23) == IPPROTO_TCP)) {
 			lo ^= (uint64_t)(IPPROTO_UDP ^ IPPROTO_TCP) << 40;
-			flow_fast_count(base, lo, hi, len, b[47], now, p);
+			flow_fast_count(fw, base, lo, hi, len, b[47], now, p);
 			continue;
 		}
 #endif

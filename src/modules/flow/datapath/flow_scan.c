@@ -9,8 +9,7 @@
  * on the worker's ring and its entry is deleted; a flow whose current
  * record has run for longer than the active timeout is reported so far (a
  * record with the counts since the last one). When the ring is full the entry stays as it is and
- * is tried again at the next pass (counted). An IPv4 flow's slot in the
- * flow cache is folded into its entry before the entry is looked at.
+ * is tried again at the next pass (counted).
  *
  * Edges: drop (never taken: a source node needs one).
  * Counters: flows ended, records, ring full.
@@ -52,10 +51,7 @@ flow_delete(struct nfv_flow_worker *fw, int fam, uint32_t pos)
 {
 	struct nfv_flow_entry *e = &fw->entries[fam][pos];
 
-	if (fam == NFV_FLOW_V4 && e->slot != NFV_FLOW_SLOT_NONE)
-		nfv_flow_slot_fold(fw->cache, e, true); /* out of the cache */
-	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELAXED); /* odd: going */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE); /* odd: going */
 	if (fam == NFV_FLOW_V4) {
 		rte_hash_del_key(fw->hash[fam], &e->key4);
 		e->key4.pad = NFV_FLOW_KEY4_NONE;
@@ -84,8 +80,6 @@ flow_scan_slice(struct nfv_flow_worker *fw, int fam, uint64_t now, bool all,
 			struct nfv_flow_entry *e = &fw->entries[fam][pos];
 
 			bits &= bits - 1;
-			if (fam == NFV_FLOW_V4 && e->slot != NFV_FLOW_SLOT_NONE)
-				nfv_flow_slot_fold(fw->cache, e, false);
 			if (all || (int64_t)(now - e->last_tsc) > (int64_t)conf->idle_tsc) {
 				if (flow_report(fw, fam, e, true, now, c)) {
 					flow_delete(fw, fam, pos);
@@ -127,8 +121,6 @@ flow_end_removed(struct nfv_flow_worker *fw, uint32_t seen, uint64_t now,
 				    (int32_t)(__atomic_load_n(&nfv_flow_iface_removed_at[iface],
 							      __ATOMIC_ACQUIRE) - seen) <= 0)
 					continue;
-				if (fam == NFV_FLOW_V4 && e->slot != NFV_FLOW_SLOT_NONE)
-					nfv_flow_slot_fold(fw->cache, e, false);
 				(void)flow_report(fw, fam, e, true, now, c);
 				flow_delete(fw, fam, pos);
 				c->expired++;
