@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import time
 from collections import Counter
@@ -522,12 +523,25 @@ def test_ipfix_active_timeout_records(tmp_path):
     assert total == rx, (total, rx)
 
 
+def cache_set(src, dst, proto, sport, dport, iface=0):
+    """The set of an IPv4 flow in a worker's flow cache (flow.h's
+    nfv_flow_cache_set of the key's two words, struct nfv_flow_key4)."""
+    lo = struct.unpack("<Q", socket.inet_aton(src) + bytes([0, proto]) +
+                       struct.pack("<H", iface))[0]
+    hi = struct.unpack("<Q", socket.inet_aton(dst) + struct.pack(">HH", sport, dport))[0]
+    return (((lo + hi) * 0x7feb352d) % 2 ** 64) >> (64 - 13)
+
+
 def test_flow_cache_many_flows(tmp_path):
     """4000 UDP and TCP flows, each three times in turn (12,000 frames):
-    many share a set of the worker's cache (8192 sets of 4 ways), some
-    sets have more flows than ways, so frames are found in way 0, in the
-    other ways and by the table lookup, and ways move; every flow's
-    counts must come out exact."""
+    some share a set of the worker's cache (8192 sets of 4 ways), so
+    frames are found in way 0 and in the other ways; six more flows are
+    chosen to share one set (the cache's hash computed here as flow.h
+    computes it), more flows than ways, so their frames also go to the
+    table lookup and ways move. Every flow's counts must come out exact,
+    in "flow show" and in the IPFIX records of the flows' end, read by
+    tshark."""
+    assert TSHARK and DUMPCAP, "tshark and dumpcap are needed (scripts/deps.sh)"
     frames = []
     for rep in range(3):
         for i in range(4000):
@@ -536,20 +550,64 @@ def test_flow_cache_many_flows(tmp_path):
             frames.append(Ether(dst=P0, src=H0) /
                           IP(src="10.0.%d.%d" % (i // 250, 1 + i % 250), dst="198.51.100.7") /
                           l4 / (b"m" * (i % 7)))
+    crowd = []   # source ports of UDP flows 10.9.0.1 -> 198.51.100.7:53, one set
+    for sport in range(1024, 65536):
+        if cache_set("10.9.0.1", "198.51.100.7", 17, sport, 53) == \
+                cache_set("10.9.0.1", "198.51.100.7", 17, 1024, 53):
+            crowd.append(sport)
+            if len(crowd) == 6:
+                break
+    assert len(crowd) == 6
+    for rep in range(3):
+        for sport in crowd:
+            frames.append(Ether(dst=P0, src=H0) / IP(src="10.9.0.1", dst="198.51.100.7") /
+                          UDP(sport=sport, dport=53) / (b"c" * (sport % 5)))
     want = expected(frames)
-    assert len(want) == 4000
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0", rx=frames)
-    nfvd.add_port("p1")
-    nfvd.cmd(*CONFIG, "flow enable")
-    nfvd.start()
-    st = nfvd.wait_processed({"p0": len(frames)}, timeout=60)
-    assert st["packets"]["forwarded"] == len(frames) and not drops(st)
-    shown = nfvd.ctl("flow show")
-    assert shown["active_flows"] == len(want)
-    got = {(f["src"], f["dst"], f["proto"], f["sport"], f["dport"]):
-           [f["packets"], f["bytes"], f["tcp_flags"]] for f in shown["flows"]}
-    assert got == want
-    assert st["flow"]["flows_created"] == len(want) and st["flow"]["table_full"] == 0
-    out = nfvd.stop()
-    assert len(out["p1"]) == len(frames)
+    assert len(want) == 4006
+    port = free_udp_port()
+    wire = tmp_path / "export.pcapng"
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", port))
+    dump = start_dumpcap(wire, port)
+    try:
+        nfvd = Nfvd(tmp_path / "nfvd")
+        nfvd.add_port("p0", rx=frames)
+        nfvd.add_port("p1")
+        nfvd.cmd(*CONFIG, "flow export ipfix 127.0.0.1:%d" % port)
+        nfvd.start()
+        st = nfvd.wait_processed({"p0": len(frames)}, timeout=60)
+        assert st["packets"]["forwarded"] == len(frames) and not drops(st)
+        shown = nfvd.ctl("flow show")
+        assert shown["active_flows"] == len(want)
+        got = {(f["src"], f["dst"], f["proto"], f["sport"], f["dport"]):
+               [f["packets"], f["bytes"], f["tcp_flags"]] for f in shown["flows"]}
+        assert got == want
+        assert st["flow"]["flows_created"] == len(want) and st["flow"]["table_full"] == 0
+        # Off: every flow ends and is exported.
+        nfvd.ctl("flow disable")
+        deadline = time.monotonic() + 20
+        while True:
+            sh = nfvd.ctl("flow show")
+            if sh["active_flows"] == 0 and sh["export"]["records"] == len(want):
+                break
+            assert time.monotonic() < deadline, sh
+            time.sleep(0.1)
+        assert sh["export"]["send_errors"] == 0
+        time.sleep(0.3)
+        out = nfvd.stop()
+        assert len(out["p1"]) == len(frames)
+    finally:
+        dump.send_signal(signal.SIGTERM)
+        dump.wait(20)
+        sink.close()
+    msgs, complaints = tshark_ipfix(wire, port)
+    assert not complaints, complaints[:3]
+    exported = {}
+    for _hdr, records in msgs:
+        for rec in records:
+            k = (rec["cflow.srcaddr"], rec["cflow.dstaddr"], int(rec["cflow.protocol"]),
+                 int(rec["cflow.srcport"]), int(rec["cflow.dstport"]))
+            assert k not in exported, k   # one record a flow: it ended once
+            exported[k] = [int(rec["cflow.packets"]), int(rec["cflow.octets"]),
+                           int(rec["cflow.tcpflags"], 0)]
+    assert exported == want
