@@ -91,6 +91,12 @@ class Case:
     compare_to: str = ""    # extra "vs LABEL" column
     kind: str = "throughput"
 
+    def __post_init__(self):
+        # run.sh's BENCH_FLOWS: the generated pcaps' flows, not the usual 512.
+        flows = os.environ.get("BENCH_FLOWS", "512")
+        if flows != "512":
+            self.traffic = self.traffic.replace("512 flows", f"{flows} flows")
+
 
 class Env:
     def __init__(self, args):

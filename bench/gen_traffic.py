@@ -203,7 +203,7 @@ def main():
     p.add_argument("--family", type=int, choices=(4, 6, 46), default=4,
                    help="46: IPv4 and IPv6 flows in turn")
     p.add_argument("--size", type=int, default=64)
-    p.add_argument("--flows", type=int, default=512)
+    p.add_argument("--flows", type=int, default=int(os.environ.get("BENCH_FLOWS", "512")))
     p.add_argument("--dst-mac", required=True)
     p.add_argument("--dst-nets", default="1",
                    help="X,Y,...: frames to 198.18.X.0/24, 198.18.Y.0/24, ... in turn")

@@ -11,7 +11,8 @@
 #                      ipv4-64-visibility ipv4-nat ipv4-lb
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_PREFIX (DPDK --file-prefix base, default nfvbench),
-# BENCH_HUGEPAGES (2 MB pages to reserve, default 1536),
+# BENCH_HUGEPAGES (2 MB pages to reserve, default 1536), BENCH_FLOWS (flows in
+# each generated pcap, default 512: what a per-flow cache costs with more),
 # DPDK_EXAMPLES (default /usr/share/dpdk/examples), NFVD / NFVCTL (binaries,
 # default build/src/nfvd and build/src/nfvctl), NFVD_ARGS (extra nfvd options),
 # NFVD_BASELINE_ARGS (the baseline's instead, when set: options A/B with
@@ -179,6 +180,7 @@ gen_traffic() {
     local t=$work/traffic mac=02:70:63:61:70:00
     say "generating traffic (scapy) in $t"
     mkdir -p "$t"
+    export BENCH_FLOWS=${BENCH_FLOWS:-512} # gen_traffic.py's default
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64.pcap" --family 4 --size 64 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-512.pcap" --family 4 --size 512 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv6-64.pcap" --family 6 --size 64 --dst-mac $mac
