@@ -63,6 +63,62 @@ def test_port_mtu(nfvd):
     assert not problems, "\n".join(problems)
 
 
+def test_port_set_mtu(nfvd):
+    """'port set p2 mtu 1280' (the startup file's command, as from nfvctl)
+    instead of 'port add ... mtu': the same cases, the same errors."""
+    inputs = {"p0": [c.frame for c in CASES_MTU]}
+    d = nfvd()
+    build_topology(d, inputs)
+    d.cmd("port set p2 mtu 1280")
+    d.start()
+    assert d.port_stats()["p2"]["mtu"] == 1280
+    st = d.wait_processed({"p0": len(CASES_MTU)})
+    outputs = d.stop()
+    problems = check_outputs(CASES_MTU, outputs) + check_counters(CASES_MTU, st, ["p0", "p1", "p2"])
+    assert not problems, "\n".join(problems)
+
+
+def test_port_set_mtu_kinds(nfvd):
+    """port set NAME mtu N on each kind of interface: a VLAN up to its
+    parent's and brought down with it (as Linux does), a VXLAN interface's
+    taken by the bridge it is in (a bridge's MTU is its members' smallest,
+    not set), bad values refused by name, and nothing changed by a refusal."""
+    d = nfvd()
+    build_topology(d, {})
+    d.cmd("vlan add p3.10 dev p3 id 10",
+          "vxlan add vx0 vni 100 local 10.1.0.254 remote 10.1.0.1",
+          "bridge add br0", "bridge port add br0 dev p1", "bridge port add br0 dev vx0")
+    d.start()
+
+    def mtus():
+        return {r["name"]: r["mtu"] for r in d.ctl("port", "show")["ports"]
+                if r["name"] in ("p1", "p3", "p3.10", "vx0", "br0")}
+
+    assert mtus() == {"p1": 1500, "p3": 1500, "p3.10": 1500, "vx0": 1450, "br0": 1450}
+    d.ctl("port", "set", "p3.10", "mtu", "1400")
+    d.ctl("port", "set", "p3", "mtu", "1300")     # the VLAN comes down with it
+    d.ctl("port", "set", "p3", "mtu", "1500")     # and stays there
+    d.ctl("port", "set", "vx0", "mtu", "8950")    # a jumbo underlay's
+    assert mtus() == {"p1": 1500, "p3": 1500, "p3.10": 1300, "vx0": 8950, "br0": 1500}
+    d.ctl("port", "set", "p1", "mtu", "1280")
+    assert mtus()["br0"] == 1280
+    for words, msg in [
+            (("p3.10", "mtu", "1501"), "mtu 1501 exceeds p3's (1500)"),
+            (("br0", "mtu", "1400"), "br0 is a bridge: its MTU is its members' smallest"),
+            (("p1", "mtu", "67"), "bad mtu '67' (expected 68-16000)"),
+            (("vx0", "mtu", "65486"), "bad mtu '65486' (expected 68-65485)"),
+            (("p1", "mtu", "9000"), "mtu 9000: port p1's buffers hold frames of 2048 bytes "
+                                    "(MTU 2026 at most): give it at port add"),
+            (("p1", "mtu"), "missing value after 'mtu'"),
+            (("p1", "sideways"), "unexpected 'sideways' (expected up, down, vrf or mtu)"),
+            (("nope", "mtu", "1400"), "unknown port 'nope'")]:
+        with pytest.raises(nfvdlib.CtlError) as e:
+            d.ctl("port", "set", *words)
+        assert msg in str(e.value), (words, str(e.value))
+    assert mtus() == {"p1": 1280, "p3": 1500, "p3.10": 1300, "vx0": 8950, "br0": 1280}
+    d.stop()
+
+
 # Frames longer than the ingress MTU and than an mbuf's data room (2048 bytes)
 # arrive as chains of segments on net_pcap. Each must be counted under its
 # reason and freed whole (every segment back in the pool). Whether nfvd answers

@@ -97,21 +97,41 @@ cmd_port_del(int argc, char **argv, struct nfv_reply *r)
 	return nfv_port_del(argv[2], r->err);
 }
 
+/* What port set takes after NAME, for errors: "up, down, K1 or K2". */
+static const char *
+port_set_words(void)
+{
+	static char buf[256];
+	char keys[256], *save = NULL;
+
+	snprintf(keys, sizeof(keys), "%s", nfv_iface_attr_keys());
+	snprintf(buf, sizeof(buf), "up");
+	/* Commas between the words, "or" before the last. */
+	for (const char *k = strtok_r(keys, "|", &save), *next = "down"; next != NULL;
+	     k = k != NULL ? strtok_r(NULL, "|", &save) : NULL) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, sizeof(buf) - len, "%s%s", k != NULL ? ", " : " or ", next);
+		next = k;
+	}
+	return buf;
+}
+
 /* port set NAME up|down | port set NAME KEY VALUE (an attribute another
- * module owns, e.g. vrf) */
+ * module owns, e.g. vrf; infra's mtu) */
 static int
 cmd_port_set(int argc, char **argv, struct nfv_reply *r)
 {
 	struct nfv_iface *i;
 
-	if (nfv_cmd_need_args(argc, 4, "port set NAME up|down|vrf VRF", r) < 0)
+	if (nfv_cmd_need_args(argc, 4, "port set NAME up|down|vrf VRF|mtu N", r) < 0)
 		return -EINVAL;
 	if (strcmp(argv[3], "up") != 0 && strcmp(argv[3], "down") != 0) {
 		if (nfv_iface_attr_known(argv[3]) && argc == 4)
 			NFV_FAIL(r, -EINVAL, "missing value after '%s'", argv[3]);
 		if (!nfv_iface_attr_known(argv[3]))
-			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected up, down%s%s)", argv[3],
-				 nfv_iface_attr_keys()[0] ? " or " : "", nfv_iface_attr_keys());
+			NFV_FAIL(r, -EINVAL, "unexpected '%s' (expected %s)", argv[3],
+				 port_set_words());
 		if (argc > 5)
 			NFV_FAIL(r, -EINVAL, "unexpected '%s'", argv[5]);
 		i = nfv_iface_by_name(argv[2]);
@@ -219,7 +239,7 @@ static const struct nfv_command port_commands[] = {
 	{ "port", "add", cmd_port_add,
 	  "port add NAME dev DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N]" },
 	{ "port", "del", cmd_port_del, "port del NAME" },
-	{ "port", "set", cmd_port_set, "port set NAME up|down | port set NAME vrf VRF" },
+	{ "port", "set", cmd_port_set, "port set NAME up|down | port set NAME vrf VRF | port set NAME mtu N" },
 	{ "port", "show", cmd_port_show, "port show [NAME]" },
 	{ "worker", "set", cmd_worker_set, "worker set LCORE rxq NAME:Q[,NAME:Q...]" },
 };

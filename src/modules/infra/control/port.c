@@ -24,6 +24,7 @@
 #include <rte_mempool.h>
 
 #include "modules/infra/port.h"
+#include "api/parse.h"
 #include "core/log.h"
 #include "core/meta.h"
 #include "modules/infra/eth.h"
@@ -897,10 +898,74 @@ iface_name(uint16_t iface)
 	return iface < NFV_IFACE_MAX && nfv_ifaces[iface].used ? nfv_ifaces[iface].name : NULL;
 }
 
+/*
+ * port set NAME mtu N (ip link set dev NAME mtu N): a port's MTU (the
+ * device's, or enforced by nfvd for a device without the setting), within
+ * what its pool's buffers hold; its VLAN sub-interfaces above it come
+ * down to it, as Linux lowers them. A VLAN's, up to its parent's; a VXLAN
+ * interface's (the inner frames it takes from a bridge), up to 65485 (the
+ * largest IP packet less VXLAN's 50 bytes). A bridge's is its members'
+ * smallest. The interface-changed event carries it to the next hops, the
+ * bridge a member is in and a kernel twin.
+ */
+static int
+iface_mtu_attr(uint16_t id, const char *value, char *err)
+{
+	const struct nfv_iface *ifc = &nfv_ifaces[id];
+	uint32_t mtu, max = ifc->kind == NFV_IFACE_KIND_VXLAN ? 65535 - 50 : 16000;
+
+	if (ifc->kind == NFV_IFACE_KIND_BRIDGE) {
+		snprintf(err, NFV_ERR_LEN, "%s is a bridge: its MTU is its members' smallest",
+			 ifc->name);
+		return -EINVAL;
+	}
+	if (nfv_parse_u32(value, 68, max, &mtu) < 0) {
+		snprintf(err, NFV_ERR_LEN, "bad mtu '%s' (expected 68-%u)", value, max);
+		return -EINVAL;
+	}
+	if (ifc->kind == NFV_IFACE_KIND_VLAN && mtu > nfv_ifaces[ifc->parent].mtu) {
+		snprintf(err, NFV_ERR_LEN, "mtu %u exceeds %s's (%u)", mtu,
+			 nfv_ifaces[ifc->parent].name, nfv_ifaces[ifc->parent].mtu);
+		return -EINVAL;
+	}
+	if (ifc->kind == NFV_IFACE_KIND_PORT) {
+		struct nfv_port *p = &nfv_ports[id];
+		uint32_t room = rte_pktmbuf_data_room_size(p->pool) - RTE_PKTMBUF_HEADROOM;
+		struct rte_eth_dev_info info;
+		int rc;
+
+		if (mtu + RTE_ETHER_HDR_LEN + 8 > room) {
+			snprintf(err, NFV_ERR_LEN, "mtu %u: port %s's buffers hold frames of %u bytes "
+				 "(MTU %u at most): give it at port add", mtu, p->name, room,
+				 room - RTE_ETHER_HDR_LEN - 8);
+			return -EINVAL;
+		}
+		rc = rte_eth_dev_info_get(p->port_id, &info);
+		if (rc == 0)
+			rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu);
+		if (rc == -ENOTSUP && mtu <= info.max_mtu)
+			rc = 0; /* no setting in the device: enforced by nfvd, as at port add */
+		if (rc < 0) {
+			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s)", mtu,
+				 p->dev_name, rte_strerror(-rc));
+			return rc;
+		}
+		p->mtu = (uint16_t)mtu;
+		for (uint16_t v = 0; v < NFV_IFACE_MAX; v++)
+			if (nfv_ifaces[v].used && nfv_ifaces[v].kind == NFV_IFACE_KIND_VLAN &&
+			    nfv_ifaces[v].parent == id && nfv_ifaces[v].mtu > mtu)
+				nfv_iface_set_mtu(v, (uint16_t)mtu);
+	}
+	nfv_iface_set_mtu(id, (uint16_t)mtu);
+	NFV_LOG(INFO, "%s: mtu %u", ifc->name, mtu);
+	return 0;
+}
+
 static int
 infra_init(void)
 {
 	nfv_iface_namer_register(iface_name);
+	nfv_iface_attr_register("mtu", iface_mtu_attr);
 	return 0;
 }
 
