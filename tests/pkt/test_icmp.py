@@ -4,6 +4,7 @@ ICMP errors that depend on a port's MTU ("port add ... mtu N"), on frames
 larger than an mbuf, and on the rate limit. Every frame is checked byte for
 byte; the ICMP errors of the golden test are in test_golden.py.
 """
+import os
 from collections import Counter
 
 import pytest
@@ -116,6 +117,32 @@ def test_port_set_mtu_kinds(nfvd):
             d.ctl("port", "set", *words)
         assert msg in str(e.value), (words, str(e.value))
     assert mtus() == {"p1": 1280, "p3": 1500, "p3.10": 1300, "vx0": 8950, "br0": 1280}
+    d.stop()
+
+
+def test_port_set_mtu_device(nfvd):
+    """On a device that has an MTU (net_tap: the kernel's tap interface),
+    port set NAME mtu N sets the device's: the kernel shows it; one the
+    device refuses is refused with the device's range, and the MTU stays."""
+    import subprocess
+    ifname = "nfvmtu%d" % (os.getpid() % 10000)
+    d = nfvd()
+    d.cmd("port add t0 dev net_tap0,iface=%s" % ifname)
+    d.start()
+
+    def kernel_mtu():
+        out = subprocess.run(["ip", "-o", "link", "show", ifname], capture_output=True,
+                             text=True, check=True).stdout
+        return int(out.split(" mtu ")[1].split()[0])
+
+    d.ctl("port", "set", "t0", "mtu", "1400")
+    assert kernel_mtu() == 1400
+    with pytest.raises(nfvdlib.CtlError) as e:
+        d.ctl("port", "set", "t0", "mtu", "1505")
+    assert "mtu 1505: device net_tap0 refused it (Invalid argument); range 46-1504" in \
+        str(e.value), str(e.value)
+    assert kernel_mtu() == 1400
+    assert [r["mtu"] for r in d.ctl("port", "show")["ports"] if r["name"] == "t0"] == [1400]
     d.stop()
 
 

@@ -940,14 +940,23 @@ iface_mtu_attr(uint16_t id, const char *value, char *err)
 				 room - RTE_ETHER_HDR_LEN - 8);
 			return -EINVAL;
 		}
+		memset(&info, 0, sizeof(info));
 		rc = rte_eth_dev_info_get(p->port_id, &info);
 		if (rc == 0)
 			rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu);
 		if (rc == -ENOTSUP && mtu <= info.max_mtu)
 			rc = 0; /* no setting in the device: enforced by nfvd, as at port add */
 		if (rc < 0) {
-			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s)", mtu,
-				 p->dev_name, rte_strerror(-rc));
+			/* The largest the device takes, as ethdev reckons it:
+			 * its frame limit less its header overhead. */
+			uint32_t over = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu ?
+					info.max_rx_pktlen - info.max_mtu :
+					RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+			uint32_t hi = RTE_MIN((uint32_t)info.max_mtu,
+					      info.max_rx_pktlen > over ? info.max_rx_pktlen - over : 0);
+
+			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u",
+				 mtu, p->dev_name, rte_strerror(-rc), info.min_mtu, hi);
 			return rc;
 		}
 		p->mtu = (uint16_t)mtu;
