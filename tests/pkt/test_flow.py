@@ -8,6 +8,7 @@ and byte totals per flow equal the traffic sent.
     H0 10.0.0.1 -- p0 10.0.0.254/24 [nfvd] p1 10.1.0.254/24 -- R1 10.1.0.1
                       2001:db8:a::fe/64        2001:db8:1::fe/64 -- R1 2001:db8:1::1
 """
+import contextlib
 import os
 import shutil
 import signal
@@ -268,6 +269,23 @@ def start_dumpcap(path, port):
     return cap
 
 
+@contextlib.contextmanager
+def loopback_collector(wire):
+    """A UDP port on the loopback for nfvd's IPFIX export, captured by
+    dumpcap to wire: yields the port. A socket is bound to it so that the
+    datagrams are not refused (they are read from the capture)."""
+    port = free_udp_port()
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", port))
+    dump = start_dumpcap(wire, port)
+    try:
+        yield port
+    finally:
+        dump.send_signal(signal.SIGTERM)
+        dump.wait(20)
+        sink.close()
+
+
 def tshark_ipfix(path, port):
     """The IPFIX messages of a capture, as tshark's cflow dissector reads them:
     [(header fields, [records])], each record a {field: value} of its
@@ -466,14 +484,8 @@ def test_ipfix_active_timeout_records(tmp_path):
     flows = [Ether(dst=P0, src=H0) / IP(src="10.0.0.1", dst="198.51.100.%d" % (i + 1)) /
              UDP(sport=7000 + i, dport=53) / (b"a" * 22) for i in range(2)]
     iplen = len(flows[0][IP])
-    port = free_udp_port()
     wire = tmp_path / "export.pcapng"
-    # A socket on the port so that the datagrams are not refused (read
-    # from the capture); the export is a few datagrams.
-    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sink.bind(("127.0.0.1", port))
-    dump = start_dumpcap(wire, port)
-    try:
+    with loopback_collector(wire) as port:
         nfvd = Nfvd(tmp_path / "nfvd")
         nfvd.add_port("p0", rx=flows, infinite=True)
         nfvd.add_port("p1", null=True)
@@ -495,10 +507,6 @@ def test_ipfix_active_timeout_records(tmp_path):
         assert sh["export"]["send_errors"] == 0
         nfvd.stop()
         time.sleep(0.3)
-    finally:
-        dump.send_signal(signal.SIGTERM)
-        dump.wait(20)
-        sink.close()
     msgs, complaints = tshark_ipfix(wire, port)
     assert not complaints, complaints
     per = {}
@@ -564,12 +572,8 @@ def test_flow_cache_many_flows(tmp_path):
                           UDP(sport=sport, dport=53) / (b"c" * (sport % 5)))
     want = expected(frames)
     assert len(want) == 4006
-    port = free_udp_port()
     wire = tmp_path / "export.pcapng"
-    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sink.bind(("127.0.0.1", port))
-    dump = start_dumpcap(wire, port)
-    try:
+    with loopback_collector(wire) as port:
         nfvd = Nfvd(tmp_path / "nfvd")
         nfvd.add_port("p0", rx=frames)
         nfvd.add_port("p1")
@@ -596,10 +600,6 @@ def test_flow_cache_many_flows(tmp_path):
         time.sleep(0.3)
         out = nfvd.stop()
         assert len(out["p1"]) == len(frames)
-    finally:
-        dump.send_signal(signal.SIGTERM)
-        dump.wait(20)
-        sink.close()
     msgs, complaints = tshark_ipfix(wire, port)
     assert not complaints, complaints[:3]
     exported = {}

@@ -50,27 +50,17 @@ CASES_MTU = [
 ]
 
 
-def test_port_mtu(nfvd):
-    """'port add ... mtu 1280' on a net_pcap port: its L3 MTU is what ip4_rewrite and
-    ip6_rewrite enforce, and what the ICMP errors announce."""
+@pytest.mark.parametrize("how", ["port add", "port set"])
+def test_port_mtu(nfvd, how):
+    """MTU 1280 on a net_pcap port, given at 'port add ... mtu 1280' or by
+    'port set p2 mtu 1280' (the startup file's command, as from nfvctl): its
+    L3 MTU is what ip4_rewrite and ip6_rewrite enforce, and what the ICMP
+    errors announce."""
     inputs = {"p0": [c.frame for c in CASES_MTU]}
     d = nfvd()
-    build_topology(d, inputs, p2_mtu=1280)
-    d.start()
-    assert d.port_stats()["p2"]["mtu"] == 1280
-    st = d.wait_processed({"p0": len(CASES_MTU)})
-    outputs = d.stop()
-    problems = check_outputs(CASES_MTU, outputs) + check_counters(CASES_MTU, st, ["p0", "p1", "p2"])
-    assert not problems, "\n".join(problems)
-
-
-def test_port_set_mtu(nfvd):
-    """'port set p2 mtu 1280' (the startup file's command, as from nfvctl)
-    instead of 'port add ... mtu': the same cases, the same errors."""
-    inputs = {"p0": [c.frame for c in CASES_MTU]}
-    d = nfvd()
-    build_topology(d, inputs)
-    d.cmd("port set p2 mtu 1280")
+    build_topology(d, inputs, p2_mtu=1280 if how == "port add" else None)
+    if how == "port set":
+        d.cmd("port set p2 mtu 1280")
     d.start()
     assert d.port_stats()["p2"]["mtu"] == 1280
     st = d.wait_processed({"p0": len(CASES_MTU)})
