@@ -960,12 +960,13 @@ iface_mtu_attr(uint16_t id, const char *value, char *err)
 			return rc;
 		}
 		p->mtu = (uint16_t)mtu;
-		for (uint16_t v = 0; v < NFV_IFACE_MAX; v++)
-			if (nfv_ifaces[v].used && nfv_ifaces[v].kind == NFV_IFACE_KIND_VLAN &&
-			    nfv_ifaces[v].parent == id && nfv_ifaces[v].mtu > mtu)
-				nfv_iface_set_mtu(v, (uint16_t)mtu);
 	}
 	nfv_iface_set_mtu(id, (uint16_t)mtu);
+	/* A port's VLANs follow it down (a VLAN's parent is always a port). */
+	for (uint16_t v = 0; v < NFV_IFACE_MAX; v++)
+		if (nfv_ifaces[v].used && nfv_ifaces[v].kind == NFV_IFACE_KIND_VLAN &&
+		    nfv_ifaces[v].parent == id && nfv_ifaces[v].mtu > mtu)
+			nfv_iface_set_mtu(v, (uint16_t)mtu);
 	NFV_LOG(INFO, "%s: mtu %u", ifc->name, mtu);
 	return 0;
 }
