@@ -557,6 +557,11 @@ def test_vlan_twin(nfvd, netns):
     assert st["punted"] == 2 and st["policed"] == 0
     row = n.ctl("lcp show dev p0.20")["lcp"][0]
     assert row["punted"] == 2 and row["from_twin"] >= 2
+    # The port's MTU lowered: the VLAN comes down with it, and so does
+    # the VLAN's twin in the kernel.
+    n.ctl("port", "set", "p0", "mtu", "1400")
+    link = json.loads(ipns("-j", "link", "show", TWIN).stdout)[0]
+    assert link["mtu"] == 1400
 
     # A kernel route through the twin goes through p0.20 in nfvd.
     ipns("route", "add", "192.0.2.0/24", "via", "10.20.0.7", "proto", "bgp")
