@@ -15,7 +15,7 @@ byte-exact match also checks nfvd's incremental checksum updates.
 import time
 
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_Router_Alert, in4_chksum
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_Router_Alert, fragment, in4_chksum
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 from scapy.utils import checksum
@@ -256,8 +256,93 @@ def test_show_names_a_single_outside_address_once(tmp_path):
     nfvd.stop()
 
 
+def frags(l3, size=48):
+    """l3's fragments (scapy's fragment(): the L4 checksum over the whole
+    datagram), each as bytes of its IP header and data."""
+    return [bytes(f) for f in fragment(l3, fragsize=size)]
+
+
+def retranslate(l3, **fields):
+    """l3 (a UDP or ICMP datagram) with its addresses (src, dst) or L4
+    fields (sport, dport; id) changed, its IP id kept, checksums afresh."""
+    l3 = IP(bytes(l3))
+    for k, v in fields.items():
+        setattr(l3 if k in ("src", "dst") else l3[UDP] if UDP in l3 else l3[ICMP], k, v)
+    return fresh(l3)
+
+
+def routed_frag(frag, l2):
+    """A fragment (bytes) as nfvd forwards it: TTL one less, the IP header
+    checksum computed afresh, nothing else touched (a later fragment has no
+    L4 header, a first one's L4 checksum is the whole datagram's)."""
+    ip = IP(frag)
+    ip.ttl -= 1
+    del ip.chksum
+    hdr = bytes(ip)[:ip.ihl * 4]
+    return bytes(l2) + hdr + frag[ip.ihl * 4:]
+
+
+def test_fragments_are_translated(tmp_path):
+    """Fragmented datagrams through NAT (as VPP's shallow virtual
+    reassembly does it): a first fragment carries the ports and is
+    translated as a packet of its session (its L4 checksum, the whole
+    datagram's, updated: each fragment must equal scapy's fragment of the
+    datagram translated whole); the later ones get the address of their
+    first. Leaving (UDP, an echo request whose identifier changes) and
+    arriving (the replies, DNAT to a server). A later fragment of no first
+    fragment translated leaving is dropped (nat44_out/fragment), arriving it
+    is left as it came (to nfvd itself); both counted frag_unknown."""
+    big = bytes(range(256)) * 2
+    up = udp(H, S, 6000, 53, big)
+    up.id = 100
+    down = udp(S, OUT, 53, 6000, big[::-1])
+    down.id = 200
+    ping = echo(H, S, 8, 7) / Raw(big)      # identifier 7: 1024 outside
+    ping.id = 300
+    pong = echo(S, OUT, 0, 1024) / Raw(big)
+    pong.id = 400
+    client = udp(S2, OUT, 7777, 5353, big)  # DNAT to 10.0.0.5:53
+    client.id = 500
+    orphan_out = frags(udp(H, S, 6001, 53, big))[1]   # its first never sent
+    orphan_in = frags(udp(S, OUT, 53, 6001, big))[1]
+
+    def l2(dst, src, vlan):
+        return Ether(dst=dst, src=src) / Dot1Q(vlan=vlan, type=0x0800)
+
+    lan_in, wan_in = l2(T, H0, 10), l2(T, R1, 20)
+    lan_out, wan_out = l2(H0, T, 10), l2(R1, T, 20)
+    seq = []
+    for l3, want, src_l2, dst_l2 in [
+            (up, retranslate(up, src=OUT), lan_in, wan_out),
+            (down, retranslate(down, dst=H), wan_in, lan_out),
+            (ping, retranslate(ping, src=OUT, id=1024), lan_in, wan_out),
+            (pong, retranslate(pong, dst=H, id=7), wan_in, lan_out),
+            (client, retranslate(client, dst=SRV, dport=53), wan_in, lan_out)]:
+        got, exp = frags(l3), frags(want)
+        assert len(got) == len(exp) > 2
+        seq += [(bytes(src_l2) + g, routed_frag(e, dst_l2)) for g, e in zip(got, exp)]
+    frames = [f for f, _ in seq] + [bytes(lan_in) + orphan_out, bytes(wan_in) + orphan_in]
+    nfvd, st = run(tmp_path, frames, extra_cfg=[
+        "nat44 dnat add dev wan proto udp dport 5353 to %s:53" % SRV])
+    d = drops(st)
+    assert d.pop("nat44_out/fragment") == 1, d
+    assert len(d) == 1 and list(d)[0].startswith("ip4_local/") and sum(d.values()) == 1, d
+    sh = sessions(nfvd)
+    n_later = sum(len(frags(x)) - 1 for x in (up, ping))
+    n_later_in = sum(len(frags(x)) - 1 for x in (down, pong, client))
+    assert (sh["in2out"], sh["out2in"]) == (2, 3), sh
+    assert (sh["frag_in2out"], sh["frag_out2in"], sh["frag_unknown"]) == (
+        n_later, n_later_in, 2), sh
+    assert sh["sessions"] == 3, sh
+    assert st["nat44"]["frag_in2out"] == n_later
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq]
+
+
 def test_drops_fragments_unsupported_full_and_expiry(tmp_path):
-    frag = IP(src=H, dst=S, ttl=64, flags="MF", id=9) / UDP(sport=1, dport=2) / Raw(b"f" * 16)
+    # A later fragment whose first was never seen (a first one makes a
+    # session: here, table_full).
+    frag = IP(src=H, dst=S, ttl=64, id=9, frag=3) / Raw(b"f" * 16)
     gre = IP(src=H, dst=S, ttl=64, proto=47) / Raw(b"\x00\x00\x08\x00")
     unreach = IP(src=H, dst=S, ttl=64) / ICMP(type=3, code=3) / IP(src=S, dst=H) / UDP()
     other = IP(src="10.9.0.1", dst=S, ttl=64) / UDP(sport=9, dport=9) / b"z"  # no rule
@@ -375,6 +460,25 @@ def wait_counter(nfvd, block, key, want, timeout=20.0):
     return nfvd.wait_processed({})
 
 
+def two_workers(tmp_path, rx_a, hosts, extra=()):
+    """Two workers: a (receiving rx_a) polled by worker 1 (lcore 2), b by
+    worker 0 (lcore 1); SNAT of 10.0.0.0/24 behind b; hosts on a."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    a = nfvd.add_port("a", rx=rx_a)
+    b = nfvd.add_port("b")
+    nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
+             "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
+             *["neigh add %s lladdr %s dev a" % (h, H0) for h in hosts],
+             "neigh add 203.0.113.2 lladdr %s dev b" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             *extra,
+             "nat44 snat add src 10.0.0.0/24 dev b")
+    nfvd.start()
+    nfvd.wait_processed({"a": len(rx_a)})
+    return nfvd, a, b
+
+
 def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     """Inside port a is polled by worker 1 (lcore 2). An SNAT session lives
     on the worker its inside address and port hash to, wherever its packets
@@ -406,23 +510,10 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     clients = ["192.0.2.%d" % i for i in range(1, 13)]
     owners = [client_owner(cl, 51000 + i) for i, cl in enumerate(clients)]
     assert 0 in owners and 1 in owners, owners
-    nfvd = Nfvd(tmp_path)
-    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
-    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / f for f, _, _ in out_flows])
-    b = nfvd.add_port("b")
-    nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
-             "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
-             "neigh add %s lladdr %s dev a" % (HA, H0),
-             "neigh add %s lladdr %s dev a" % (HB, H0),
-             "neigh add %s lladdr %s dev a" % (HC, H0),
-             "neigh add %s lladdr %s dev a" % (SRV, H0),
-             "neigh add 203.0.113.2 lladdr %s dev b" % R1,
-             "route add 198.51.100.0/24 via 203.0.113.2",
-             "route add 192.0.2.0/24 via 203.0.113.2",
-             "nat44 snat add src 10.0.0.0/24 dev b",
-             "nat44 dnat add dev b proto tcp dport 8080 to %s:80" % SRV)
-    nfvd.start()
-    nfvd.wait_processed({"a": len(out_flows)})
+    nfvd, a, b = two_workers(
+        tmp_path, [Ether(dst=pcap_mac(0), src=H0) / f for f, _, _ in out_flows],
+        [HA, HB, HC, SRV], ["route add 192.0.2.0/24 via 203.0.113.2",
+                            "nat44 dnat add dev b proto tcp dport 8080 to %s:80" % SRV])
     st = wait_counter(nfvd, "nat44", "in2out", len(out_flows))
     moved = sum(1 for _, _, o in out_flows if o != 1)
     assert st["nat44"]["handoff_out"] == moved and st["nat44"]["handoff_in"] == moved, \
@@ -489,6 +580,49 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
               routed(udp(OUT, S2, 2000, 53), R1, b.mac)]
     want_b += [routed(x, R1, b.mac) for _, x in srv]
     want_a = [routed(x, H0, a.mac) for _, x in back + syns]
+    assert sorted(out["b"]) == sorted(want_b)
+    assert sorted(out["a"]) == sorted(want_a)
+
+
+def test_two_workers_hand_fragments_after_their_first(tmp_path):
+    """Later fragments carry no ports to find their session's owner by: they
+    follow their first fragment. HC's datagram (session on worker 0) comes
+    in on a (worker 1): its first fragment is handed to worker 0 and the
+    others after it; HA's (worker 1, outside port 33280) is translated where
+    it came. The replies, as received on b by worker 0: HA's handed to
+    worker 1 (the owner of port 33280) fragment by fragment, HC's
+    translated on worker 0. Byte for byte, exact counters."""
+    HA, HC = "10.0.0.3", "10.0.0.1"
+    assert (client_owner(HC, 2000), client_owner(HA, 2000)) == (0, 1)
+    big = bytes(range(256)) * 2
+    dgrams = [udp(HC, S2, 2000, 53, big), udp(HA, S, 2000, 53, big)]
+    for i, d in enumerate(dgrams):
+        d.id = 10 + i
+    eth_a = Ether(dst=pcap_mac(0), src=H0, type=0x0800)
+    nfvd, a, b = two_workers(tmp_path, [bytes(eth_a) + f for d in dgrams for f in frags(d)],
+                             [HA, HC])
+    n_frags = len(frags(dgrams[0]))
+    st = wait_counter(nfvd, "nat44", "frag_in2out", 2 * (n_frags - 1))
+    assert st["nat44"]["in2out"] == 2
+    back = [udp(S2, OUT, 53, 2000, big[::-1]), udp(S, OUT, 53, 33280, big[::-1])]
+    for i, d in enumerate(back):
+        d.id = 20 + i
+    for d in back:
+        for f in frags(d):
+            nfvd.ctl("punt", "inject", "dev", "b", "hex",
+                     (bytes(Ether(dst=b.mac, src=R1, type=0x0800)) + f).hex())
+    st = wait_counter(nfvd, "nat44", "frag_out2in", 2 * (n_frags - 1))
+    n = st["nat44"]
+    assert (n["in2out"], n["out2in"], n["frag_unknown"], n["handoff_full"]) == (2, 2, 0, 0), n
+    # HC's datagram to worker 0, HA's reply to worker 1: every fragment.
+    assert n["handoff_out"] == n["handoff_in"] == 2 * n_frags, n
+    assert drops(st) == {}, drops(st)
+    out = nfvd.stop()
+    want_b = [routed_frag(f, Ether(dst=R1, src=b.mac, type=0x0800))
+              for d, o in zip(dgrams, (2000, 33280))
+              for f in frags(retranslate(d, src=OUT, sport=o))]
+    want_a = [routed_frag(f, Ether(dst=H0, src=a.mac, type=0x0800))
+              for d, h in zip(back, (HC, HA)) for f in frags(retranslate(d, dst=h, dport=2000))]
     assert sorted(out["b"]) == sorted(want_b)
     assert sorted(out["a"]) == sorted(want_a)
 
@@ -862,18 +996,8 @@ def test_two_workers_hand_icmp_errors_to_the_session_owner(tmp_path):
     counters."""
     HA = "10.0.0.3"
     assert client_owner(HA, 2000) == 1
-    nfvd = Nfvd(tmp_path)
-    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
-    a = nfvd.add_port("a", rx=[Ether(dst=pcap_mac(0), src=H0) / udp(HA, S, 2000, 53)])
-    b = nfvd.add_port("b")
-    nfvd.cmd("worker set 2 rxq a:0", "worker set 1 rxq b:0",
-             "addr add 10.0.0.254/24 dev a", "addr add %s/24 dev b" % OUT,
-             "neigh add %s lladdr %s dev a" % (HA, H0),
-             "neigh add 203.0.113.2 lladdr %s dev b" % R1,
-             "route add 198.51.100.0/24 via 203.0.113.2",
-             "nat44 snat add src 10.0.0.0/24 dev b")
-    nfvd.start()
-    nfvd.wait_processed({"a": 1})
+    nfvd, a, b = two_workers(tmp_path, [Ether(dst=pcap_mac(0), src=H0) / udp(HA, S, 2000, 53)],
+                             [HA])
     wait_counter(nfvd, "nat44", "in2out", 1)
     inbound = icmp_error(RT, OUT, 3, 4, quoted(q_udp(OUT, S, 33280, 53)), mtu=1400)
     outbound = icmp_error(HA, S, 3, 3, quoted(q_udp(S, HA, 53, 2000, ttl=63)))

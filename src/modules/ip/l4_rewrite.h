@@ -28,8 +28,8 @@ struct nat_pkt {
 	uint8_t proto;
 	uint8_t tcp_flags;
 	uint8_t icmp_type; /* ICMP: the type (an echo request or reply when ok) */
-	uint8_t ok;        /* TCP, UDP or ICMP echo, not a fragment, L4 in the first segment */
-	uint8_t frag;
+	uint8_t ok;        /* TCP, UDP or ICMP echo, L4 in the first segment (nat_parse*) */
+	uint8_t frag;      /* a fragment, first or later */
 	rte_be16_t sport;  /* ICMP echo: the identifier */
 	rte_be16_t dport;
 	rte_be32_t src;
@@ -51,9 +51,11 @@ nat_hop_expires(const struct nat_pkt *p)
 	return p->ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1;
 }
 
-/* The IPv4 header at the L3 offset was checked by ip4_input. */
+/* The IPv4 header at the L3 offset was checked by ip4_input. first_frag:
+ * a first fragment (offset 0, more fragments) is parsed as a whole
+ * packet (ok when it is one of those), frag set. */
 static __rte_always_inline void
-nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
+nat_parse_x(struct rte_mbuf *m, struct nat_pkt *p, const bool first_frag)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	uint32_t l4off = NFV_L2_LEN + rte_ipv4_hdr_len(ip);
@@ -69,7 +71,7 @@ nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 	p->icmp_type = 0xff;
 	p->frag = (ip->fragment_offset &
 		   RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0;
-	if (p->frag)
+	if (p->frag && (!first_frag || (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK))))
 		return;
 	switch (p->proto) {
 	case IPPROTO_TCP:
@@ -98,6 +100,20 @@ nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 			p->tcp_flags = p->l4[13];
 	}
 	p->ok = 1;
+}
+
+/* ok: TCP, UDP or ICMP echo, not a fragment, L4 in the first segment. */
+static __rte_always_inline void
+nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
+{
+	nat_parse_x(m, p, false);
+}
+
+/* As nat_parse, and a first fragment of those is ok too (frag set). */
+static __rte_always_inline void
+nat_parse_first_frag(struct rte_mbuf *m, struct nat_pkt *p)
+{
+	nat_parse_x(m, p, true);
 }
 
 /* RFC 1624 eqn. 3 with the change given as a sum: the one's complement

@@ -82,6 +82,7 @@ table_clear(struct nfv_nat_table *t)
 {
 	rte_hash_reset(t->hash);
 	memset(t->cache, 0xff, sizeof(uint32_t) << NFV_NAT_CACHE_BITS);
+	memset(t->frag, 0, NFV_NAT_FRAG_SETS * NFV_NAT_FRAG_WAYS * sizeof(*t->frag));
 	for (uint32_t i = 0; i < nat_capacity; i++)
 		__atomic_store_n(&t->s[i].used, 0, __ATOMIC_RELAXED);
 	nfv_slots_reset(&t->slots);
@@ -268,6 +269,7 @@ tables_free(void)
 		rte_free(nfv_nat_tables[w].s);
 		nfv_slots_fini(&nfv_nat_tables[w].slots);
 		rte_free(nfv_nat_tables[w].cache);
+		rte_free(nfv_nat_tables[w].frag);
 	}
 	rte_free(nfv_nat_tables);
 	nfv_nat_tables = NULL;
@@ -307,7 +309,9 @@ tables_setup(char *err)
 		t->cache = rte_malloc_socket("nfv_nat_cache",
 					     sizeof(uint32_t) << NFV_NAT_CACHE_BITS,
 					     RTE_CACHE_LINE_SIZE, socket);
-		if (t->hash == NULL || t->s == NULL || t->cache == NULL ||
+		t->frag = rte_malloc_socket("nfv_nat_frag", NFV_NAT_FRAG_SETS * NFV_NAT_FRAG_WAYS *
+					    sizeof(*t->frag), RTE_CACHE_LINE_SIZE, socket);
+		if (t->hash == NULL || t->s == NULL || t->cache == NULL || t->frag == NULL ||
 		    nfv_slots_init(&t->slots, nat_capacity, socket) < 0)
 			goto nomem;
 		t->port_lo = 1024 + w * span;
@@ -711,6 +715,9 @@ nfv_nat_show(bool sessions)
 			    json_integer((json_int_t)c.icmp_error_truncated));
 	json_object_set_new(o, "icmp_error_unsupported",
 			    json_integer((json_int_t)c.icmp_error_unsupported));
+	json_object_set_new(o, "frag_in2out", json_integer((json_int_t)c.frag_in2out));
+	json_object_set_new(o, "frag_out2in", json_integer((json_int_t)c.frag_out2in));
+	json_object_set_new(o, "frag_unknown", json_integer((json_int_t)c.frag_unknown));
 	{
 		json_t *t = json_object();
 
@@ -733,7 +740,7 @@ nat_show_stats(json_t *stats)
 	nfv_counters_sum(&nfv_nat_counters_block, &c);
 	json_object_set_new(stats, "nat44",
 			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-				      "s:I, s:I, s:I}",
+				      "s:I, s:I, s:I, s:I, s:I, s:I}",
 				      "in2out", (json_int_t)c.in2out,
 				      "out2in", (json_int_t)c.out2in,
 				      "created", (json_int_t)c.created,
@@ -746,6 +753,9 @@ nat_show_stats(json_t *stats)
 				      "icmp_error_no_session", (json_int_t)c.icmp_error_no_session,
 				      "icmp_error_truncated", (json_int_t)c.icmp_error_truncated,
 				      "icmp_error_unsupported", (json_int_t)c.icmp_error_unsupported,
+				      "frag_in2out", (json_int_t)c.frag_in2out,
+				      "frag_out2in", (json_int_t)c.frag_out2in,
+				      "frag_unknown", (json_int_t)c.frag_unknown,
 				      "handoff_out", (json_int_t)c.handoff_out,
 				      "handoff_in", (json_int_t)c.handoff_in,
 				      "handoff_full", (json_int_t)c.handoff_full));
@@ -775,6 +785,13 @@ nat_metrics(FILE *f)
 		c.icmp_error_truncated);
 	fprintf(f, "nfvd_nat44_icmp_errors_total{result=\"unsupported\"} %" PRIu64 "\n",
 		c.icmp_error_unsupported);
+	nfv_metrics_help(f, "nfvd_nat44_fragments_total", "counter",
+			 "later fragments (not the first) of datagrams NAT44 translates, by what "
+			 "was done");
+	fprintf(f, "nfvd_nat44_fragments_total{result=\"in2out\"} %" PRIu64 "\n", c.frag_in2out);
+	fprintf(f, "nfvd_nat44_fragments_total{result=\"out2in\"} %" PRIu64 "\n", c.frag_out2in);
+	fprintf(f, "nfvd_nat44_fragments_total{result=\"unknown\"} %" PRIu64 "\n",
+		c.frag_unknown);
 	nfv_metrics_help(f, "nfvd_nat44_sessions_created_total", "counter",
 			 "NAT44 sessions created");
 	fprintf(f, "nfvd_nat44_sessions_created_total %" PRIu64 "\n", c.created);

@@ -178,6 +178,114 @@ nat44_in_icmp_error(const struct nfv_worker *w, struct nfv_nat_table *t,
 	return NFV_HANDOFF_KEEP;
 }
 
+/*
+ * Packet i (m, parsed in p: TCP, UDP or ICMP) arriving on iface: an echo
+ * reply or TCP / UDP packet of a session translated, or a DNAT session
+ * made (or the packet handed to the session's owner). frag: p is a first
+ * fragment, whose datagram is noted (nat44.h); a constant, so that the
+ * copy in the loop has no fragment code.
+ */
+static __rte_always_inline void
+nat44_in_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
+	     const struct nfv_nat_config *cfg, struct rte_mbuf *m, uint16_t i, struct nat_pkt *p,
+	     uint16_t iface, uint16_t *nexts, struct nfv_handoff_burst *ho, uint64_t now,
+	     const bool frag)
+{
+	const struct nfv_nat_dnat *r;
+	struct nfv_nat_session *s;
+	struct nfv_nat_key k;
+	unsigned int dir;
+	uint64_t *why;
+
+	if (p->proto == IPPROTO_ICMP) {
+		if (p->icmp_type != NAT_ICMP_ECHO_REPLY)
+			return;
+		/* The identifier stands for the outside (destination) port. */
+		p->dport = p->sport;
+		p->sport = 0;
+	}
+	nat_key(&k, p, iface);
+	s = nfv_nat_lookup(t, c, &k, &dir, now);
+	if (s == NULL || dir != NFV_NAT_O2I) {
+		struct nfv_nat_key i2o;
+		uint16_t o;
+
+		r = p->proto == IPPROTO_ICMP ? NULL : dnat_match(cfg, iface, p);
+		if (ho->on && nfv_handoff_mark(ho, w, i, o = r != NULL ?
+				nfv_handoff_endpoint_owner(p->src, p->sport) :
+				snat_outside(cfg, iface, p->dst) ? nfv_nat_port_owner(p->dport) :
+				NFV_HANDOFF_KEEP)) {
+			/* A first fragment handed to its owner: the later ones
+			 * follow. */
+			if (frag)
+				nat_frag_note(t, p->src, p->dst, p->ip, p->proto, NFV_NAT_O2I, iface,
+					      0, o, now);
+			return;
+		}
+		if (r == NULL)
+			return;
+		if (unlikely(nat_hop_expires(p))) {
+			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_nat_in_ttl.id,
+						 NAT44_IN_NEXT_ICMP_ERROR);
+			return;
+		}
+		i2o.src = r->to_addr;
+		i2o.dst = p->src;
+		i2o.sport = r->to_port;
+		i2o.dport = p->sport;
+		i2o.proto = p->proto;
+		i2o.pad = 0;
+		i2o.iface = iface;
+		s = nfv_nat_create(t, c, &i2o, p->dst, p->dport, NFV_NAT_DNAT, now, &why);
+		if (s == NULL) {
+			nexts[i] = nfv_mark_drop(m, drop_nat_in_full.id, NAT44_IN_NEXT_DROP);
+			return;
+		}
+	} else if (unlikely(nat_hop_expires(p))) {
+		nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_nat_in_ttl.id,
+					 NAT44_IN_NEXT_ICMP_ERROR);
+		return;
+	}
+	nat_apply(s, p, m, NFV_NAT_O2I, now);
+	c->out2in++;
+	if (frag)
+		nat_frag_note(t, k.src, k.dst, p->ip, p->proto, NFV_NAT_O2I, iface, p->dst,
+			      NFV_HANDOFF_KEEP, now);
+}
+
+/* Packet i, a fragment nat_parse did not take: a first fragment of TCP,
+ * UDP or ICMP is taken as a packet of its session; a later one is
+ * translated after its first (or handed where its first went). */
+static __rte_noinline void
+nat44_in_frag(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
+	      const struct nfv_nat_config *cfg, struct rte_mbuf *m, uint16_t i, uint16_t iface,
+	      uint16_t *nexts, struct nfv_handoff_burst *ho, uint64_t now)
+{
+	const struct nfv_port_l3 *l3;
+	struct nat_pkt p;
+	int o;
+
+	nat_parse_first_frag(m, &p);
+	if (p.ok) {
+		nat44_in_one(w, t, c, cfg, m, i, &p, iface, nexts, ho, now, true);
+		return;
+	}
+	if (nat_first_frag(&p))
+		return;
+	o = nat_frag_translate(t, &p, NFV_NAT_O2I, iface, now);
+	if (o != NAT_FRAG_UNKNOWN) {
+		if (o == NFV_HANDOFF_KEEP)
+			c->frag_out2in++;
+		nfv_handoff_mark(ho, w, i, (uint16_t)o);
+		return;
+	}
+	/* Left as it came; counted when to an address NAT answers for. */
+	l3 = nfv_port_l3_get(iface);
+	if (snat_outside(cfg, iface, p.dst) ||
+	    (cfg->n_dnat != 0 && l3 != NULL && l3->has4 && l3->src4 == p.dst))
+		c->frag_unknown++;
+}
+
 static uint16_t
 nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -195,12 +303,7 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		uint16_t iface = m->port;
-		const struct nfv_nat_dnat *r;
-		struct nfv_nat_session *s;
-		struct nfv_nat_key k;
 		struct nat_pkt p;
-		unsigned int dir;
-		uint64_t *why;
 
 		nexts[i] = nfv_arc_burst_next_edge(&nat44_in_feature, &ec, iface);
 		nat_parse(m, &p);
@@ -208,52 +311,11 @@ nat44_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 			if (nat_is_icmp_error(&p))
 				nfv_handoff_mark(&ho, w, i, nat44_in_icmp_error(w, t, c, cfg, m, iface,
 									       ho.on, now));
+			else if (unlikely(p.frag))
+				nat44_in_frag(w, t, c, cfg, m, i, iface, nexts, &ho, now);
 			continue;
 		}
-		if (p.proto == IPPROTO_ICMP) {
-			if (p.icmp_type != NAT_ICMP_ECHO_REPLY)
-				continue;
-			/* The identifier stands for the outside (destination) port. */
-			p.dport = p.sport;
-			p.sport = 0;
-		}
-		nat_key(&k, &p, iface);
-		s = nfv_nat_lookup(t, c, &k, &dir, now);
-		if (s == NULL || dir != NFV_NAT_O2I) {
-			struct nfv_nat_key i2o;
-
-			r = p.proto == IPPROTO_ICMP ? NULL : dnat_match(cfg, iface, &p);
-			if (ho.on && nfv_handoff_mark(&ho, w, i, r != NULL ?
-					nfv_handoff_endpoint_owner(p.src, p.sport) :
-					snat_outside(cfg, iface, p.dst) ? nfv_nat_port_owner(p.dport) :
-					NFV_HANDOFF_KEEP))
-				continue;
-			if (r == NULL)
-				continue;
-			if (unlikely(nat_hop_expires(&p))) {
-				nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0,
-							 drop_nat_in_ttl.id, NAT44_IN_NEXT_ICMP_ERROR);
-				continue;
-			}
-			i2o.src = r->to_addr;
-			i2o.dst = p.src;
-			i2o.sport = r->to_port;
-			i2o.dport = p.sport;
-			i2o.proto = p.proto;
-			i2o.pad = 0;
-			i2o.iface = iface;
-			s = nfv_nat_create(t, c, &i2o, p.dst, p.dport, NFV_NAT_DNAT, now, &why);
-			if (s == NULL) {
-				nexts[i] = nfv_mark_drop(m, drop_nat_in_full.id, NAT44_IN_NEXT_DROP);
-				continue;
-			}
-		} else if (unlikely(nat_hop_expires(&p))) {
-			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_nat_in_ttl.id,
-						 NAT44_IN_NEXT_ICMP_ERROR);
-			continue;
-		}
-		nat_apply(s, &p, m, NFV_NAT_O2I, now);
-		c->out2in++;
+		nat44_in_one(w, t, c, cfg, m, i, &p, iface, nexts, &ho, now, false);
 	}
 	nfv_handoff_enqueue(graph, node, w, &nfv_nat_in_handoff, &ho, objs, nexts, n,
 			    NAT44_IN_NEXT_DROP, drop_nat_in_handoff_full.id);

@@ -69,7 +69,8 @@ NFV_DROP_REASON(drop_nat_no_port, "nat44_out", "no_port",
 NFV_DROP_REASON(drop_nat_out_full, "nat44_out", "table_full",
 	"an snat rule matched but the worker's session table is full (nat44 set max)");
 NFV_DROP_REASON(drop_nat_fragment, "nat44_out", "fragment",
-	"a fragment whose source an snat rule matches (fragments are not translated)");
+	"a later fragment whose source an snat rule matches, of a datagram whose first "
+	"fragment was not translated here in the last 2 s");
 NFV_DROP_REASON(drop_nat_unsupported, "nat44_out", "unsupported",
 	"a packet whose source an snat rule matches that is not TCP, UDP or ICMP echo");
 NFV_DROP_REASON(drop_nat_icmp_no_session, "nat44_out", "icmp_error_no_session",
@@ -157,8 +158,21 @@ nat44_out_other(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_
 
 	nat_parse(m, &p);
 	if (!nat_is_icmp_error(&p)) {
+		if (p.frag && !nat_first_frag(&p)) {
+			int o = nat_frag_translate(t, &p, NFV_NAT_I2O, iface, now);
+
+			if (o != NAT_FRAG_UNKNOWN) {
+				/* Translated, or after its first fragment. */
+				if (o == NFV_HANDOFF_KEEP)
+					c->frag_in2out++;
+				v.owner = (uint16_t)o;
+				return v;
+			}
+			if (snat_match(cfg, iface, p.src) != NULL)
+				c->frag_unknown++;
+		}
 		if (snat_match(cfg, iface, p.src) != NULL) {
-			v.next = nfv_mark_drop(m, p.frag ? drop_nat_fragment.id :
+			v.next = nfv_mark_drop(m, p.frag && !nat_first_frag(&p) ? drop_nat_fragment.id :
 					       drop_nat_unsupported.id, NAT44_OUT_NEXT_DROP);
 			c->unsupported++;
 		}
@@ -207,6 +221,81 @@ untranslated:
 	return v;
 }
 
+/*
+ * Packet i (m, parsed in p: TCP, UDP or an ICMP echo request) on its way
+ * out of iface: translated by its session, or the session made (or the
+ * packet handed to the session's owner, or dropped). frag: p is a first
+ * fragment, whose datagram is noted (nat44.h); a constant, so that the
+ * copy in the loop has no fragment code.
+ */
+static __rte_always_inline void
+nat44_out_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
+	      const struct nfv_nat_config *cfg, struct rte_mbuf *m, uint16_t i, struct nat_pkt *p,
+	      uint16_t iface, uint16_t *nexts, struct nfv_handoff_burst *ho, uint64_t now,
+	      const bool frag)
+{
+	const struct nfv_nat_snat *r;
+	struct nfv_nat_session *s;
+	struct nfv_nat_key k;
+	unsigned int dir;
+	uint64_t *why;
+	rte_be32_t out;
+	uint16_t o;
+
+	nat_key(&k, p, iface);
+	s = nfv_nat_lookup(t, c, &k, &dir, now);
+	if (s == NULL || dir != NFV_NAT_I2O) {
+		if (ho->on && dnat_reply(cfg, iface, p) &&
+		    nfv_handoff_mark(ho, w, i, o = nfv_handoff_endpoint_owner(p->dst, p->dport)))
+			goto handed;
+		r = snat_match(cfg, iface, p->src);
+		if (r == NULL)
+			return;
+		if (ho->on &&
+		    nfv_handoff_mark(ho, w, i, o = nfv_handoff_endpoint_owner(p->src, p->sport)))
+			goto handed;
+		out = snat_addr(r, iface, p->src);
+		if (out == 0) {
+			nexts[i] = nfv_mark_drop(m, drop_nat_no_address.id, NAT44_OUT_NEXT_DROP);
+			return;
+		}
+		s = nfv_nat_create(t, c, &k, out, 0, NFV_NAT_SNAT, now, &why);
+		if (s == NULL) {
+			nexts[i] = nfv_mark_drop(m, why == &c->no_port ? drop_nat_no_port.id :
+						 drop_nat_out_full.id, NAT44_OUT_NEXT_DROP);
+			return;
+		}
+	}
+	nat_apply(s, p, m, NFV_NAT_I2O, now);
+	c->in2out++;
+	if (frag)
+		nat_frag_note(t, k.src, k.dst, p->ip, p->proto, NFV_NAT_I2O, iface, p->src,
+			      NFV_HANDOFF_KEEP, now);
+	return;
+handed:
+	/* A first fragment handed to its owner: the later ones follow. */
+	if (frag)
+		nat_frag_note(t, p->src, p->dst, p->ip, p->proto, NFV_NAT_I2O, iface, 0, o, now);
+}
+
+/* Packet i, a fragment nat_parse did not take: when it is a first
+ * fragment of what nat44_out translates, it is taken as a packet of its
+ * session (true). */
+static __rte_noinline bool
+nat44_out_first_frag(const struct nfv_worker *w, struct nfv_nat_table *t,
+		     struct nfv_nat_counters *c, const struct nfv_nat_config *cfg,
+		     struct rte_mbuf *m, uint16_t i, uint16_t iface, uint16_t *nexts,
+		     struct nfv_handoff_burst *ho, uint64_t now)
+{
+	struct nat_pkt p;
+
+	nat_parse_first_frag(m, &p);
+	if (!p.ok || (p.proto == IPPROTO_ICMP && p.icmp_type != NAT_ICMP_ECHO_REQUEST))
+		return false;
+	nat44_out_one(w, t, c, cfg, m, i, &p, iface, nexts, ho, now, true);
+	return true;
+}
+
 static uint16_t
 nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -224,52 +313,23 @@ nat44_out_process(struct rte_graph *graph, struct rte_node *node, void **objs, u
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		uint16_t iface = nfv_meta(m)->tx_port;
-		const struct nfv_nat_snat *r;
-		struct nfv_nat_session *s;
-		struct nfv_nat_key k;
 		struct nat_pkt p;
-		unsigned int dir;
-		uint64_t *why;
-		rte_be32_t out;
 
 		nexts[i] = nfv_arc_burst_next_edge(&nat44_out_feature, &ec, iface);
 		nat_parse(m, &p);
 		if (unlikely(!p.ok || (p.proto == IPPROTO_ICMP &&
 				       p.icmp_type != NAT_ICMP_ECHO_REQUEST))) {
-			struct nat_icmp_verdict v = nat44_out_other(w, t, c, cfg, m, iface, ho.on,
-								    nexts[i], now);
+			struct nat_icmp_verdict v;
 
+			if (p.frag && nat44_out_first_frag(w, t, c, cfg, m, i, iface, nexts, &ho,
+							   now))
+				continue;
+			v = nat44_out_other(w, t, c, cfg, m, iface, ho.on, nexts[i], now);
 			nexts[i] = v.next;
 			nfv_handoff_mark(&ho, w, i, v.owner);
 			continue;
 		}
-		nat_key(&k, &p, iface);
-		s = nfv_nat_lookup(t, c, &k, &dir, now);
-		if (s == NULL || dir != NFV_NAT_I2O) {
-			if (ho.on && dnat_reply(cfg, iface, &p) &&
-			    nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.dst, p.dport)))
-				continue;
-			r = snat_match(cfg, iface, p.src);
-			if (r == NULL)
-				continue;
-			if (ho.on &&
-			    nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.src, p.sport)))
-				continue;
-			out = snat_addr(r, iface, p.src);
-			if (out == 0) {
-				nexts[i] = nfv_mark_drop(m, drop_nat_no_address.id,
-							 NAT44_OUT_NEXT_DROP);
-				continue;
-			}
-			s = nfv_nat_create(t, c, &k, out, 0, NFV_NAT_SNAT, now, &why);
-			if (s == NULL) {
-				nexts[i] = nfv_mark_drop(m, why == &c->no_port ? drop_nat_no_port.id :
-							 drop_nat_out_full.id, NAT44_OUT_NEXT_DROP);
-				continue;
-			}
-		}
-		nat_apply(s, &p, m, NFV_NAT_I2O, now);
-		c->in2out++;
+		nat44_out_one(w, t, c, cfg, m, i, &p, iface, nexts, &ho, now, false);
 	}
 	nfv_handoff_enqueue(graph, node, w, &nfv_nat_out_handoff, &ho, objs, nexts, n,
 			    NAT44_OUT_NEXT_DROP, drop_nat_out_handoff_full.id);
