@@ -120,40 +120,11 @@ struct nfv_nat_session {
 #define NFV_NAT_CACHE_BITS 12
 #define NFV_NAT_CACHE_EMPTY NFV_FLOW_CACHE_EMPTY
 
-/*
- * Fragments (shallow virtual reassembly, as VPP's NAT does it): a first
- * fragment carries the L4 header and is translated as any packet of its
- * session (the L4 checksum covers the whole datagram, so its incremental
- * update holds for it); the worker notes its datagram (addresses,
- * protocol, IP identifier, interface and direction, as it came) with the
- * address the others get. A later fragment of a noted datagram gets that
- * address (and the IP header checksum's update); the note lasts
- * NFV_NAT_FRAG_TIMEOUT_S after the first fragment. Nothing is held: a
- * later fragment that comes before its first one finds no note. With
- * several workers, a first fragment handed to its session's owner is noted
- * by the worker that handed it, with the owner, and its later fragments
- * (which carry no ports to find the owner by) follow it there.
- */
-#define NFV_NAT_FRAG_SETS 1024
-#define NFV_NAT_FRAG_WAYS 2
-#define NFV_NAT_FRAG_TIMEOUT_S 2
-
-struct nfv_nat_frag {
-	rte_be32_t src;
-	rte_be32_t dst;
-	rte_be16_t id;
-	uint8_t proto;
-	uint8_t dir;    /* enum nfv_nat_dir */
-	uint16_t iface;
-	uint16_t owner;  /* NFV_HANDOFF_KEEP: translated here; else the worker the
-			  * first fragment went to, where the later ones follow */
-	rte_be32_t addr; /* the later fragments' new source (i2o) or destination (o2i) */
-	uint64_t expire_tsc; /* 0: empty */
-};
+struct nfv_l4_frag;
 
 struct nfv_nat_table {
 	struct rte_hash *hash;  /* key -> session index << 1 | direction */
-	struct nfv_nat_frag *frag; /* NFV_NAT_FRAG_SETS x NFV_NAT_FRAG_WAYS */
+	struct nfv_l4_frag *frag; /* notes of fragmented datagrams (modules/ip/l4_frag.h) */
 	uint32_t *cache;        /* NFV_NAT_CACHE_BITS slots in front of hash */
 	struct nfv_nat_session *s;
 	struct nfv_slots slots; /* free sessions, count, sweep, flush generation */
@@ -184,7 +155,7 @@ struct nfv_nat_counters {
 	uint64_t frag_in2out;   /* translated leaving (their first fragment was) */
 	uint64_t frag_out2in;   /* translated arriving */
 	uint64_t frag_unknown;  /* of no datagram noted (first fragment not seen, or
-				 * not translated, in the last NFV_NAT_FRAG_TIMEOUT_S) */
+				 * not translated, in the last NFV_L4_FRAG_TIMEOUT_S) */
 	uint64_t handoff_out;  /* packets handed to the worker owning their session */
 	uint64_t handoff_in;   /* packets other workers handed to this one */
 	uint64_t handoff_full; /* refused by a full handoff ring (dropped) */

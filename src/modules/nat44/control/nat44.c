@@ -34,6 +34,7 @@
 #include "core/stats.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/l4_frag.h"
 #include "modules/ip/l4_rewrite.h"
 #include "modules/nat44/nat44.h"
 
@@ -82,7 +83,7 @@ table_clear(struct nfv_nat_table *t)
 {
 	rte_hash_reset(t->hash);
 	memset(t->cache, 0xff, sizeof(uint32_t) << NFV_NAT_CACHE_BITS);
-	memset(t->frag, 0, NFV_NAT_FRAG_SETS * NFV_NAT_FRAG_WAYS * sizeof(*t->frag));
+	memset(t->frag, 0, NFV_L4_FRAG_ENTRIES * sizeof(*t->frag));
 	for (uint32_t i = 0; i < nat_capacity; i++)
 		__atomic_store_n(&t->s[i].used, 0, __ATOMIC_RELAXED);
 	nfv_slots_reset(&t->slots);
@@ -309,8 +310,8 @@ tables_setup(char *err)
 		t->cache = rte_malloc_socket("nfv_nat_cache",
 					     sizeof(uint32_t) << NFV_NAT_CACHE_BITS,
 					     RTE_CACHE_LINE_SIZE, socket);
-		t->frag = rte_malloc_socket("nfv_nat_frag", NFV_NAT_FRAG_SETS * NFV_NAT_FRAG_WAYS *
-					    sizeof(*t->frag), RTE_CACHE_LINE_SIZE, socket);
+		t->frag = rte_malloc_socket("nfv_nat_frag", NFV_L4_FRAG_ENTRIES * sizeof(*t->frag),
+					    RTE_CACHE_LINE_SIZE, socket);
 		if (t->hash == NULL || t->s == NULL || t->cache == NULL || t->frag == NULL ||
 		    nfv_slots_init(&t->slots, nat_capacity, socket) < 0)
 			goto nomem;

@@ -218,8 +218,8 @@ nat44_in_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat
 			/* A first fragment handed to its owner: the later ones
 			 * follow. */
 			if (frag)
-				nat_frag_note(t, p->src, p->dst, p->ip, p->proto, NFV_NAT_O2I, iface,
-					      0, o, now);
+				nfv_l4_frag_note(t->frag, p->src, p->dst, p->ip, p->proto,
+						 NFV_NAT_O2I, iface, 0, o, now);
 			return;
 		}
 		if (r == NULL)
@@ -249,8 +249,8 @@ nat44_in_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat
 	nat_apply(s, p, m, NFV_NAT_O2I, now);
 	c->out2in++;
 	if (frag)
-		nat_frag_note(t, k.src, k.dst, p->ip, p->proto, NFV_NAT_O2I, iface, p->dst,
-			      NFV_HANDOFF_KEEP, now);
+		nfv_l4_frag_note(t->frag, k.src, k.dst, p->ip, p->proto, NFV_NAT_O2I, iface,
+				 p->dst, NFV_L4_FRAG_HERE, now);
 }
 
 /* Packet i, a fragment nat_parse did not take: a first fragment of TCP,
@@ -270,7 +270,7 @@ nat44_in_frag(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_na
 		nat44_in_one(w, t, c, cfg, m, i, &p, iface, nexts, ho, now, true);
 		return;
 	}
-	if (nat_first_frag(&p))
+	if (nfv_l4_first_frag(&p))
 		return;
 	o = nat_frag_translate(t, &p, NFV_NAT_O2I, iface, now);
 	if (o != NAT_FRAG_UNKNOWN) {

@@ -158,7 +158,7 @@ nat44_out_other(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_
 
 	nat_parse(m, &p);
 	if (!nat_is_icmp_error(&p)) {
-		if (p.frag && !nat_first_frag(&p)) {
+		if (p.frag && !nfv_l4_first_frag(&p)) {
 			int o = nat_frag_translate(t, &p, NFV_NAT_I2O, iface, now);
 
 			if (o != NAT_FRAG_UNKNOWN) {
@@ -172,7 +172,7 @@ nat44_out_other(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_
 				c->frag_unknown++;
 		}
 		if (snat_match(cfg, iface, p.src) != NULL) {
-			v.next = nfv_mark_drop(m, p.frag && !nat_first_frag(&p) ? drop_nat_fragment.id :
+			v.next = nfv_mark_drop(m, p.frag && !nfv_l4_first_frag(&p) ? drop_nat_fragment.id :
 					       drop_nat_unsupported.id, NAT44_OUT_NEXT_DROP);
 			c->unsupported++;
 		}
@@ -269,13 +269,14 @@ nat44_out_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_na
 	nat_apply(s, p, m, NFV_NAT_I2O, now);
 	c->in2out++;
 	if (frag)
-		nat_frag_note(t, k.src, k.dst, p->ip, p->proto, NFV_NAT_I2O, iface, p->src,
-			      NFV_HANDOFF_KEEP, now);
+		nfv_l4_frag_note(t->frag, k.src, k.dst, p->ip, p->proto, NFV_NAT_I2O, iface,
+				 p->src, NFV_L4_FRAG_HERE, now);
 	return;
 handed:
 	/* A first fragment handed to its owner: the later ones follow. */
 	if (frag)
-		nat_frag_note(t, p->src, p->dst, p->ip, p->proto, NFV_NAT_I2O, iface, 0, o, now);
+		nfv_l4_frag_note(t->frag, p->src, p->dst, p->ip, p->proto, NFV_NAT_I2O, iface, 0,
+				 o, now);
 }
 
 /* Packet i, a fragment nat_parse did not take: when it is a first
