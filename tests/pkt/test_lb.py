@@ -23,7 +23,8 @@ from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw
 
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
-from test_nat44 import assert_error_checksums, fresh, icmp_error, q_tcp, q_udp, quoted
+from test_nat44 import (assert_error_checksums, frags, fresh, icmp_error, q_tcp, q_udp, quoted,
+                        retranslate, routed_frag)
 
 T = pcap_mac(0)
 R1 = "02:00:00:00:01:01"
@@ -326,6 +327,55 @@ def test_dsr_sends_the_packet_unchanged_to_the_backend(tmp_path):
     assert out["t"] == [want for _, want in seq]
 
 
+def test_fragments_follow_their_first(tmp_path):
+    """Fragmented datagrams through the load balancer: a first fragment (it
+    carries the ports) is scheduled and translated as any packet of its
+    session; the later ones get what it got: mode nat, the backend's
+    address to the VIP, the VIP's from the backend (each fragment equal to
+    scapy's fragment of the datagram translated whole, so the first's UDP
+    checksum is the whole datagram's); mode dsr, the backend's MAC, the
+    packet unchanged. A later fragment to the VIP whose first was not seen
+    is routed as it came (frag_unknown)."""
+    b = "10.0.0.12"
+    big = bytes(range(256)) * 2
+    q = udp(C, VIP, 7000, 53, big)
+    q.id = 100
+    r = udp(b, C, 5353, 7000, big[::-1])
+    r.id = 200
+    d = udp(C2, VIP, 7001, 54, big)
+    d.id = 300
+    orphan = frags(udp(C, VIP, 7002, 53, big))[1]
+
+    def eth(dst, src, vlan):
+        return Ether(dst=dst, src=src) / Dot1Q(vlan=vlan, type=0x0800)
+
+    cli_in, srv_in = eth(T, R1, 10), eth(T, BMAC % 12, 20)
+    to_c, to_b = eth(R1, T, 10), eth(BMAC % 12, T, 20)
+    seq = []
+    for l3, want, l2_in, l2_out in [
+            (q, retranslate(q, dst=b, dport=5353), cli_in, to_b),
+            (r, retranslate(r, src=VIP, sport=53), srv_in, to_c),
+            (d, d, cli_in, to_b)]:
+        got, exp = frags(l3), frags(want)
+        assert len(got) == len(exp) > 2
+        seq += [(bytes(l2_in) + g, routed_frag(e, l2_out)) for g, e in zip(got, exp)]
+    nfvd = start(tmp_path, [f for f, _ in seq] + [bytes(cli_in) + orphan], [
+        "route add %s/32 via 203.0.113.2" % VIP,
+        "lb service add %s:53 proto udp" % VIP,
+        "lb backend add %s:53 proto udp %s:5353" % (VIP, b),
+        "lb service add %s:54 proto udp mode dsr" % VIP,
+        "lb backend add %s:54 proto udp %s" % (VIP, b)])
+    st = nfvd.wait_processed({"t": len(seq) + 1})
+    assert drops(st) == {}, drops(st)
+    sh = nfvd.ctl("lb show sessions")
+    n_later = len(frags(q)) - 1
+    assert (sh["fwd"], sh["rev"], sh["scheduled"]) == (2, 1, 2), sh
+    assert (sh["frag_fwd"], sh["frag_rev"], sh["frag_unknown"]) == (2 * n_later, n_later, 1), sh
+    assert st["lb"]["frag_fwd"] == 2 * n_later
+    out = nfvd.stop()
+    assert out["t"] == [want for _, want in seq] + [routed_frag(orphan, to_c)]
+
+
 def test_dsr_unresolved_backend_is_asked_for_and_dropped_meanwhile(tmp_path):
     """A direct-return backend on the link whose MAC nfvd does not know: nfvd
     asks for it (ARP, from the backend's link) without waiting for traffic;
@@ -387,6 +437,24 @@ def test_bad_commands(tmp_path, cmd, err):
     nfvd.stop()
 
 
+def two_workers(tmp_path, rx_c, services):
+    """Clients' port c (receiving rx_c) polled by worker 1 (lcore 2), the
+    backends' port s by worker 0 (lcore 1); the services given."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
+    c = nfvd.add_port("c", rx=rx_c)
+    s = nfvd.add_port("s")
+    nfvd.cmd("worker set 2 rxq c:0", "worker set 1 rxq s:0",
+             "addr add 203.0.113.1/24 dev c", "addr add 10.0.0.254/24 dev s",
+             "neigh add 203.0.113.2 lladdr %s dev c" % R1,
+             "route add 198.51.100.0/24 via 203.0.113.2",
+             *["neigh add %s lladdr %s dev s" % (b, BMAC % (i + 11))
+               for i, b in enumerate(BACKENDS)],
+             *services)
+    nfvd.start()
+    return nfvd, c, s
+
+
 def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     """Clients reach the VIP through port c, polled by worker 1 (lcore 2);
     the backends answer through port s, whose frames here are given to
@@ -398,20 +466,11 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     clients = [("198.51.100.%d" % (i + 1), 42000 + i) for i in range(12)]
     owners = [client_owner(a, p) for a, p in clients]
     assert 0 in owners and 1 in owners, owners
-    nfvd = Nfvd(tmp_path)
-    nfvd.lcores = ["--lcores", "0@0,1@0,2@1"]
-    c = nfvd.add_port("c", rx=[Ether(dst=pcap_mac(0), src=R1) / tcp(a, VIP, p, 80, "S")
-                               for a, p in clients])
-    s = nfvd.add_port("s")
-    nfvd.cmd("worker set 2 rxq c:0", "worker set 1 rxq s:0",
-             "addr add 203.0.113.1/24 dev c", "addr add 10.0.0.254/24 dev s",
-             "neigh add 203.0.113.2 lladdr %s dev c" % R1,
-             "route add 198.51.100.0/24 via 203.0.113.2",
-             *["neigh add %s lladdr %s dev s" % (b, BMAC % (i + 11))
-               for i, b in enumerate(BACKENDS)],
-             "lb service add %s:80 proto tcp" % VIP,
-             *["lb backend add %s:80 proto tcp %s:8080" % (VIP, b) for b in BACKENDS])
-    nfvd.start()
+    nfvd, c, s = two_workers(tmp_path, [Ether(dst=pcap_mac(0), src=R1) / tcp(a, VIP, p, 80, "S")
+                                        for a, p in clients],
+                             ["lb service add %s:80 proto tcp" % VIP,
+                              *["lb backend add %s:80 proto tcp %s:8080" % (VIP, b)
+                                for b in BACKENDS]])
     st = nfvd.wait_processed({"c": len(clients)})
     workers = nfvd.ctl("show workers")
     assert {q: w["lcore"] for w in workers["workers"] for q in w["rxqs"]} == \
@@ -439,6 +498,47 @@ def test_two_workers_hand_packets_to_the_session_owner(tmp_path):
     want_s = [bytes(Ether(dst=BMAC % (BACKENDS.index(backend[(a, p)]) + 11), src=s.mac) /
                     routed(tcp(a, backend[(a, p)], p, 8080, "S"))) for a, p in clients]
     want_c = [bytes(Ether(dst=R1, src=c.mac) / routed(x)) for _, x in replies]
+    assert sorted(out["s"]) == sorted(want_s)
+    assert sorted(out["c"]) == sorted(want_c)
+
+
+def test_two_workers_hand_fragments_after_their_first(tmp_path):
+    """Later fragments carry no ports to find their session's owner by: they
+    follow their first fragment. Two clients' datagrams come in on c
+    (worker 1): the one whose session lives on worker 0 is handed there
+    fragment by fragment; the backend's replies, taken by worker 0 from s,
+    likewise to worker 1 for the other. Byte for byte, exact counters."""
+    from test_nat44 import client_owner, wait_counter
+    b = "10.0.0.11"
+    clients = [("198.51.100.3", 42000), ("198.51.100.1", 42000)]
+    owners = [client_owner(a, p) for a, p in clients]
+    assert owners == [0, 1], owners
+    big = bytes(range(256)) * 2
+    dgrams = [udp(a, VIP, p, 53, big) for a, p in clients]
+    back = [udp(b, a, 5353, p, big[::-1]) for a, p in clients]
+    for i, x in enumerate(dgrams + back):
+        x.id = 10 + i
+    eth = Ether(dst=pcap_mac(0), src=R1, type=0x0800)
+    nfvd, c, s = two_workers(tmp_path, [bytes(eth) + f for x in dgrams for f in frags(x)],
+                             ["lb service add %s:53 proto udp" % VIP,
+                              "lb backend add %s:53 proto udp %s:5353" % (VIP, b)])
+    n_later = len(frags(dgrams[0])) - 1
+    wait_counter(nfvd, "lb", "frag_fwd", 2 * n_later)
+    for x in back:
+        for f in frags(x):
+            nfvd.ctl("punt", "inject", "dev", "s", "hex",
+                     (bytes(Ether(dst=s.mac, src=BMAC % 11, type=0x0800)) + f).hex())
+    st = wait_counter(nfvd, "lb", "frag_rev", 2 * n_later)
+    n = st["lb"]
+    assert (n["fwd"], n["rev"], n["frag_unknown"], n["handoff_full"]) == (2, 2, 0, 0), n
+    # One client's datagram to worker 0, the other's reply to worker 1.
+    assert n["handoff_out"] == n["handoff_in"] == 2 * (n_later + 1), n
+    assert drops(st) == {}, drops(st)
+    out = nfvd.stop()
+    want_s = [routed_frag(f, Ether(dst=BMAC % 11, src=s.mac, type=0x0800))
+              for x in dgrams for f in frags(retranslate(x, dst=b, dport=5353))]
+    want_c = [routed_frag(f, Ether(dst=R1, src=c.mac, type=0x0800))
+              for x in back for f in frags(retranslate(x, src=VIP, sport=53))]
     assert sorted(out["s"]) == sorted(want_s)
     assert sorted(out["c"]) == sorted(want_c)
 

@@ -48,8 +48,12 @@ struct nfv_l4_frag {
 	uint16_t iface;
 	uint16_t owner;   /* NFV_L4_FRAG_HERE, or the worker the first fragment went to */
 	rte_be32_t addr;  /* what the later fragments get (the module's to say which) */
+	uint8_t action;   /* the module's: what to do with addr */
+	uint8_t pad[3];
 	uint64_t expire_tsc; /* 0: empty */
 };
+
+_Static_assert(sizeof(struct nfv_l4_frag) == 32, "two notes a cache line");
 
 /* The set of a datagram's note. */
 static __rte_always_inline struct nfv_l4_frag *
@@ -82,14 +86,14 @@ nfv_l4_first_frag(const struct nat_pkt *p)
 /*
  * A first fragment (ip: its IP header; src, dst: its addresses as it
  * came) taken in direction dir by iface: its datagram noted, the later
- * fragments to get addr (owner NFV_L4_FRAG_HERE) or to go to worker
- * owner. In the set, the note of the same datagram, an empty or expired
+ * fragments to get addr under the module's action (owner
+ * NFV_L4_FRAG_HERE) or to go to worker owner. In the set, the note of the same datagram, an empty or expired
  * one, or else the one that expires first, is replaced.
  */
 static __rte_noinline __rte_unused void
-nfv_l4_frag_note(struct nfv_l4_frag *tab, rte_be32_t src, rte_be32_t dst, const uint8_t *ip,
-		 uint8_t proto, unsigned int dir, uint16_t iface, rte_be32_t addr, uint16_t owner,
-		 uint64_t now)
+nfv_l4_frag_note_as(struct nfv_l4_frag *tab, rte_be32_t src, rte_be32_t dst, const uint8_t *ip,
+		    uint8_t proto, unsigned int dir, uint16_t iface, rte_be32_t addr,
+		    uint8_t action, uint16_t owner, uint64_t now)
 {
 	struct nfv_l4_frag *set, *f;
 	rte_be16_t id;
@@ -114,7 +118,18 @@ nfv_l4_frag_note(struct nfv_l4_frag *tab, rte_be32_t src, rte_be32_t dst, const 
 	f->iface = iface;
 	f->owner = owner;
 	f->addr = addr;
+	f->action = action;
+	memset(f->pad, 0, sizeof(f->pad));
 	f->expire_tsc = now + (uint64_t)NFV_L4_FRAG_TIMEOUT_S * rte_get_tsc_hz();
+}
+
+/* nfv_l4_frag_note_as with action 0. */
+static __rte_always_inline void
+nfv_l4_frag_note(struct nfv_l4_frag *tab, rte_be32_t src, rte_be32_t dst, const uint8_t *ip,
+		 uint8_t proto, unsigned int dir, uint16_t iface, rte_be32_t addr, uint16_t owner,
+		 uint64_t now)
+{
+	nfv_l4_frag_note_as(tab, src, dst, ip, proto, dir, iface, addr, 0, owner, now);
 }
 
 /* The live note of later fragment p's datagram in direction dir by

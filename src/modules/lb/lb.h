@@ -138,8 +138,11 @@ _Static_assert(sizeof(struct nfv_lb_key) == 16, "flow_cache.h takes 16-byte keys
 
 #define NFV_LB_CACHE_BITS 12
 
+struct nfv_l4_frag;
+
 struct nfv_lb_table {
 	struct rte_hash *hash;  /* key -> session index << 1 | direction */
+	struct nfv_l4_frag *frag; /* notes of fragmented datagrams (modules/ip/l4_frag.h) */
 	uint32_t *cache;        /* 1 << NFV_LB_CACHE_BITS slots in front of hash (flow_cache.h) */
 	struct nfv_lb_session *s;
 	struct nfv_slots slots;
@@ -161,6 +164,10 @@ struct nfv_lb_counters {
 	uint64_t icmp_error_rev;        /* about a packet to a backend: given the VIP */
 	uint64_t icmp_error_no_session; /* quoting a service's or backend's endpoint, no session */
 	uint64_t icmp_error_truncated;  /* quoting less than an IPv4 header and 8 bytes */
+	/* Later fragments (not the first) of datagrams (modules/ip/l4_frag.h): */
+	uint64_t frag_fwd;     /* to a VIP, after their first: to its backend */
+	uint64_t frag_rev;     /* from a backend, after their first: from the VIP */
+	uint64_t frag_unknown; /* to a VIP, of no datagram noted: left as they came */
 	uint64_t handoff_out;  /* packets handed to the worker owning their session */
 	uint64_t handoff_in;   /* packets other workers handed to this one */
 	uint64_t handoff_full; /* refused by a full handoff ring (dropped) */

@@ -37,6 +37,7 @@
 #include "core/stats.h"
 #include "modules/infra/iface.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/l4_frag.h"
 #include "modules/arp_nd/arp_nd.h"
 #include "modules/lb/lb.h"
 
@@ -185,6 +186,7 @@ tables_free(void)
 		rte_free(nfv_lb_tables[w].s);
 		nfv_slots_fini(&nfv_lb_tables[w].slots);
 		rte_free(nfv_lb_tables[w].cache);
+		rte_free(nfv_lb_tables[w].frag);
 	}
 	rte_free(nfv_lb_tables);
 	nfv_lb_tables = NULL;
@@ -217,7 +219,9 @@ tables_setup(char *err)
 					  RTE_CACHE_LINE_SIZE, socket);
 		t->cache = rte_malloc_socket("nfv_lb_cache", sizeof(uint32_t) << NFV_LB_CACHE_BITS,
 					     RTE_CACHE_LINE_SIZE, socket);
-		if (t->hash == NULL || t->s == NULL || t->cache == NULL ||
+		t->frag = rte_zmalloc_socket("nfv_lb_frag", NFV_L4_FRAG_ENTRIES * sizeof(*t->frag),
+					     RTE_CACHE_LINE_SIZE, socket);
+		if (t->hash == NULL || t->s == NULL || t->cache == NULL || t->frag == NULL ||
 		    nfv_slots_init(&t->slots, lb_capacity, socket) < 0)
 			goto nomem;
 		memset(t->cache, 0xff, sizeof(uint32_t) << NFV_LB_CACHE_BITS);
@@ -682,6 +686,9 @@ nfv_lb_show(bool sessions)
 			    json_integer((json_int_t)c.icmp_error_no_session));
 	json_object_set_new(o, "icmp_error_truncated",
 			    json_integer((json_int_t)c.icmp_error_truncated));
+	json_object_set_new(o, "frag_fwd", json_integer((json_int_t)c.frag_fwd));
+	json_object_set_new(o, "frag_rev", json_integer((json_int_t)c.frag_rev));
+	json_object_set_new(o, "frag_unknown", json_integer((json_int_t)c.frag_unknown));
 	st = json_object();
 	for (unsigned int i = 0; i < NFV_LB_STATES; i++)
 		json_object_set_new(st, timeout_names[i], json_integer(timeout_s[i]));
@@ -702,7 +709,7 @@ lb_show_stats(json_t *stats)
 	nfv_counters_sum(&nfv_lb_counters_block, &c);
 	json_object_set_new(stats, "lb",
 			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-				      "s:I, s:I}",
+				      "s:I, s:I, s:I, s:I, s:I}",
 				      "fwd", (json_int_t)c.fwd, "rev", (json_int_t)c.rev,
 				      "scheduled", (json_int_t)c.scheduled,
 				      "rescheduled", (json_int_t)c.rescheduled,
@@ -713,6 +720,9 @@ lb_show_stats(json_t *stats)
 				      "icmp_error_rev", (json_int_t)c.icmp_error_rev,
 				      "icmp_error_no_session", (json_int_t)c.icmp_error_no_session,
 				      "icmp_error_truncated", (json_int_t)c.icmp_error_truncated,
+				      "frag_fwd", (json_int_t)c.frag_fwd,
+				      "frag_rev", (json_int_t)c.frag_rev,
+				      "frag_unknown", (json_int_t)c.frag_unknown,
 				      "handoff_out", (json_int_t)c.handoff_out,
 				      "handoff_in", (json_int_t)c.handoff_in,
 				      "handoff_full", (json_int_t)c.handoff_full));
@@ -738,6 +748,12 @@ lb_metrics(FILE *f)
 		c.icmp_error_no_session);
 	fprintf(f, "nfvd_lb_icmp_errors_total{result=\"truncated\"} %" PRIu64 "\n",
 		c.icmp_error_truncated);
+	nfv_metrics_help(f, "nfvd_lb_fragments_total", "counter",
+			 "later fragments (not the first) of datagrams through the load balancer, "
+			 "by what was done");
+	fprintf(f, "nfvd_lb_fragments_total{result=\"fwd\"} %" PRIu64 "\n", c.frag_fwd);
+	fprintf(f, "nfvd_lb_fragments_total{result=\"rev\"} %" PRIu64 "\n", c.frag_rev);
+	fprintf(f, "nfvd_lb_fragments_total{result=\"unknown\"} %" PRIu64 "\n", c.frag_unknown);
 	nfv_metrics_help(f, "nfvd_lb_sessions_scheduled_total", "counter",
 			 "load-balancer sessions created");
 	fprintf(f, "nfvd_lb_sessions_scheduled_total %" PRIu64 "\n", c.scheduled);

@@ -13,7 +13,9 @@
  * backend endpoint (a bitmap says maybe; the session table says surely)
  * of a session: its source becomes the VIP and port. Anything else passes
  * untouched (ICMP to a VIP that is also an interface address is answered
- * by nfvd, as without lb). Fragments are not translated.
+ * by nfvd, as without lb). A fragmented datagram's first fragment is
+ * taken as any packet of its session; its later fragments get what it got
+ * (modules/ip/l4_frag.h), or, before their first, pass as they came.
  *
  * With several workers, a packet of a mode nat service that finds no
  * session on its worker goes to the worker its client's address and port
@@ -63,6 +65,7 @@
 #include "core/node.h"
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_node.h"
+#include "modules/ip/l4_frag.h"
 #include "modules/ip/l4_icmp_error.h"
 #include "modules/ip/l4_rewrite.h"
 #include "modules/lb/datapath/lb_node.h"
@@ -169,6 +172,182 @@ lb_icmp_error(const struct nfv_worker *w, struct nfv_lb_table *t, struct nfv_lb_
 	return v;
 }
 
+/* What a note of lb tells a datagram's later fragments (l4_frag.h):
+ * to a VIP, their destination becomes the backend's (mode nat) or they go
+ * to the backend as they are (mode dsr); from a backend, their source
+ * becomes the VIP. The notes' direction: NFV_LB_FWD or NFV_LB_REV. */
+enum lb_frag_action { LB_FRAG_NAT, LB_FRAG_DSR };
+
+/*
+ * Packet i (m, parsed in p: TCP or UDP) arriving on its interface: to a
+ * service's VIP and port, given to its session's backend (the session
+ * made first when there is none); from a backend endpoint of a session,
+ * given the VIP as source; or handed to the worker owning its session.
+ * frag: p is a first fragment, whose datagram is noted for its later
+ * fragments (l4_frag.h); a constant, so that the copy in the loop has no
+ * fragment code.
+ */
+static __rte_always_inline void
+lb_in_one(const struct nfv_worker *w, struct nfv_lb_table *t, struct nfv_lb_counters *c,
+	  const struct nfv_lb_config *cfg, struct rte_mbuf *m, uint16_t i, struct nat_pkt *p,
+	  uint16_t *nexts, struct nfv_handoff_burst *ho, uint64_t now, const bool frag)
+{
+	const struct nfv_lb_service *svc;
+	struct nfv_lb_session *s;
+	struct nfv_lb_key k;
+	unsigned int dir;
+	rte_be32_t orig_src = p->src, orig_dst = p->dst;
+	uint16_t o;
+
+	svc = nfv_lb_svc_find(cfg, p->dst, p->dport, p->proto);
+	if (svc == NULL) {
+		uint32_t bit = nfv_lb_be_bit(p->src, p->sport, p->proto);
+
+		if (!(cfg->be_bits[bit >> 6] & (1ull << (bit & 63))))
+			return;
+		lb_key(&k, p);
+		s = nfv_lb_lookup(t, c, &k, &dir, now);
+		if (s == NULL && ho->on) {
+			if (nfv_handoff_mark(ho, w, i, o = nfv_handoff_endpoint_owner(p->dst,
+										 p->dport)) &&
+			    frag)
+				nfv_l4_frag_note(t->frag, orig_src, orig_dst, p->ip, p->proto,
+						 NFV_LB_REV, m->port, 0, o, now);
+			return;
+		}
+		if (s == NULL || dir != NFV_LB_REV)
+			return;
+		if (!lb_live(cfg, s)) {
+			nfv_lb_forget(t, s);
+			return;
+		}
+		if (unlikely(nat_hop_expires(p))) {
+			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
+						 LB_IN_NEXT_ICMP_ERROR);
+			return;
+		}
+		nat_rewrite(p, false, s->vip, s->vport);
+		lb_touch(s, NFV_LB_REV, p, m, now);
+		c->rev++;
+		if (frag)
+			nfv_l4_frag_note(t->frag, orig_src, orig_dst, p->ip, p->proto, NFV_LB_REV,
+					 m->port, s->vip, NFV_L4_FRAG_HERE, now);
+		return;
+	}
+	lb_key(&k, p);
+	s = nfv_lb_lookup(t, c, &k, &dir, now);
+	if (s != NULL && (dir != NFV_LB_FWD || !lb_live(cfg, s) ||
+			  (p->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+				  RTE_TCP_SYN_FLAG)) {
+		/* Not ours to keep: a backend talking to a VIP, a deleted
+		 * backend, or a new connection. */
+		if (dir != NFV_LB_FWD)
+			return;
+		nfv_lb_forget(t, s);
+		c->rescheduled++;
+		s = NULL;
+	}
+	if (s == NULL) {
+		uint8_t b;
+
+		if (ho->on && svc->mode != NFV_LB_DSR &&
+		    nfv_handoff_mark(ho, w, i, o = nfv_handoff_endpoint_owner(p->src, p->sport))) {
+			if (frag)
+				nfv_l4_frag_note(t->frag, orig_src, orig_dst, p->ip, p->proto,
+						 NFV_LB_FWD, m->port, 0, o, now);
+			return;
+		}
+		b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
+
+		if (unlikely(svc->mode != NFV_LB_DSR && nat_hop_expires(p))) {
+			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
+						 LB_IN_NEXT_ICMP_ERROR);
+			return;
+		}
+		if (unlikely(b == NFV_MAGLEV_NONE)) {
+			nexts[i] = nfv_mark_drop(m, drop_lb_no_backend.id, LB_IN_NEXT_DROP);
+			c->no_backend++;
+			return;
+		}
+		s = nfv_lb_create(t, c, &k, svc, (uint16_t)(svc - cfg->svc), b, now);
+		if (s == NULL) {
+			nexts[i] = nfv_mark_drop(m, drop_lb_full.id, LB_IN_NEXT_DROP);
+			return;
+		}
+	} else if (unlikely(svc->mode != NFV_LB_DSR && nat_hop_expires(p))) {
+		nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
+					 LB_IN_NEXT_ICMP_ERROR);
+		return;
+	}
+	lb_touch(s, NFV_LB_FWD, p, m, now);
+	c->fwd++;
+	if (svc->mode == NFV_LB_DSR)
+		nexts[i] = lb_dsr(m, nfv_fib4_active(), s->backend);
+	else
+		nat_rewrite(p, true, s->backend, s->bport);
+	if (frag)
+		nfv_l4_frag_note_as(t->frag, orig_src, orig_dst, p->ip, p->proto, NFV_LB_FWD,
+				    m->port, s->backend,
+				    svc->mode == NFV_LB_DSR ? LB_FRAG_DSR : LB_FRAG_NAT,
+				    NFV_L4_FRAG_HERE, now);
+}
+
+/* Whether addr is a service's VIP. */
+static bool
+lb_is_vip(const struct nfv_lb_config *cfg, rte_be32_t addr)
+{
+	for (uint32_t i = 0; i < cfg->n_services; i++)
+		if (cfg->svc[i].uid != 0 && cfg->svc[i].vip == addr)
+			return true;
+	return false;
+}
+
+/*
+ * Packet i, a fragment nat_parse did not take: a first fragment of TCP or
+ * UDP is taken as a packet of its session; a later one of a noted
+ * datagram gets what its first did (or goes to the worker its first went
+ * to); any other is left as it came (counted when to a VIP).
+ */
+static __rte_noinline void
+lb_in_frag(const struct nfv_worker *w, struct nfv_lb_table *t, struct nfv_lb_counters *c,
+	   const struct nfv_lb_config *cfg, struct rte_mbuf *m, uint16_t i, uint16_t *nexts,
+	   struct nfv_handoff_burst *ho, uint64_t now)
+{
+	const struct nfv_l4_frag *f;
+	struct nat_pkt p;
+
+	nat_parse_first_frag(m, &p);
+	if (p.ok) {
+		if (p.proto != IPPROTO_ICMP)
+			lb_in_one(w, t, c, cfg, m, i, &p, nexts, ho, now, true);
+		return;
+	}
+	if (nfv_l4_first_frag(&p))
+		return;
+	f = nfv_l4_frag_find(t->frag, &p, NFV_LB_FWD, m->port, now);
+	if (f == NULL)
+		f = nfv_l4_frag_find(t->frag, &p, NFV_LB_REV, m->port, now);
+	if (f == NULL) {
+		if (lb_is_vip(cfg, p.dst))
+			c->frag_unknown++;
+		return;
+	}
+	if (f->owner != NFV_L4_FRAG_HERE) {
+		nfv_handoff_mark(ho, w, i, f->owner);
+		return;
+	}
+	if (f->dir == NFV_LB_REV) {
+		nfv_l4_frag_rewrite(&p, false, f->addr);
+		c->frag_rev++;
+		return;
+	}
+	if (f->action == LB_FRAG_DSR)
+		nexts[i] = lb_dsr(m, nfv_fib4_active(), f->addr);
+	else
+		nfv_l4_frag_rewrite(&p, true, f->addr);
+	c->frag_fwd++;
+}
+
 static uint16_t
 lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -185,11 +364,7 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	nfv_lb_burst_start(t, c, now);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		const struct nfv_lb_service *svc;
-		struct nfv_lb_session *s;
-		struct nfv_lb_key k;
 		struct nat_pkt p;
-		unsigned int dir;
 
 		nexts[i] = nfv_arc_burst_next_edge(&lb_in_feature, &ec, m->port);
 		nat_parse(m, &p);
@@ -202,84 +377,12 @@ lb_in_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 
 				nexts[i] = v.next;
 				nfv_handoff_mark(&ho, w, i, v.owner);
+			} else if (unlikely(p.frag)) {
+				lb_in_frag(w, t, c, cfg, m, i, nexts, &ho, now);
 			}
 			continue;
 		}
-		svc = nfv_lb_svc_find(cfg, p.dst, p.dport, p.proto);
-		if (svc == NULL) {
-			uint32_t bit = nfv_lb_be_bit(p.src, p.sport, p.proto);
-
-			if (!(cfg->be_bits[bit >> 6] & (1ull << (bit & 63))))
-				continue;
-			lb_key(&k, &p);
-			s = nfv_lb_lookup(t, c, &k, &dir, now);
-			if (s == NULL && ho.on) {
-				nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.dst, p.dport));
-				continue;
-			}
-			if (s == NULL || dir != NFV_LB_REV)
-				continue;
-			if (!lb_live(cfg, s)) {
-				nfv_lb_forget(t, s);
-				continue;
-			}
-			if (unlikely(nat_hop_expires(&p))) {
-				nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
-							 LB_IN_NEXT_ICMP_ERROR);
-				continue;
-			}
-			nat_rewrite(&p, false, s->vip, s->vport);
-			lb_touch(s, NFV_LB_REV, &p, m, now);
-			c->rev++;
-			continue;
-		}
-		lb_key(&k, &p);
-		s = nfv_lb_lookup(t, c, &k, &dir, now);
-		if (s != NULL && (dir != NFV_LB_FWD || !lb_live(cfg, s) ||
-				  (p.tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
-					  RTE_TCP_SYN_FLAG)) {
-			/* Not ours to keep: a backend talking to a VIP, a
-			 * deleted backend, or a new connection. */
-			if (dir != NFV_LB_FWD)
-				continue;
-			nfv_lb_forget(t, s);
-			c->rescheduled++;
-			s = NULL;
-		}
-		if (s == NULL) {
-			uint8_t b;
-
-			if (ho.on && svc->mode != NFV_LB_DSR &&
-			    nfv_handoff_mark(&ho, w, i, nfv_handoff_endpoint_owner(p.src, p.sport)))
-				continue;
-			b = svc->maglev[rte_hash_crc(&k, sizeof(k), 0) % NFV_MAGLEV_SIZE];
-
-			if (unlikely(svc->mode != NFV_LB_DSR && nat_hop_expires(&p))) {
-				nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
-							 LB_IN_NEXT_ICMP_ERROR);
-				continue;
-			}
-			if (unlikely(b == NFV_MAGLEV_NONE)) {
-				nexts[i] = nfv_mark_drop(m, drop_lb_no_backend.id, LB_IN_NEXT_DROP);
-				c->no_backend++;
-				continue;
-			}
-			s = nfv_lb_create(t, c, &k, svc, (uint16_t)(svc - cfg->svc), b, now);
-			if (s == NULL) {
-				nexts[i] = nfv_mark_drop(m, drop_lb_full.id, LB_IN_NEXT_DROP);
-				continue;
-			}
-		} else if (unlikely(svc->mode != NFV_LB_DSR && nat_hop_expires(&p))) {
-			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_lb_ttl.id,
-						 LB_IN_NEXT_ICMP_ERROR);
-			continue;
-		}
-		lb_touch(s, NFV_LB_FWD, &p, m, now);
-		c->fwd++;
-		if (svc->mode == NFV_LB_DSR)
-			nexts[i] = lb_dsr(m, nfv_fib4_active(), s->backend);
-		else
-			nat_rewrite(&p, true, s->backend, s->bport);
+		lb_in_one(w, t, c, cfg, m, i, &p, nexts, &ho, now, false);
 	}
 	nfv_handoff_enqueue(graph, node, w, &nfv_lb_handoff, &ho, objs, nexts, n, LB_IN_NEXT_DROP,
 			    drop_lb_handoff_full.id);
