@@ -87,8 +87,9 @@ nfv_l4_first_frag(const struct nat_pkt *p)
  * A first fragment (ip: its IP header; src, dst: its addresses as it
  * came) taken in direction dir by iface: its datagram noted, the later
  * fragments to get addr under the module's action (owner
- * NFV_L4_FRAG_HERE) or to go to worker owner. In the set, the note of the same datagram, an empty or expired
- * one, or else the one that expires first, is replaced.
+ * NFV_L4_FRAG_HERE) or to go to worker owner. In the set, the note of the
+ * same datagram, an empty or expired one, or else the one that expires
+ * first, is replaced.
  */
 static __rte_noinline __rte_unused void
 nfv_l4_frag_note_as(struct nfv_l4_frag *tab, rte_be32_t src, rte_be32_t dst, const uint8_t *ip,

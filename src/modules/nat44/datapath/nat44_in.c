@@ -182,8 +182,8 @@ nat44_in_icmp_error(const struct nfv_worker *w, struct nfv_nat_table *t,
  * Packet i (m, parsed in p: TCP, UDP or ICMP) arriving on iface: an echo
  * reply or TCP / UDP packet of a session translated, or a DNAT session
  * made (or the packet handed to the session's owner). frag: p is a first
- * fragment, whose datagram is noted (nat44.h); a constant, so that the
- * copy in the loop has no fragment code.
+ * fragment, whose datagram is noted (modules/ip/l4_frag.h); a constant,
+ * so that the copy in the loop has no fragment code.
  */
 static __rte_always_inline void
 nat44_in_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
@@ -225,8 +225,8 @@ nat44_in_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat
 		if (r == NULL)
 			return;
 		if (unlikely(nat_hop_expires(p))) {
-			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0, drop_nat_in_ttl.id,
-						 NAT44_IN_NEXT_ICMP_ERROR);
+			nexts[i] = nfv_mark_icmp(m, NFV_ICMP_TIME_EXCEEDED, 0, 0,
+						 drop_nat_in_ttl.id, NAT44_IN_NEXT_ICMP_ERROR);
 			return;
 		}
 		i2o.src = r->to_addr;

@@ -172,7 +172,9 @@ nat44_out_other(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_
 				c->frag_unknown++;
 		}
 		if (snat_match(cfg, iface, p.src) != NULL) {
-			v.next = nfv_mark_drop(m, p.frag && !nfv_l4_first_frag(&p) ? drop_nat_fragment.id :
+			bool later = p.frag && !nfv_l4_first_frag(&p);
+
+			v.next = nfv_mark_drop(m, later ? drop_nat_fragment.id :
 					       drop_nat_unsupported.id, NAT44_OUT_NEXT_DROP);
 			c->unsupported++;
 		}
@@ -225,8 +227,8 @@ untranslated:
  * Packet i (m, parsed in p: TCP, UDP or an ICMP echo request) on its way
  * out of iface: translated by its session, or the session made (or the
  * packet handed to the session's owner, or dropped). frag: p is a first
- * fragment, whose datagram is noted (nat44.h); a constant, so that the
- * copy in the loop has no fragment code.
+ * fragment, whose datagram is noted (modules/ip/l4_frag.h); a constant,
+ * so that the copy in the loop has no fragment code.
  */
 static __rte_always_inline void
 nat44_out_one(const struct nfv_worker *w, struct nfv_nat_table *t, struct nfv_nat_counters *c,
