@@ -19,6 +19,7 @@ rx/tx) equal to the sum over the cases.
 from collections import Counter
 from dataclasses import dataclass, field
 
+from scapy.layers.inet import IP, fragment
 from scapy.layers.l2 import Ether
 
 import nfvdlib
@@ -93,6 +94,21 @@ def _c(**kw):
 def fwd4(port, dmac, smac):
     """Forwarded out port to dmac, TTL - 1."""
     return Verdict(outs=[lambda f: (port, routed4(f, dmac, smac))])
+
+
+def frag4(port, dmac, smac, mtu, n):
+    """Forwarded out port to dmac (TTL - 1) in n fragments that fit mtu, as
+    scapy's fragment() cuts the routed packet (data in multiples of 8 bytes,
+    the last one's MF flag the packet's own; every option in every
+    fragment: the cases have none), each header checksum computed afresh."""
+    def piece(k):
+        def out(f):
+            ip = IP(bytes(routed4(f, dmac, smac)[IP]))
+            frags = fragment(ip, fragsize=(mtu - ip.ihl * 4) // 8 * 8)
+            assert len(frags) == n, "test table: %d fragments, not %d" % (len(frags), n)
+            return (port, Ether(dst=dmac, src=smac) / IP(bytes(frags[k])))
+        return out
+    return Verdict(outs=[piece(k) for k in range(n)])
 
 
 def fwd6(port, dmac, smac):

@@ -377,11 +377,14 @@ def strip_volatile(st):
 
 
 def balance(st):
-    """received + ICMP errors generated - forwarded - dropped: 0 when every packet
-    is accounted for (an ICMP error reuses the mbuf of the packet it is about,
-    which is counted under its drop reason, and is then forwarded or dropped)."""
+    """received + ICMP errors generated + fragments made - packets fragmented -
+    forwarded - dropped: 0 when every packet is accounted for (an ICMP error
+    reuses the mbuf of the packet it is about, which is counted under its drop
+    reason, and is then forwarded or dropped; a fragmented packet's
+    fragments are forwarded in its place)."""
     pk = st["packets"]
     return (pk["received"] + st["icmp"]["errors_sent"] + st["icmp6"]["errors_sent"]
+            + st["ip4"]["fragments"] - st["ip4"]["fragmented"]
             - pk["forwarded"] - pk["dropped"])
 
 

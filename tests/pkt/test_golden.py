@@ -17,7 +17,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Padding, Raw
 
 from cases import Case, check_counters, check_outputs, drop, echo4, echo6, ecmp4, ecmp6
-from cases import err4, err6, fwd4, fwd6
+from cases import err4, err6, frag4, fwd4, fwd6
 from topo import ECMP4, ECMP6, H0, H3, P0, P1, P2, P3, R1, R1LL, R2, R2B, R2LL, build_topology, ip, ip6, pad
 
 E = Ether(dst=P0, src=H0)     # from H0, on p0
@@ -121,9 +121,9 @@ CASES_IP4 = [
     Case("connected host without neighbor entry", "p0",
          E / ip("10.1.0.77", id=125) / UDP() / Raw(b"g125"),
          drop("ip4_rewrite/neigh_unresolved")),
-    Case("no DF, 1501 bytes, mtu 1500: fragmentation not implemented", "p0",
+    Case("no DF, 1501 bytes, mtu 1500: two fragments", "p0",
          E / ip("198.51.100.203", id=128) / UDP() / pad(1473, b"g128"),
-         drop("ip4_rewrite/fragmentation_unsupported")),
+         frag4("p2", R2, P2, 1500, 2)),
     Case("connected route 'dev p2', destination with a neighbor entry", "p0",
          E / ip("192.0.3.5", id=147) / UDP() / Raw(b"g147"),
          fwd4("p2", R2B, P2)),

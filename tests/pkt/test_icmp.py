@@ -8,17 +8,45 @@ import os
 from collections import Counter
 
 import pytest
-from scapy.layers.inet import ICMP, IP, UDP
+from scapy.layers.inet import ICMP, IP, UDP, IPOption_Router_Alert, IPOption_RR
 from scapy.layers.inet6 import ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPv6
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 import nfvdlib
-from cases import Case, check_counters, check_outputs, drop, err4, err6, fwd4, fwd6
-from topo import H0, P0, P1, P2, R1, R2, build_topology, ip, ip6, pad
+from cases import Case, Verdict, check_counters, check_outputs, drop, err4, err6, frag4, fwd4
+from cases import fwd6
+from topo import H0, P0, P1, P2, R1, R2, build_topology, ip, ip6, l3_bytes, pad
 
 E = Ether(dst=P0, src=H0)
 
+
+
+def frag4_options(port, dmac, smac, mtu):
+    """Forwarded (TTL - 1) in two fragments that fit mtu, a packet whose
+    header has a Router Alert option (copied flag set) and a Record Route
+    option (not set): the first fragment keeps the whole header, the second
+    only the Router Alert (RFC 791 3.1). Built by hand: scapy's fragment()
+    copies every option into every fragment."""
+    def piece(k):
+        def out(f):
+            ip = IP(l3_bytes(f))
+            hlen = ip.ihl * 4
+            data = bytes(ip)[hlen:]
+            first = (mtu - hlen) // 8 * 8
+            if k == 0:
+                frag = IP(bytes(ip)[:hlen] + data[:first])
+                frag.flags = "MF"
+            else:
+                frag = IP(src=ip.src, dst=ip.dst, id=ip.id, ttl=ip.ttl, proto=ip.proto,
+                          options=[IPOption_Router_Alert()], frag=first // 8) / Raw(data[first:])
+            frag = IP(bytes(frag))
+            frag.ttl -= 1
+            del frag.len
+            del frag.chksum
+            return (port, Ether(dst=dmac, src=smac) / IP(bytes(frag)))
+        return out
+    return Verdict(outs=[piece(0), piece(1)])
 
 
 # p2 has "mtu 1280"; 198.51.100.128/25 and 2001:db8:100:8000::/49 go out p2.
@@ -32,9 +60,15 @@ CASES_MTU = [
     Case("DF, 1400 bytes of TCP-like data: the quote stops at 576 bytes", "p0",
          E / ip("198.51.100.203", id=128, flags="DF", proto=6) / pad(1380, b"t128"),
          err4("ip4_rewrite/frag_needed", 3, 4, mtu=1280)),
-    Case("no DF, 1281 bytes, mtu 1280: fragmentation not implemented", "p0",
+    Case("no DF, 1281 bytes, mtu 1280: two fragments (1276 and 5 bytes)", "p0",
          E / ip("198.51.100.204", id=129) / UDP() / pad(1253, b"t129"),
-         drop("ip4_rewrite/fragmentation_unsupported")),
+         frag4("p2", R2, P2, 1280, 2)),
+    Case("no DF, 1350 bytes with options, mtu 1280: two fragments, the second with the "
+         "copied option only", "p0",
+         E / ip("198.51.100.205", id=134, options=[IPOption_Router_Alert(),
+                                                   IPOption_RR(routers=["0.0.0.0"] * 2)])
+         / UDP() / pad(1306, b"t134"),
+         frag4_options("p2", R2, P2, 1280)),
     Case("v6 1280 bytes, mtu 1280: forwarded", "p0",
          E / ip6("2001:db8:100:8000::2") / UDP() / pad(1232, b"t130"),
          fwd6("p2", R2, P2)),
@@ -145,9 +179,9 @@ CASES_JUMBO = [
     Case("DF, 4000 bytes (2 mbufs), mtu 1500: fragmentation needed", "p0",
          E / ip("198.51.100.7", id=140, flags="DF") / UDP() / pad(3972, b"j140"),
          err4("ip4_rewrite/frag_needed", 3, 4, mtu=1500)),
-    Case("no DF, 4000 bytes, mtu 1500: fragmentation not implemented", "p0",
+    Case("no DF, 4000 bytes (2 mbufs), mtu 1500: three fragments", "p0",
          E / ip("198.51.100.8", id=141) / UDP() / pad(3972, b"j141"),
-         drop("ip4_rewrite/fragmentation_unsupported")),
+         frag4("p1", R1, P1, 1500, 3)),
     Case("v6 5000 bytes (3 mbufs), mtu 1500: packet too big", "p0",
          E / ip6("2001:db8:100::7") / UDP() / pad(4952, b"j142"),
          err6("ip6_rewrite/packet_too_big", ICMPv6PacketTooBig(mtu=1500))),

@@ -230,6 +230,10 @@ struct nfv_ip_counters {
 	 * the lookup routed again (the interface's features changed on the
 	 * way, core/arc.h): [0] IPv4, [1] IPv6 */
 	uint64_t routed_again[2];
+	/* IPv4 packets ip4_frag cut, and the fragments it made of them (each
+	 * sent as a packet: received + fragments - fragmented adds up). */
+	uint64_t fragmented;
+	uint64_t fragments;
 };
 
 /* "debug reroute on" (a test hook): the lookup nodes route again every

@@ -31,8 +31,10 @@ ip_show_stats(json_t *stats)
 	nfv_counters_sum(&nfv_ip_counters_block, &c);
 	json_object_set_new(stats, "icmp", icmp_json(&c, 0));
 	json_object_set_new(stats, "icmp6", icmp_json(&c, 1));
-	json_object_set_new(stats, "ip4", json_pack("{s:I}", "routed_again",
-						    (json_int_t)c.routed_again[0]));
+	json_object_set_new(stats, "ip4", json_pack("{s:I, s:I, s:I}", "routed_again",
+						    (json_int_t)c.routed_again[0],
+						    "fragmented", (json_int_t)c.fragmented,
+						    "fragments", (json_int_t)c.fragments));
 	json_object_set_new(stats, "ip6", json_pack("{s:I}", "routed_again",
 						    (json_int_t)c.routed_again[1]));
 	if (tables != NULL) {
@@ -76,6 +78,12 @@ ip_metrics(FILE *f)
 			 "IPv6 packets forwarded before the ingress features and routed again "
 			 "after those features changed");
 	fprintf(f, "nfvd_ip6_routed_again_total %" PRIu64 "\n", c.routed_again[1]);
+	nfv_metrics_help(f, "nfvd_ip4_fragmented_total", "counter",
+			 "IPv4 packets larger than the output MTU without DF, cut into fragments");
+	fprintf(f, "nfvd_ip4_fragmented_total %" PRIu64 "\n", c.fragmented);
+	nfv_metrics_help(f, "nfvd_ip4_fragments_total", "counter",
+			 "IPv4 fragments made of them (each sent as a packet)");
+	fprintf(f, "nfvd_ip4_fragments_total %" PRIu64 "\n", c.fragments);
 	nfv_metrics_help(f, "nfvd_routes", "gauge", "Routes in the FIB");
 	fprintf(f, "nfvd_routes{family=\"ipv4\"} %u\n", nfv_route_count(AF_INET));
 	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));

@@ -3,14 +3,16 @@
  * ip4_rewrite: picks the ECMP member by flow hash, checks that the next
  * hop is resolved, the TTL (RFC 1812 5.3.1: a packet whose TTL would reach
  * zero gets ICMP time exceeded) and the output MTU (DF set: ICMP
- * fragmentation needed, RFC 1191), decrements the TTL with an incremental
- * checksum update (RFC 1624) and writes the Ethernet header.
+ * fragmentation needed, RFC 1191; DF clear: to ip4_frag, which cuts it),
+ * decrements the TTL with an incremental checksum update (RFC 1624) and
+ * writes the Ethernet header.
  *
- * Edges: port_tx, ip4_icmp_error, drop, and the resolution module's node
- * for unresolved next hops (nfv_ip_unresolved_register).
- * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
- * Drops: ttl_expired, neigh_unresolved, frag_needed,
- *        fragmentation_unsupported, no_route (ECMP member gone).
+ * Edges: port_tx, ip4_icmp_error, drop, ip4_frag, and the resolution
+ * module's node for unresolved next hops (nfv_ip_unresolved_register).
+ * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*; meta.nh
+ * (the ECMP member) of a packet for ip4_frag.
+ * Drops: ttl_expired, neigh_unresolved, frag_needed, no_route (ECMP
+ *        member gone).
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -27,6 +29,7 @@ enum ip4_rewrite_next {
 	IP4_REWRITE_NEXT_TX,
 	IP4_REWRITE_NEXT_ICMP_ERROR,
 	IP4_REWRITE_NEXT_DROP,
+	IP4_REWRITE_NEXT_FRAG,
 	IP4_REWRITE_NEXT_MAX,
 };
 
@@ -59,8 +62,6 @@ NFV_DROP_REASON(drop_ip4_neigh_unresolved, "ip4_rewrite", "neigh_unresolved",
 	"next hop has no neighbor entry");
 NFV_DROP_REASON(drop_ip4_frag_needed, "ip4_rewrite", "frag_needed",
 	"larger than the output MTU with DF set (ICMP sent)");
-NFV_DROP_REASON(drop_ip4_frag_unsupported, "ip4_rewrite", "fragmentation_unsupported",
-	"larger than the output MTU without DF: fragmentation is not implemented");
 
 /* TTL decrement (RFC 1812 5.3.1) with an RFC 1624 checksum update
  * (nfv_ip4_ttl_dec_word), then the Ethernet header of the next hop. */
@@ -110,7 +111,9 @@ ip4_rewrite_slow(struct rte_mbuf *m)
 					     4 /* fragmentation needed and DF set */, nh->mtu,
 					     drop_ip4_frag_needed.id, IP4_REWRITE_NEXT_ICMP_ERROR);
 		}
-		return nfv_mark_drop(m, drop_ip4_frag_unsupported.id, IP4_REWRITE_NEXT_DROP);
+		/* To be fragmented (ip4_frag), by the member picked. */
+		meta->nh = nh;
+		return IP4_REWRITE_NEXT_FRAG;
 	}
 	if (meta->flags & NFV_META_ICMP_ERROR) {
 		/* RFC 1812 4.3.2.4: from an address of the port it leaves by (the
@@ -161,6 +164,7 @@ static struct rte_node_register ip4_rewrite_node = {
 		[IP4_REWRITE_NEXT_TX] = "nfv_port_tx",
 		[IP4_REWRITE_NEXT_ICMP_ERROR] = "nfv_ip4_icmp_error",
 		[IP4_REWRITE_NEXT_DROP] = "nfv_drop",
+		[IP4_REWRITE_NEXT_FRAG] = "nfv_ip4_frag",
 	},
 };
 
