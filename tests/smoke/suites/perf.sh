@@ -12,7 +12,8 @@
 # when the hugepages are not physically contiguous (the log says in how many
 # IOVA-contiguous chunks each came). Checks: both ports come up, pings to
 # nfvd and through it in both families, forwarded by ip4_fast and ip6_fast,
-# nfvd exits 0. Skipped (exit 0) without hugepages or AF_XDP.
+# pings without DF cut into fragments for a smaller MTU, nfvd exits 0.
+# Skipped (exit 0) without hugepages or AF_XDP.
 #
 # Run from the repository root: NFVD_BUILD=build bash tests/smoke/suites/perf.sh
 set -uo pipefail
@@ -84,6 +85,22 @@ print(sum(x["packets"] for x in d["nodes"] if x["node"] == sys.argv[2]))' "$grap
 		fail "$node saw ${n:-0} packets, expected at least 30 of 40"
 	fi
 done
+
+# Fragmentation (RFC 1812 5.2.6): x2 and h2's link at MTU 1400; h1 sends
+# 1478-byte pings without DF, which nfvd cuts in two on the way to h2
+# (h2 fragments its own replies); three pings, three packets fragmented
+# into six.
+ip -n "$H2" link set eth0 mtu 1400
+ctl port set x2 mtu 1400 >/dev/null
+out=$(ip netns exec "$H1" ping -n -c 3 -i 0.2 -W 2 -M dont -s 1450 10.78.2.2 2>&1)
+v=$(ctl --json show stats | "$PY" -c 'import json, sys
+d = json.load(sys.stdin)["ip4"]
+print(d["fragmented"], d["fragments"])')
+if grep -q " 0% packet loss" <<<"$out" && [ "$v" = "3 6" ]; then
+	pass "1478-byte pings without DF through an MTU 1400 link: cut by nfvd (fragmented, fragments: $v)"
+else
+	fail "pings through an MTU 1400 link: $(grep transmitted <<<"$out"); fragmented, fragments: '$v'"
+fi
 
 suite_stop_nfvd
 suite_finish
