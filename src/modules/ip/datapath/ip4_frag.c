@@ -26,7 +26,8 @@
  * Reads: meta.nh, meta.flags (NFV_META_LOCAL_ORIGIN: no TTL decrement).
  * Drops: ip4_frag/no_mbuf (the pool had no room for the fragments: the
  * packet is dropped whole), ip4_frag/too_small (the MTU leaves no room for
- * 8 bytes of data after the header).
+ * 8 bytes of data after the header, or would make more than IP4_FRAG_MAX
+ * fragments).
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -46,14 +47,15 @@ enum ip4_frag_next {
 NFV_DROP_REASON(drop_ip4_frag_no_mbuf, "ip4_frag", "no_mbuf",
 	"no mbufs left in the packet's pool for its fragments (the packet is dropped whole)");
 NFV_DROP_REASON(drop_ip4_frag_too_small, "ip4_frag", "too_small",
-	"the output MTU leaves no room for 8 bytes of data after the IPv4 header");
+	"the output MTU leaves no room for 8 bytes of data after the IPv4 header, or would "
+	"cut the packet into more than 256 fragments");
 
 struct nfv_arc_entry nfv_ip4_frag_egress_entry = {
 	.arc_name = "ip4_egress", .node = "nfv_ip4_frag",
 };
 NFV_ARC_ENTRY_REGISTER(nfv_ip4_frag_egress_entry);
 
-#define IP4_FRAG_MAX 64 /* fragments of one packet at most (a 64 KB packet, MTU 1 KB) */
+#define IP4_FRAG_MAX 256 /* fragments of one packet at most */
 
 /* The options of header ip (ihl bytes) that every fragment carries (the
  * copied flag), into opts; returns their length, padded to 4 bytes. */
@@ -106,7 +108,8 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 	memcpy(later_hdr + sizeof(struct rte_ipv4_hdr), opts,
 	       later_ihl - sizeof(struct rte_ipv4_hdr));
 	later_hdr[0] = (uint8_t)(0x40 | later_ihl / 4);
-	if (nh->mtu < ihl + 8 || nh->mtu < later_ihl + 8) {
+	if (nh->mtu < ihl + 8 || nh->mtu < later_ihl + 8 ||
+	    data > ((nh->mtu - ihl) & ~7u) + (IP4_FRAG_MAX - 1) * ((nh->mtu - later_ihl) & ~7u)) {
 		*reason = drop_ip4_frag_too_small.id;
 		return 0;
 	}
@@ -119,7 +122,8 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 		uint8_t *p;
 		uint16_t fo;
 
-		if (n == IP4_FRAG_MAX || (f = rte_pktmbuf_alloc(m->pool)) == NULL)
+		f = rte_pktmbuf_alloc(m->pool);
+		if (f == NULL)
 			goto fail;
 		frags[n++] = f;
 		p = (uint8_t *)rte_pktmbuf_append(f, (uint16_t)(NFV_L2_LEN + h + chunk));
