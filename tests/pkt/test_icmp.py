@@ -182,6 +182,10 @@ CASES_JUMBO = [
     Case("no DF, 4000 bytes (2 mbufs), mtu 1500: three fragments", "p0",
          E / ip("198.51.100.8", id=141) / UDP() / pad(3972, b"j141"),
          frag4("p1", R1, P1, 1500, 3)),
+    Case("no DF, 4000 bytes, p2's mtu 3000: two fragments that fit the 2048-byte mbufs of "
+         "the packet's pool (IP packets of 2028 and 1992 bytes)", "p0",
+         E / ip("198.51.100.140", id=145) / UDP() / pad(3972, b"j145"),
+         frag4("p2", R2, P2, 2048 - 14, 2)),
     Case("v6 5000 bytes (3 mbufs), mtu 1500: packet too big", "p0",
          E / ip6("2001:db8:100::7") / UDP() / pad(4952, b"j142"),
          err6("ip6_rewrite/packet_too_big", ICMPv6PacketTooBig(mtu=1500))),
@@ -200,7 +204,7 @@ CASES_JUMBO = [
 def test_frames_longer_than_an_mbuf(nfvd):
     inputs = {"p0": [c.frame for c in CASES_JUMBO]}
     d = nfvd()
-    build_topology(d, inputs)
+    build_topology(d, inputs, p2_mtu=3000)
     d.start()
     st = d.wait_processed({"p0": len(CASES_JUMBO)})
     assert st["tables"]["mbufs_in_use"] == 0
@@ -216,6 +220,11 @@ def test_frames_longer_than_an_mbuf(nfvd):
     assert all(f in possible for f in outputs["p0"]), "an ICMP error that is not exact"
     assert len(outputs["p0"]) == st["icmp"]["errors_sent"] + st["icmp6"]["errors_sent"]
     assert sum(len(o) for o in outputs.values()) == st["packets"]["forwarded"]
+    # The fragments, byte for byte and in order.
+    for port in ("p1", "p2"):
+        assert outputs[port] == [b for c in CASES_JUMBO for p, b, _pkt in c.expected_outputs()
+                                 if p == port], port
+    assert (st["ip4"]["fragmented"], st["ip4"]["fragments"]) == (2, 5), st["ip4"]
 
 
 def test_icmp_rate_limit(nfvd):

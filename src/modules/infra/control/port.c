@@ -298,6 +298,20 @@ fail:
 	return NULL;
 }
 
+/* The error for an MTU the device refused (rc): the range it takes, as
+ * ethdev reckons it (its frame limit less its header overhead). */
+static void
+mtu_refused(char *err, uint32_t mtu, const char *dev, int rc, const struct rte_eth_dev_info *info)
+{
+	uint32_t over = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu ?
+			info->max_rx_pktlen - info->max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t hi = RTE_MIN((uint32_t)info->max_mtu,
+			      info->max_rx_pktlen > over ? info->max_rx_pktlen - over : 0);
+
+	snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u", mtu, dev,
+		 rte_strerror(-rc), info->min_mtu, hi);
+}
+
 static int
 port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 {
@@ -404,17 +418,16 @@ port_configure(struct nfv_port *p, const struct nfv_port_conf *c, char *err)
 		p->mtu = RTE_ETHER_MTU;
 	if (c->mtu != 0) {
 		rc = rte_eth_dev_set_mtu(pid, c->mtu);
-		if (rc == -ENOTSUP && c->mtu <= p->mtu) {
+		if (rc == -ENOTSUP && c->mtu <= info.max_mtu) {
 			/* Virtual devices without an MTU setting: enforced in software
-			 * (ip4_rewrite / ip6_rewrite check the output MTU anyway). */
+			 * (ip4_rewrite / ip6_rewrite check the output MTU anyway), up
+			 * to the largest the device says it takes, as port set does. */
 			NFV_LOG(INFO, "port %s: device has no MTU setting; MTU %u enforced by nfvd",
 				p->name, c->mtu);
 			rc = 0;
 		}
 		if (rc < 0) {
-			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u",
-				 c->mtu, p->dev_name, rte_strerror(-rc), info.min_mtu,
-				 info.max_mtu);
+			mtu_refused(err, c->mtu, p->dev_name, rc, &info);
 			return rc;
 		}
 		p->mtu = c->mtu;
@@ -947,16 +960,7 @@ iface_mtu_attr(uint16_t id, const char *value, char *err)
 		if (rc == -ENOTSUP && mtu <= info.max_mtu)
 			rc = 0; /* no setting in the device: enforced by nfvd, as at port add */
 		if (rc < 0) {
-			/* The largest the device takes, as ethdev reckons it:
-			 * its frame limit less its header overhead. */
-			uint32_t over = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu ?
-					info.max_rx_pktlen - info.max_mtu :
-					RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-			uint32_t hi = RTE_MIN((uint32_t)info.max_mtu,
-					      info.max_rx_pktlen > over ? info.max_rx_pktlen - over : 0);
-
-			snprintf(err, NFV_ERR_LEN, "mtu %u: device %s refused it (%s); range %u-%u",
-				 mtu, p->dev_name, rte_strerror(-rc), info.min_mtu, hi);
+			mtu_refused(err, mtu, p->dev_name, rc, &info);
 			return rc;
 		}
 		p->mtu = (uint16_t)mtu;

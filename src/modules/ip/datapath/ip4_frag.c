@@ -7,7 +7,8 @@
  *
  * The TTL is decremented once (a transit packet), then the packet is cut
  * into fragments that each fit the next hop's MTU: each a new mbuf of the
- * packet's pool holding one contiguous frame (so any driver sends it),
+ * packet's pool holding one contiguous frame (so any driver sends it; a
+ * pool whose mbufs hold less than the MTU makes fragments that fit them),
  * its data a multiple of 8 bytes but the last's. The first fragment keeps
  * the whole header with its options; the later ones keep the options
  * whose copied flag is set (RFC 791 3.1), padded with end-of-options. A
@@ -100,6 +101,10 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 	const uint16_t off0 = rte_be_to_cpu_16(ip->fragment_offset);
 	const uint32_t base = (uint32_t)(off0 & RTE_IPV4_HDR_OFFSET_MASK) * 8;
 	const bool more = (off0 & RTE_IPV4_HDR_MF_FLAG) != 0;
+	/* What a fragment may hold: the next hop's MTU, or less when the
+	 * pool's mbufs are smaller (a fragment is one mbuf). */
+	const uint32_t room = rte_pktmbuf_data_room_size(m->pool) - RTE_PKTMBUF_HEADROOM;
+	const uint32_t mtu = RTE_MIN((uint32_t)nh->mtu, room - NFV_L2_LEN);
 	uint32_t later_ihl, data = total - ihl, done = 0, n = 0;
 
 	later_ihl = sizeof(struct rte_ipv4_hdr) +
@@ -108,14 +113,14 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 	memcpy(later_hdr + sizeof(struct rte_ipv4_hdr), opts,
 	       later_ihl - sizeof(struct rte_ipv4_hdr));
 	later_hdr[0] = (uint8_t)(0x40 | later_ihl / 4);
-	if (nh->mtu < ihl + 8 || nh->mtu < later_ihl + 8 ||
-	    data > ((nh->mtu - ihl) & ~7u) + (IP4_FRAG_MAX - 1) * ((nh->mtu - later_ihl) & ~7u)) {
+	if (mtu < ihl + 8 || mtu < later_ihl + 8 ||
+	    data > ((mtu - ihl) & ~7u) + (IP4_FRAG_MAX - 1) * ((mtu - later_ihl) & ~7u)) {
 		*reason = drop_ip4_frag_too_small.id;
 		return 0;
 	}
 	while (done < data) {
 		const uint32_t h = n == 0 ? ihl : later_ihl;
-		uint32_t chunk = RTE_MIN((nh->mtu - h) & ~7u, data - done);
+		uint32_t chunk = RTE_MIN((mtu - h) & ~7u, data - done);
 		struct rte_mbuf *f;
 		struct rte_ipv4_hdr *fip;
 		const void *src;
