@@ -98,21 +98,33 @@ vip_tcp() { # vip_tcp N BASE WHAT
 	fi
 }
 
-# Ten datagrams to the VIP's port 53 from source ports from BASE + 1, each
-# answered from the VIP: a connected socket takes replies from the VIP only,
-# and each ask ends with its reply (4 s at most without one).
-vip_udp() { # vip_udp BASE WHAT
-	local i n out="$WORK/udp$1"
-	: >"$out"
-	for i in $(seq 10); do
-		ip netns exec "$C" timeout 8 "$PY" -c '
+# One datagram to the VIP's port 53 from source port SPORT: "q", or SIZE
+# bytes that the backend echoes after its line. A connected socket takes
+# replies from the VIP only, and the ask ends with its reply (4 s at most
+# without one). Prints the reply's first line; fails when an echo is not
+# the data sent.
+vip_ask() { # vip_ask SPORT [SIZE]
+	ip netns exec "$C" timeout 8 "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("", int(sys.argv[2])))
 s.connect((sys.argv[1], 53))
 s.settimeout(4)
-s.send(b"q\n")
-sys.stdout.write(s.recv(2048).decode(errors="replace"))' "$VIP" $(($1 + i)) >>"$out" 2>&1
+size = int(sys.argv[3])
+data = (bytes(range(256)) * (size // 256 + 1))[:size] if size else b"q\n"
+s.send(data)
+line, _, rest = s.recv(65536).partition(b"\n")
+sys.stdout.write(line.decode(errors="replace") + "\n")
+sys.exit(0 if not size or rest == data else 1)' "$VIP" "$1" "${2:-0}"
+}
+
+# Ten datagrams to the VIP's port 53 from source ports from BASE + 1, each
+# answered from the VIP.
+vip_udp() { # vip_udp BASE WHAT
+	local i n out="$WORK/udp$1"
+	: >"$out"
+	for i in $(seq 10); do
+		vip_ask $(($1 + i)) >>"$out" 2>&1
 	done
 	n=$(grep -c "^b[12] 10.204.1.2$" "$out")
 	[ "$n" = 10 ] && pass "UDP$2: 10 datagrams to $VIP:53 answered from the VIP ($(grep -c '^b1' "$out") by b1)" ||
@@ -172,17 +184,8 @@ suite_start_nfvd
 pass "nfvd up on af_xdp ports, the same services"
 n=0
 for i in $(seq 5); do
-	ip netns exec "$C" timeout 8 "$PY" -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("", int(sys.argv[2])))
-s.connect((sys.argv[1], 53))
-s.settimeout(4)
-data = bytes(range(256)) * 15 + b"." * 160
-s.send(data)
-r = s.recv(65536)
-sys.exit(0 if r.split(b"\n", 1)[0] in (b"b1 10.204.1.2", b"b2 10.204.1.2") and
-         r.split(b"\n", 1)[1] == data else 1)' "$VIP" $((48000 + i)) && n=$((n + 1))
+	line=$(vip_ask $((48000 + i)) 4000 2>&1) && grep -q "^b[12] 10.204.1.2$" <<<"$line" &&
+		n=$((n + 1))
 done
 [ "$n" = 5 ] && pass "UDP: 5 datagrams of 4000 bytes to $VIP:53 and their echoes, fragmented, whole from the VIP" ||
 	fail "fragmented UDP through the load balancer: $n of 5 echoed whole"
