@@ -80,6 +80,9 @@ class App:
     # Frames (hex) injected on nfvd's port "out" until its next hop is
     # resolved: the ARP reply of a neighbor that a null port cannot send.
     resolve: list = field(default_factory=list)
+    # Packets leaving per packet in (fragments a datagram): the output
+    # counts are divided by it, so that Mpps is datagrams forwarded.
+    out_per_in: int = 1
 
 
 @dataclass
@@ -248,7 +251,7 @@ def arp_reply_hex(ip_src, mac_src, ip_dst):
 def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
              startup_timeout=60.0, burst=32, stats=True, binary=None, note="", outs=1,
              learned=False, extra=(), extra_args=(), in_devargs=None, env_args=None,
-             out_rxq=0):
+             out_rxq=0, out_per_in=1):
     prefix = f"{PREFIX_BASE}-{name}"
     conf = nfvd_config(env, name, pcap, family, routes_file,
                        extra=(() if stats else ("stats off",)) + tuple(extra), outs=outs,
@@ -270,7 +273,7 @@ def app_nfvd(env, name, pcap, label="nfvd", family=4, routes_file=None,
                   "l3fwd's map" if out_rxq == 0 else "; output ports' queues polled too")
                + ("" if stats else "; 'stats off': no node, burst or latency counters")
                + ("; next hop learned by ARP, no 'neigh add'" if learned else "")
-               + note, outs=outs, resolve=resolve)
+               + note, outs=outs, resolve=resolve, out_per_in=out_per_in)
 
 
 def resolve_neighbors(env, app, timeout=20.0):
@@ -515,13 +518,15 @@ def own_cpu_seconds():
     return t.user + t.system + t.children_user + t.children_system
 
 
-def window(samples):
-    """Rates and loss between the first and the last sample."""
+def window(samples, out_per_in=1):
+    """Rates and loss between the first and the last sample; out_per_in:
+    packets out per packet in (App.out_per_in), the output counted in
+    packets in."""
     a, b = samples[0], samples[-1]
     dt = b["t"] - a["t"]
     d_in = b["ipackets"] - a["ipackets"]
-    d_out = b["opackets"] - a["opackets"]
-    per_sec = [(y["opackets"] - x["opackets"]) / (y["t"] - x["t"]) / 1e6
+    d_out = (b["opackets"] - a["opackets"]) / out_per_in
+    per_sec = [(y["opackets"] - x["opackets"]) / out_per_in / (y["t"] - x["t"]) / 1e6
                for x, y in zip(samples, samples[1:])]
     return {"seconds": dt, "in_packets": d_in, "out_packets": d_out,
             "in_mpps": d_in / dt / 1e6, "mpps_mean": d_out / dt / 1e6,
@@ -782,6 +787,26 @@ def build_cases(env):
                                 "bridge port add br0 dev vx0", "bridge port add br0 dev out"],
                          note="; VXLAN to in's address, bridged to out")],
             compare_to="nfvd")
+        # IPv4 fragmentation (RFC 1812 5.2.6): 1,500-byte datagrams without
+        # DF out of a port whose MTU is 1,000 (two fragments each: 996 and
+        # 524 bytes, new mbufs, the original freed), against the same
+        # datagrams routed whole out of the port at its MTU of 1,500.
+        cases["ipv4-frag"] = Case(
+            "ipv4-frag", "IPv4 1,514 B frames fragmented (output MTU 1,000) against routed "
+            "whole",
+            std_traffic.format(size=1514) + ", DF clear; nfvd-frag: port out's MTU 1,000, "
+            "every datagram cut in two fragments (996 and 524 bytes); its Mpps counts "
+            "datagrams (fragments out / 2); its per-node table counts fragments", [
+                app_nfvd(env, "nfvd-nofrag", p("ipv4-1514.pcap"), label="nfvd"),
+                app_nfvd(env, "nfvd-frag", p("ipv4-1514.pcap"), label="nfvd-frag",
+                         extra=["port set out mtu 1000"], out_per_in=2,
+                         note="; port out's MTU 1,000: two fragments a datagram")] + ([
+                app_nfvd(env, "nfvd-frag-baseline", p("ipv4-1514.pcap"),
+                         label="nfvd-frag-baseline", binary=env.nfvd_baseline,
+                         env_args=env.nfvd_baseline_extra, extra=["port set out mtu 1000"],
+                         out_per_in=2, note="; port out's MTU 1,000; built at "
+                         f"{env.nfvd_baseline_rev} (before)")] if env.nfvd_baseline else []),
+            compare_to="nfvd")
         # The load balancer: the 512 flows all to 198.18.1.100:53 (one VIP,
         # four backends in 198.18.1.0/24): a session hit per packet and the
         # ingress arc, against the same traffic routed as it is.
@@ -840,9 +865,10 @@ def build_cases(env):
 ALL_CASES = ["ipv4-64-2ports", "ipv4-64-b32", "ipv4-64-4ports", "ipv6-64", "ipv4-512",
              "ipv4-64-b64", "stats-cost", "ipv4-1m", "route-load", "route-churn",
              "ipv4-64-learned", "punt-arp", "lcp", "ipv4-acl", "ipv6-acl", "conntrack-new",
-             "ipv4-64-visibility", "ipv4-nat", "ipv4-lb", "bridge-vxlan"]
+             "ipv4-64-visibility", "ipv4-nat", "ipv4-lb", "bridge-vxlan", "ipv4-frag"]
 NFVD_ONLY = {"route-load", "route-churn", "stats-cost", "ipv4-64-learned", "punt-arp",
-             "ipv4-acl", "ipv6-acl", "conntrack-new", "ipv4-nat", "ipv4-lb", "bridge-vxlan"}
+             "ipv4-acl", "ipv6-acl", "conntrack-new", "ipv4-nat", "ipv4-lb", "bridge-vxlan",
+             "ipv4-frag"}
 CT_NEW_FLOWS = 1000000
 NEWSYN_PCAP = "ipv4-64-newsyn.pcap"
 
@@ -939,7 +965,7 @@ def run_app_once(env, case, app, r, tag):
             time.sleep(env.args.warmup)
             if app.kind == "nfvd":
                 nfvctl(env, app.socket, "stats", "reset", timeout=30)
-            res.update(window(p.measure(env.args.duration)))
+            res.update(window(p.measure(env.args.duration), app.out_per_in))
             if app.kind == "nfvd":
                 res["nfvd_drops"] = nfvctl_json(env, app.socket, "show", "drops")
                 # Where the cycles went: nfvd's own per-node counters over the

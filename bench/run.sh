@@ -8,7 +8,8 @@
 # Cases (default all): ipv4-64-2ports ipv4-64-b32 ipv4-64-4ports ipv6-64 ipv4-512
 #                      ipv4-64-b64 stats-cost ipv4-1m route-load route-churn
 #                      ipv4-64-learned punt-arp lcp ipv4-acl conntrack-new
-#                      ipv4-64-visibility ipv4-nat ipv4-lb
+#                      ipv4-64-visibility ipv4-nat ipv4-lb ipv6-acl bridge-vxlan
+#                      ipv4-frag
 # Environment: BENCH_WORK (scratch dir, default bench/.work), BENCH_NO_HUGE=1
 # (force --no-huge), BENCH_PREFIX (DPDK --file-prefix base, default nfvbench),
 # BENCH_HUGEPAGES (2 MB pages to reserve, default 1536), BENCH_FLOWS (flows in
@@ -183,6 +184,8 @@ gen_traffic() {
     export BENCH_FLOWS=${BENCH_FLOWS:-512} # gen_traffic.py's default
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64.pcap" --family 4 --size 64 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-512.pcap" --family 4 --size 512 --dst-mac $mac
+    # 1,500-byte datagrams (DF clear): fragmented by ipv4-frag.
+    "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-1514.pcap" --family 4 --size 1514 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv6-64.pcap" --family 6 --size 64 --dst-mac $mac
     "$py" "$here/gen_traffic.py" pcap --out "$t/ipv4-64-2ports.pcap" --family 4 --size 64 \
         --dst-mac $mac --dst-nets 1,2
