@@ -6,10 +6,13 @@
  * (meta.nh, a single next hop), its TTL not yet decremented.
  *
  * The TTL is decremented once (a transit packet), then the packet is cut
- * into fragments that each fit the next hop's MTU: each a new mbuf of the
- * packet's pool holding one contiguous frame (so any driver sends it; a
- * pool whose mbufs hold less than the MTU makes fragments that fit them),
- * its data a multiple of 8 bytes but the last's. The first fragment keeps
+ * into fragments that each fit the next hop's MTU, each one contiguous
+ * frame (so any driver sends it): the first is the packet's own mbuf, cut
+ * short in place, when the packet is one segment (no copy of its data);
+ * the others, and every fragment of a chained packet, are new mbufs of the
+ * packet's pool (a pool whose mbufs hold less than the MTU makes fragments
+ * that fit them). Each fragment's data is a multiple of 8 bytes but the
+ * last's. The first fragment keeps
  * the whole header with its options; the later ones keep the options
  * whose copied flag is set (RFC 791 3.1), padded with end-of-options. A
  * packet that is already a fragment is cut with its own offset as the
@@ -17,7 +20,7 @@
  * length, offset and MF flag and its header checksum are written, the
  * next hop's Ethernet header and meta.tx_port too; the fragments go, in
  * order, to the output interface's first egress feature or port_tx (this
- * node's entry of the ip4_egress arc), and the packet is freed.
+ * node's entry of the ip4_egress arc); a chained packet is freed.
  *
  * Counters: ip fragmented (packets cut), fragments (made of them): each
  * fragment is forwarded as a packet, so received + fragments - fragmented
@@ -89,9 +92,22 @@ ip4_frag_copied_options(const uint8_t *ip, uint32_t ihl, uint8_t *opts)
 	return n;
 }
 
+/* Fragment header fields: offset (with MF) fo and total length, the
+ * checksum over them; then the next hop's Ethernet header. */
+static void
+ip4_frag_finish(struct rte_mbuf *f, struct rte_ipv4_hdr *fip, uint16_t fo, uint32_t len,
+		const struct nfv_nexthop *nh)
+{
+	fip->fragment_offset = rte_cpu_to_be_16(fo);
+	fip->total_length = rte_cpu_to_be_16((uint16_t)len);
+	fip->hdr_checksum = 0;
+	fip->hdr_checksum = rte_ipv4_cksum(fip);
+	nfv_rewrite_l2(f, nh);
+}
+
 /* Cuts m (its IP header at ip, ihl bytes) into fragments for next hop nh;
- * the fragments in frags, their number returned (0: none made, the reason
- * in *reason). */
+ * the fragments in frags (frags[0] is m itself when it is one segment),
+ * their number returned (0: none made, the reason in *reason). */
 static uint32_t
 ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 	     const struct nfv_nexthop *nh, struct rte_mbuf **frags, uint16_t *reason)
@@ -105,7 +121,9 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 	 * pool's mbufs are smaller (a fragment is one mbuf). */
 	const uint32_t room = rte_pktmbuf_data_room_size(m->pool) - RTE_PKTMBUF_HEADROOM;
 	const uint32_t mtu = RTE_MIN((uint32_t)nh->mtu, room - NFV_L2_LEN);
-	uint32_t later_ihl, data = total - ihl, done = 0, n = 0;
+	/* The first fragment is m, cut short, when m is one segment. */
+	const bool in_place = m->nb_segs == 1;
+	uint32_t later_ihl, data = total - ihl, first, done, n = 0;
 
 	later_ihl = sizeof(struct rte_ipv4_hdr) +
 		    ip4_frag_copied_options((const uint8_t *)ip, ihl, opts);
@@ -118,11 +136,14 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 		*reason = drop_ip4_frag_too_small.id;
 		return 0;
 	}
+	first = RTE_MIN((mtu - ihl) & ~7u, data);
+	done = in_place ? first : 0;
+	if (in_place)
+		frags[n++] = m; /* finished last: the others are cut from its data */
 	while (done < data) {
-		const uint32_t h = n == 0 ? ihl : later_ihl;
+		const uint32_t h = done == 0 ? ihl : later_ihl;
 		uint32_t chunk = RTE_MIN((mtu - h) & ~7u, data - done);
 		struct rte_mbuf *f;
-		struct rte_ipv4_hdr *fip;
 		const void *src;
 		uint8_t *p;
 		uint16_t fo;
@@ -134,7 +155,7 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 		p = (uint8_t *)rte_pktmbuf_append(f, (uint16_t)(NFV_L2_LEN + h + chunk));
 		if (p == NULL)
 			goto fail;
-		memcpy(p + NFV_L2_LEN, n == 1 ? (const void *)ip : later_hdr, h);
+		memcpy(p + NFV_L2_LEN, done == 0 ? (const void *)ip : later_hdr, h);
 		/* The data, wherever it is in m's segments (copied into
 		 * place when it spans two, else pointed to). */
 		src = rte_pktmbuf_read(m, NFV_L2_LEN + ihl + done, chunk, p + NFV_L2_LEN + h);
@@ -142,22 +163,22 @@ ip4_frag_cut(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, uint32_t ihl,
 			goto fail;
 		if (src != p + NFV_L2_LEN + h)
 			memcpy(p + NFV_L2_LEN + h, src, chunk);
-		fip = (struct rte_ipv4_hdr *)(p + NFV_L2_LEN);
 		fo = (uint16_t)((base + done) / 8);
 		if (more || done + chunk < data)
 			fo |= RTE_IPV4_HDR_MF_FLAG;
-		fip->fragment_offset = rte_cpu_to_be_16(fo);
-		fip->total_length = rte_cpu_to_be_16((uint16_t)(h + chunk));
-		fip->hdr_checksum = 0;
-		fip->hdr_checksum = rte_ipv4_cksum(fip);
 		f->port = m->port;
 		*nfv_meta(f) = *nfv_meta(m);
-		nfv_rewrite_l2(f, nh);
+		ip4_frag_finish(f, (struct rte_ipv4_hdr *)(p + NFV_L2_LEN), fo, h + chunk, nh);
 		done += chunk;
+	}
+	if (in_place) {
+		m->data_len = (uint16_t)(NFV_L2_LEN + ihl + first);
+		m->pkt_len = m->data_len;
+		ip4_frag_finish(m, ip, (uint16_t)(base / 8 | RTE_IPV4_HDR_MF_FLAG), ihl + first, nh);
 	}
 	return n;
 fail:
-	rte_pktmbuf_free_bulk(frags, n);
+	rte_pktmbuf_free_bulk(frags + in_place, n - in_place);
 	*reason = drop_ip4_frag_no_mbuf.id;
 	return 0;
 }
@@ -193,7 +214,8 @@ ip4_frag_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 		rte_node_enqueue(graph, node,
 				 nfv_arc_entry_edge(&nfv_ip4_frag_egress_entry, nh->port_id),
 				 (void **)frags, (uint16_t)k);
-		rte_pktmbuf_free(m);
+		if (frags[0] != m)
+			rte_pktmbuf_free(m);
 		c->fragmented++;
 		c->fragments += k;
 	}
