@@ -734,7 +734,12 @@ def build_cases(env):
                          extra=acl_lines(1000)),
                 app_nfvd(env, "nfvd-ct", pcap, label="nfvd-ct-established",
                          extra=["acl add fin", "acl rule add fin prio 1 action reflect",
-                                      "acl attach fin dev in in"])],
+                                      "acl attach fin dev in in"])] + ([
+                app_nfvd(env, "nfvd-acl-baseline", pcap, label="nfvd-acl-1000-baseline",
+                         binary=env.nfvd_baseline, env_args=env.nfvd_baseline_extra,
+                         extra=acl_lines(1000),
+                         note=f"; the same ACLs; built at {env.nfvd_baseline_rev} (before)")]
+                if env.nfvd_baseline else []),
             compare_to="nfvd")
         # The same on IPv6: 1,000 IPv6 rules in and out against plain IPv6.
         cases["ipv6-acl"] = Case(

@@ -20,8 +20,9 @@
 # --baseline HEAD).
 # --baseline REV builds nfvd at git revision REV in the scratch dir and runs it
 # as "nfvd-baseline" beside the current build in the IPv4 64 B burst-32,
-# two-port, four-port and IPv6 cases: what a change bought, before and after in
-# the same run.
+# two-port, four-port and IPv6 cases (and the feature on the baseline build in
+# ipv4-64-visibility, ipv4-acl and ipv4-frag): what a change bought, before and
+# after in the same run.
 # Results: bench/results/<date>-<case>.md and .json. See bench/README.md.
 set -euo pipefail
 

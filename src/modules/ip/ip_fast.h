@@ -759,7 +759,9 @@ nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
  * first ingress feature; at the arc's end the lookup node sends the marked
  * packets on by meta.tx_port (to the output interface's egress features or
  * port_tx) without a second lookup and rewrite, and decides for the others
- * as for any packet (nfv_ip_lookup_routed).
+ * as for any packet (nfv_ip_lookup_routed). When every packet was
+ * forwarded to one next hop, the feature gets a note of it (struct
+ * nfv_ip_fast_note, ip.h).
  */
 static __rte_noinline uint16_t
 nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
@@ -781,6 +783,9 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 	uint32_t cur_id = UINT32_MAX, cur_lim = 0;
 	const struct nfv_nexthop *cur = &nfv_ip_fast_no_nh;
 	uint64_t l2a = 0, l2b = 0, tail = 0;
+	/* Every packet forwarded, to the first one's next hop (the note). */
+	bool one_nh = true;
+	struct rte_node *to;
 	uint16_t i;
 
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
@@ -796,6 +801,7 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 		if (unlikely(id != cur_id)) {
 			uint32_t slot = nfv_ip_fast_slot(id);
 
+			one_nh &= i == 0;
 			if (cache[slot].id != id) {
 				cache[slot].id = id;
 				cache[slot].nh = nfv_nh_get(id);
@@ -816,6 +822,7 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 			const struct nfv_nexthop *nh = cur->type == NFV_NH_GROUP ?
 				nfv_ip_fast_group_pick(cur, m, ip, v6) : NULL;
 
+			one_nh = false;
 			if (nh == NULL || !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
 				nfv_meta(m)->flags = 0;
 				continue;
@@ -827,7 +834,19 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 		nfv_ip_fast_rewrite_with(m, ip, a, b, t, v6);
 		nfv_meta(m)->routed_gen = route_gen;
 	}
-	rte_node_next_stream_move(graph, node, nfv_arc_entry_edge(entry, pkts[0]->port));
+	i = nfv_arc_entry_edge(entry, pkts[0]->port);
+	to = __rte_node_next_node_get(node, i);
+	rte_node_next_stream_move(graph, node, i);
+	if (one_nh) {
+		struct nfv_ip_fast_note *note = &nfv_ip_fast_notes[nfv_node_worker(node)->index][v6];
+
+		note->to = to;
+		note->objs = to->objs;
+		note->n = (uint16_t)to->idx;
+		note->iface = pkts[0]->port;
+		note->tx = cur->port_id;
+		note->gen = route_gen;
+	}
 	return n;
 }
 

@@ -340,4 +340,38 @@ nfv_ip4_is_martian_src(uint32_t a)
 	return first == 0 || first == 127 || first >= 224;
 }
 
+/*
+ * What a fused node knows of a burst it hands whole to an interface's
+ * first ingress feature, every packet routed (nfv_ip_fast_to_ingress_routed
+ * in ip_fast.h), so that the feature need not test it again per packet:
+ * the stream (the receiving node, its objs array and count after the
+ * hand-over), that every packet came in by iface, has a header the fused
+ * node checked (IPv4: version 4, 20 bytes, in the first segment; IPv6:
+ * version 6) and was rewritten and marked NFV_META_ROUTED for one next
+ * hop, to port tx, under the interface's route gen. Per worker and family
+ * ([0] IPv4, [1] IPv6); to is NULL when there is none. A feature takes it
+ * for a stream that is exactly this one, and clears it on every call
+ * (nfv_ip_fast_note_take), so it never outlives its walk.
+ */
+struct nfv_ip_fast_note {
+	const struct rte_node *to;
+	void **objs;
+	uint32_t gen;
+	uint16_t n;
+	uint16_t iface;
+	uint16_t tx;
+};
+extern struct nfv_ip_fast_note nfv_ip_fast_notes[NFV_MAX_WORKERS][2];
+
+/* The note of worker wi, family fam, cleared: a feature takes it once a
+ * call, whether it uses it or not. */
+static __rte_always_inline struct nfv_ip_fast_note
+nfv_ip_fast_note_take(unsigned int wi, unsigned int fam)
+{
+	struct nfv_ip_fast_note *p = &nfv_ip_fast_notes[wi][fam], note = *p;
+
+	p->to = NULL;
+	return note;
+}
+
 #endif

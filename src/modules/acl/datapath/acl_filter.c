@@ -55,6 +55,7 @@
 #include "modules/acl/symhash.h"
 #include "modules/infra/handoff.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/ip_node.h"
 
 #if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
 #include <smmintrin.h>
@@ -1347,7 +1348,7 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 #else
 	  const uint32_t rgen, const uint64_t want1, const uint64_t gin, const uint64_t gout,
 #endif
-	  uint64_t *res, const unsigned int fam)
+	  uint64_t *res, const unsigned int fam, const bool noted)
 {
 	uint64_t run_res = 0; /* no result's (an input result is not 0) */
 #if ACL_PAIR_SSE
@@ -1366,15 +1367,16 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
 		uint64_t pres = UINT64_MAX;
 		uint32_t ports;
 
-		/* Compares with memory: no constant held in a register. */
-		if (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta)))
+		/* Compares with memory: no constant held in a register. (All
+		 * known when the fused node's note is this stream's.) */
+		if (!noted && (unlikely(m->port != iface) || unlikely(!ACL_PAIR_META_OK(meta))))
 			break;
 		if (fam == 0) {
 			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
 			const struct nfv_acl_pair_entry *pe;
 			uint64_t ka, kb;
 
-			if (unlikely(ip->version_ihl != 0x45) ||
+			if ((!noted && unlikely(ip->version_ihl != 0x45)) ||
 			    unlikely(ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) ||
 			    unlikely(m->data_len < ACL_FAST4_NEED))
 				break;
@@ -1479,7 +1481,8 @@ pair_same(struct rte_mbuf **pkts, uint16_t i, const uint16_t n, const uint16_t i
  * keeps the loop's constants on the stack.
  */
 static __rte_noinline uint16_t
-acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f,
+acl_pair_run(const struct rte_node *node, struct rte_mbuf **pkts, uint16_t n,
+	     const struct nfv_arc_feature *f, const struct nfv_ip_fast_note *note,
 	     const struct nfv_acl_cache *dc, uint64_t *hits, struct nfv_acl_counters *sum,
 	     uint16_t *tx0, const unsigned int fam)
 {
@@ -1491,6 +1494,7 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 	uint64_t gin, gout, pair_mix, want1, res;
 	uint32_t rgen;
 	uint16_t i, j;
+	bool noted;
 
 	if (unlikely(iface >= NFV_IFACE_MAX) ||
 	    __atomic_load_n(&nfv_ip_reroute_all, __ATOMIC_RELAXED) ||
@@ -1506,6 +1510,10 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 	pair_mix = pair_gen_mix(gin, gout);
 	rgen = nfv_arc_route_gen(f->arc, iface);
 	want1 = tx | (uint64_t)NFV_META_ROUTED << 32;
+	/* The fused node's note of this very stream: every packet from
+	 * iface, routed to tx under rgen, its header checked there. */
+	noted = note->to == node && note->objs == (void **)pkts && note->n == n &&
+		note->iface == iface && note->tx == tx && note->gen == rgen;
 #if ACL_PAIR_SSE
 	/* The metadata (both words, but the first one's high half) and the
 	 * gens, each in one register. */
@@ -1516,13 +1524,16 @@ acl_pair_run(struct rte_mbuf **pkts, uint16_t n, const struct nfv_arc_feature *f
 	for (i = 0; i < n; i = j) {
 		/* One copy of the loop per family: fam a constant in each. */
 #if ACL_PAIR_SSE
-#define PAIR_SAME(tab, fam_) pair_same(pkts, i, n, iface, tab, pair_mix, meta_want, \
-				       meta_mask, gens, &res, fam_)
+#define PAIR_SAME(tab, fam_, noted_) pair_same(pkts, i, n, iface, tab, pair_mix, meta_want, \
+					       meta_mask, gens, &res, fam_, noted_)
 #else
-#define PAIR_SAME(tab, fam_) pair_same(pkts, i, n, iface, tab, pair_mix, rgen, want1, \
-				       gin, gout, &res, fam_)
+#define PAIR_SAME(tab, fam_, noted_) pair_same(pkts, i, n, iface, tab, pair_mix, rgen, \
+					       want1, gin, gout, &res, fam_, noted_)
 #endif
-		j = fam == 0 ? PAIR_SAME(pv, 0) : PAIR_SAME(pv6, 1);
+		if (noted)
+			j = fam == 0 ? PAIR_SAME(pv, 0, true) : PAIR_SAME(pv6, 1, true);
+		else
+			j = fam == 0 ? PAIR_SAME(pv, 0, false) : PAIR_SAME(pv6, 1, false);
 #undef PAIR_SAME
 		if (j == i)
 			break;
@@ -1601,6 +1612,9 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 	uint64_t created0 = cc->created;
 	bool cache_on = __atomic_load_n(&nfv_acl_cache_on, __ATOMIC_RELAXED) && dc->v6 != NULL;
 	uint16_t nt = 0, nl = 0, nm = 0, n_in = n;
+	/* The fused node's note of the stream it handed here (ingress). */
+	const struct nfv_ip_fast_note note = dir == NFV_ACL_IN ?
+		nfv_ip_fast_note_take(w->index, fam) : (struct nfv_ip_fast_note){ .to = NULL };
 
 	if (unlikely(__atomic_load_n(&nfv_acl_handoff_any, __ATOMIC_RELAXED))) {
 		n = acl_handoff(graph, node, w, pkts, n, fam, dir);
@@ -1642,8 +1656,10 @@ acl_run(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
 
 		if ((fam == 0 ? (const void *)dc->pair : (const void *)dc->pair6) != NULL &&
 		    likely(n != 0))
-			k = fam == 0 ? acl_pair_run(pkts, n, f, dc, hits, &sum, &tx0, 0) :
-				       acl_pair_run(pkts, n, f, dc, hits, &sum, &tx0, 1);
+			k = fam == 0 ? acl_pair_run(node, pkts, n, f, &note, dc, hits, &sum, &tx0,
+						    0) :
+				       acl_pair_run(node, pkts, n, f, &note, dc, hits, &sum, &tx0,
+						    1);
 		fz.out = &nfv_acl_caches[w->index][NFV_ACL_OUT];
 		fz.tx = tx0;
 		fz.one_tx = true;

@@ -58,6 +58,8 @@
 #include "modules/ip/ip_fast.h"
 #include "modules/ip/ip_node.h"
 
+struct nfv_ip_fast_note nfv_ip_fast_notes[NFV_MAX_WORKERS][2];
+
 extern struct nfv_arc nfv_ip4_ingress_arc; /* ip4_input.c */
 extern struct nfv_arc nfv_ip4_egress_arc;  /* ip4_rewrite.c */
 
