@@ -579,6 +579,47 @@ def test_acl_out_only_defeats_fast_path(tmp_path):
     assert out["p1"] == [routed(allowed)] * 16
 
 
+def test_acl_pairs_with_two_output_ports(tmp_path, acl_cache):
+    """The input node decides both ACLs from its pair cache only for the
+    packets that go to the output port it decides for. UDP flows to p1,
+    whose output ACL permits them, and to p2, whose output ACL denies them,
+    interleaved packet by packet (bursts of two next hops: the fused node
+    leaves no note) and in bursts of one port (a note): every p1 packet
+    leaves p1 byte for byte and in order, every p2 packet is denied by
+    p2's ACL, none is decided with p1's. With the cache on, every p1
+    packet after its flow's first is decided in the input node ("fused"),
+    in the mixed bursts too, and no p2 packet is."""
+    r2 = "02:00:00:00:02:01"
+    f1 = [IP(src="172.16.1.%d" % i, dst="198.18.1.%d" % i, ttl=64) /
+          UDP(sport=2000 + i, dport=53) / b"one" for i in range(1, 33)]
+    f2 = [IP(src="172.16.2.%d" % i, dst="198.19.1.%d" % i, ttl=64) /
+          UDP(sport=3000 + i, dport=53) / b"two" for i in range(1, 33)]
+    mixed = [p for pair in zip(f1, f2) for p in pair]
+    seq = mixed * 3 + f1 * 3 + f2 * 2 + mixed
+    frames = [Ether(dst=P0, src=H0) / p for p in seq]
+    nfvd = router(tmp_path, rx=frames)
+    nfvd.add_port("p2", rx=[])
+    nfvd.cmd("addr add 10.2.0.254/24 dev p2", "neigh add 10.2.0.1 lladdr %s dev p2" % r2,
+             "route add 198.19.0.0/16 via 10.2.0.1",
+             "acl add ain", "acl rule add ain prio 1 proto udp action permit",
+             "acl attach ain dev p0 in",
+             "acl add aout", "acl rule add aout prio 1 proto udp dport 53 action permit",
+             "acl attach aout dev p1 out",
+             "acl add aout2", "acl rule add aout2 prio 1 proto udp dport 53 action deny",
+             "acl attach aout2 dev p2 out")
+    nfvd.start()
+    st = nfvd.wait_processed({"p0": len(frames)})
+    to_p1 = [p for p in seq if p[IP].dst.startswith("198.18.")]
+    assert drops(st) == {"acl/denied": len(seq) - len(to_p1)}
+    a = st["acl"]
+    assert a["denied"] == len(seq) - len(to_p1)
+    assert a["permitted"] == 2 * len(to_p1) + len(seq) - len(to_p1)
+    assert a["fused"] == (len(to_p1) - len(f1) if acl_cache else 0), a
+    out = nfvd.stop()
+    assert out["p1"] == [routed(p) for p in to_p1]
+    assert out.get("p2", []) == []
+
+
 def test_acl_hits_in_show_telemetry_and_prometheus(tmp_path, acl_cache):
     """Per-rule hits (summed over workers) agree in acl show, /nfvd/acl and /metrics."""
     from test_observability import scrape, telemetry
