@@ -761,7 +761,7 @@ nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
  * port_tx) without a second lookup and rewrite, and decides for the others
  * as for any packet (nfv_ip_lookup_routed). When every packet was
  * forwarded to one next hop, the feature gets a note of it (struct
- * nfv_ip_fast_note, ip.h).
+ * nfv_ip_fast_note, ip_node.h).
  */
 static __rte_noinline uint16_t
 nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, void **objs,
