@@ -378,13 +378,17 @@ def strip_volatile(st):
 
 def balance(st):
     """received + ICMP errors generated + fragments made - packets fragmented -
-    forwarded - dropped: 0 when every packet is accounted for (an ICMP error
-    reuses the mbuf of the packet it is about, which is counted under its drop
-    reason, and is then forwarded or dropped; a fragmented packet's
-    fragments are forwarded in its place)."""
+    fragments reassembled + datagrams reassembled - fragments held for
+    reassembly - forwarded - dropped: 0 when every packet is accounted for
+    (an ICMP error reuses the mbuf of the packet it is about, which is
+    counted under its drop reason, and is then forwarded or dropped; a
+    fragmented packet's fragments are forwarded in its place; a reassembled
+    datagram is taken in the place of its fragments)."""
     pk = st["packets"]
+    reasm = sum(st[f]["reassembled_fragments"] - st[f]["reassembled"] for f in ("ip4", "ip6"))
     return (pk["received"] + st["icmp"]["errors_sent"] + st["icmp6"]["errors_sent"]
             + st["ip4"]["fragments"] - st["ip4"]["fragmented"]
+            - reasm - st["tables"]["reassembly_held"]
             - pk["forwarded"] - pk["dropped"])
 
 

@@ -164,8 +164,10 @@ CASES_IP4 = [
     Case("echo request of 1400 bytes: answered whole", "p0",
          E / ip("10.0.0.254", id=150, flags="DF") / ICMP(id=7, seq=7) / pad(1372, b"g150"),
          echo4()),
-    Case("echo request fragment to a local address: not reassembled", "p0",
-         E / ip("10.0.0.254", id=151, flags="MF") / ICMP(id=7, seq=8) / Raw(b"g151----"),
+    Case("TCP fragment to a local address: not reassembled (ICMP and UDP are: "
+         "test_reassembly.py)", "p0",
+         E / ip("10.0.0.254", id=151, flags="MF") / TCP(sport=1151, dport=179) /
+         Raw(b"g151----"),
          drop("ip4_local/unsupported_protocol")),
     Case("echo request with a bad ICMP checksum", "p0",
          E / ip("10.0.0.254", id=138) / ICMP(id=7, seq=5, chksum=0x1234) / Raw(b"g138"),

@@ -234,6 +234,10 @@ struct nfv_ip_counters {
 	 * sent as a packet: received + fragments - fragmented adds up). */
 	uint64_t fragmented;
 	uint64_t fragments;
+	/* Datagrams for our addresses reassembled, and the fragments they
+	 * were made of (reasm.h): [0] IPv4, [1] IPv6. */
+	uint64_t reassembled[2];
+	uint64_t reassembled_fragments[2];
 };
 
 /* "debug reroute on" (a test hook): the lookup nodes route again every

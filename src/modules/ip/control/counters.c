@@ -9,6 +9,7 @@
 #include "modules/ip/ip.h"
 #include "modules/ip/ip_counters.h"
 #include "modules/ip/control/route.h"
+#include "modules/ip/reasm.h"
 
 NFV_COUNTER_BLOCK(nfv_ip_counters_block, "ip", struct nfv_ip_counters);
 
@@ -22,6 +23,17 @@ icmp_json(const struct nfv_ip_counters *c, unsigned int f)
 			 "echo_replies", (json_int_t)c->echo_replies[f]);
 }
 
+/* Fragments the workers' reassembly tables hold now, of both families. */
+static uint64_t
+reasm_held(void)
+{
+	uint64_t held = 0;
+
+	for (unsigned int i = 0; i < NFV_MAX_WORKERS; i++)
+		held += __atomic_load_n(&nfv_reasm_workers[i].held, __ATOMIC_RELAXED);
+	return held;
+}
+
 static void
 ip_show_stats(json_t *stats)
 {
@@ -31,18 +43,28 @@ ip_show_stats(json_t *stats)
 	nfv_counters_sum(&nfv_ip_counters_block, &c);
 	json_object_set_new(stats, "icmp", icmp_json(&c, 0));
 	json_object_set_new(stats, "icmp6", icmp_json(&c, 1));
-	json_object_set_new(stats, "ip4", json_pack("{s:I, s:I, s:I}", "routed_again",
+	json_object_set_new(stats, "ip4", json_pack("{s:I, s:I, s:I, s:I, s:I}", "routed_again",
 						    (json_int_t)c.routed_again[0],
 						    "fragmented", (json_int_t)c.fragmented,
-						    "fragments", (json_int_t)c.fragments));
-	json_object_set_new(stats, "ip6", json_pack("{s:I}", "routed_again",
-						    (json_int_t)c.routed_again[1]));
+						    "fragments", (json_int_t)c.fragments,
+						    "reassembled", (json_int_t)c.reassembled[0],
+						    "reassembled_fragments",
+						    (json_int_t)c.reassembled_fragments[0]));
+	json_object_set_new(stats, "ip6", json_pack("{s:I, s:I, s:I}", "routed_again",
+						    (json_int_t)c.routed_again[1],
+						    "reassembled", (json_int_t)c.reassembled[1],
+						    "reassembled_fragments",
+						    (json_int_t)c.reassembled_fragments[1]));
 	if (tables != NULL) {
 		json_object_set_new(tables, "ipv4_routes",
 				    json_integer((json_int_t)nfv_route_count(AF_INET)));
 		json_object_set_new(tables, "ipv6_routes",
 				    json_integer((json_int_t)nfv_route_count(AF_INET6)));
 		json_object_set_new(tables, "nexthops", json_integer((json_int_t)nfv_nh_count()));
+		/* Fragments held for reassembly (both families share a
+		 * worker's table). */
+		json_object_set_new(tables, "reassembly_held",
+				    json_integer((json_int_t)reasm_held()));
 		/* The tables' size now, and what they may grow to. */
 		json_object_set_new(tables, "ipv4_route_capacity",
 				    json_integer((json_int_t)nfv_route_capacity(AF_INET)));
@@ -84,6 +106,19 @@ ip_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_ip4_fragments_total", "counter",
 			 "IPv4 fragments made of them (each sent as a packet)");
 	fprintf(f, "nfvd_ip4_fragments_total %" PRIu64 "\n", c.fragments);
+	nfv_metrics_help(f, "nfvd_ip_reassembled_total", "counter",
+			 "Datagrams for nfvd's own addresses reassembled from fragments");
+	fprintf(f, "nfvd_ip_reassembled_total{family=\"ipv4\"} %" PRIu64 "\n", c.reassembled[0]);
+	fprintf(f, "nfvd_ip_reassembled_total{family=\"ipv6\"} %" PRIu64 "\n", c.reassembled[1]);
+	nfv_metrics_help(f, "nfvd_ip_reassembled_fragments_total", "counter",
+			 "Fragments those datagrams were made of");
+	fprintf(f, "nfvd_ip_reassembled_fragments_total{family=\"ipv4\"} %" PRIu64 "\n",
+		c.reassembled_fragments[0]);
+	fprintf(f, "nfvd_ip_reassembled_fragments_total{family=\"ipv6\"} %" PRIu64 "\n",
+		c.reassembled_fragments[1]);
+	nfv_metrics_help(f, "nfvd_ip_reassembly_held", "gauge",
+			 "Fragments held until their datagram is complete or times out");
+	fprintf(f, "nfvd_ip_reassembly_held %" PRIu64 "\n", reasm_held());
 	nfv_metrics_help(f, "nfvd_routes", "gauge", "Routes in the FIB");
 	fprintf(f, "nfvd_routes{family=\"ipv4\"} %u\n", nfv_route_count(AF_INET));
 	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));

@@ -6,9 +6,15 @@
  * UDP to a port a module registered (udp.h) goes to that module's node.
  * Everything else is dropped: nfvd has no local stack.
  *
+ * Fragments of ICMP and UDP datagrams are reassembled first (reasm.h); the
+ * whole datagram is then taken as above. Fragments of other protocols are
+ * dropped as unsupported_protocol (with a kernel twin, the kernel gets them
+ * and reassembles them itself).
+ *
  * Edges: ip4_lookup, drop, then the registered UDP ports' nodes.
  * Writes: meta.flags (NFV_META_LOCAL_ORIGIN).
- * Drops: unsupported_protocol, bad_icmp.
+ * Drops: unsupported_protocol, bad_icmp; reassembly_failed,
+ * reassembly_timeout (datapath/ip_reasm.c).
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -18,6 +24,7 @@
 
 #include "modules/ip/ip_node.h"
 #include "modules/ip/ip_counters.h"
+#include "modules/ip/reasm.h"
 #include "modules/ip/udp.h"
 
 enum ip4_local_next {
@@ -86,10 +93,45 @@ ip4_local_one(struct rte_mbuf *m, void *arg)
 	return IP4_LOCAL_NEXT_LOOKUP;
 }
 
+/* Whether m is a fragment that reassembly takes (ICMP or UDP). */
+static __rte_always_inline bool
+ip4_local_reasm(const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, NFV_L2_LEN);
+
+	return (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) &&
+	       nfv_reasm_proto(ip->next_proto_id);
+}
+
+/* A stream with fragments: each one to reassembly, each datagram it
+ * completes taken as a packet; the other packets as usual. */
+static __rte_noinline uint16_t
+ip4_local_frags(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+		void **objs, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+
+		if (ip4_local_reasm(m)) {
+			m = nfv_reasm4(graph, node, w, m, IP4_LOCAL_NEXT_DROP);
+			if (m == NULL)
+				continue; /* held, or dropped */
+		}
+		rte_node_enqueue_x1(graph, node, ip4_local_one(m, w), m);
+	}
+	return n;
+}
+
 static uint16_t
 ip4_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	return nfv_node_each(graph, node, objs, n, ip4_local_one, nfv_node_worker(node));
+	struct nfv_worker *w = nfv_node_worker(node);
+
+	for (uint16_t i = 0; i < n; i++)
+		if (unlikely(ip4_local_reasm(objs[i])))
+			return ip4_local_frags(graph, node, w, objs, n);
+	return nfv_node_each(graph, node, objs, n, ip4_local_one, w);
 }
 
 static struct rte_node_register ip4_local_node = {

@@ -9,9 +9,15 @@
  * ICMPv6 neighbor discovery (types 133-137) goes to the link module's node
  * (nfv_ip6_link_register).
  *
+ * Fragments (a fragment header right after the fixed one) of ICMPv6 and
+ * UDP datagrams are reassembled first (modules/ip/reasm.h); the whole
+ * datagram is then taken as above. Other fragments are dropped as
+ * unsupported_protocol (with a kernel twin, the kernel gets them).
+ *
  * Edges: ip6_lookup, drop, then the registered UDP ports' nodes and the
  * link module's node.
- * Drops: unsupported_protocol, bad_icmp.
+ * Drops: unsupported_protocol, bad_icmp; reassembly_failed,
+ * reassembly_timeout (modules/ip/datapath/ip_reasm.c).
  */
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -21,6 +27,7 @@
 
 #include "modules/ip/ip_node.h"
 #include "modules/ip/ip_counters.h"
+#include "modules/ip/reasm.h"
 #include "modules/ip/udp.h"
 
 enum ip6_local_next {
@@ -83,10 +90,47 @@ ip6_local_one(struct rte_mbuf *m, void *arg)
 	return IP6_LOCAL_NEXT_LOOKUP;
 }
 
+/* Whether m is a fragment that reassembly takes: its fragment header
+ * right after the fixed one, of an ICMPv6 or UDP datagram. */
+static __rte_always_inline bool
+ip6_local_reasm(const struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, NFV_L2_LEN);
+
+	return ip->proto == IPPROTO_FRAGMENT &&
+	       rte_pktmbuf_data_len(m) >= NFV_L2_LEN + sizeof(*ip) + 8 &&
+	       nfv_reasm_proto(*(const uint8_t *)(ip + 1));
+}
+
+/* A stream with fragments: each one to reassembly, each datagram it
+ * completes taken as a packet; the other packets as usual. */
+static __rte_noinline uint16_t
+ip6_local_frags(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
+		void **objs, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+
+		if (ip6_local_reasm(m)) {
+			m = nfv_reasm6(graph, node, w, m, IP6_LOCAL_NEXT_DROP);
+			if (m == NULL)
+				continue; /* held, or dropped */
+		}
+		rte_node_enqueue_x1(graph, node, ip6_local_one(m, w), m);
+	}
+	return n;
+}
+
 static uint16_t
 ip6_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	return nfv_node_each(graph, node, objs, n, ip6_local_one, nfv_node_worker(node));
+	struct nfv_worker *w = nfv_node_worker(node);
+
+	for (uint16_t i = 0; i < n; i++)
+		if (unlikely(ip6_local_reasm(objs[i])))
+			return ip6_local_frags(graph, node, w, objs, n);
+	return nfv_node_each(graph, node, objs, n, ip6_local_one, w);
 }
 
 static struct rte_node_register ip6_local_node = {
