@@ -102,5 +102,19 @@ else
 	fail "pings through an MTU 1400 link: $(grep transmitted <<<"$out"); fragmented, fragments: '$v'"
 fi
 
+# Reassembly (RFC 1122 3.3.2): 3028-byte pings to nfvd itself, which h1
+# cuts in three; nfvd reassembles each, answers, and cuts its 3028-byte
+# reply in three for h1 to reassemble.
+out=$(ip netns exec "$H1" ping -n -c 3 -i 0.2 -W 2 -s 3000 10.78.1.1 2>&1)
+v=$(ctl --json show stats | "$PY" -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["ip4"]["reassembled"], d["ip4"]["reassembled_fragments"], d["ip4"]["fragmented"],
+      d["ip4"]["fragments"], d["tables"]["reassembly_held"])')
+if grep -q " 0% packet loss" <<<"$out" && [ "$v" = "3 9 6 15 0" ]; then
+	pass "3028-byte pings to nfvd: reassembled, answered in fragments (reassembled, fragments, then fragmented, fragments, held: $v)"
+else
+	fail "3028-byte pings to nfvd: $(grep transmitted <<<"$out"); reassembled, fragments, fragmented, fragments, held: '$v'"
+fi
+
 suite_stop_nfvd
 suite_finish
