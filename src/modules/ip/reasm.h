@@ -40,10 +40,12 @@
 #include <stdint.h>
 
 #include <rte_graph.h>
+#include <rte_graph_worker.h>
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 #include <rte_mbuf.h>
 
+#include "core/node.h"
 #include "core/worker.h"
 
 struct nfv_reasm_worker {
@@ -71,6 +73,41 @@ struct rte_mbuf *nfv_reasm4(struct rte_graph *graph, struct rte_node *node, stru
  * fragment header. */
 struct rte_mbuf *nfv_reasm6(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
 			    struct rte_mbuf *m, uint16_t drop_edge);
+
+/*
+ * ipX_local's stream: when a packet is a fragment reassembly takes
+ * (is_frag), each fragment goes to reasm and each datagram it completes is
+ * taken by one, as the other packets; else the stream as usual
+ * (nfv_node_each: no fragment, no extra cost but the test).
+ */
+static __rte_always_inline uint16_t
+nfv_reasm_local(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n,
+		bool (*is_frag)(const struct rte_mbuf *m),
+		struct rte_mbuf *(*reasm)(struct rte_graph *graph, struct rte_node *node,
+					  struct nfv_worker *w, struct rte_mbuf *m,
+					  uint16_t drop_edge),
+		uint16_t (*one)(struct rte_mbuf *m, void *arg), uint16_t drop_edge)
+{
+	struct nfv_worker *w = nfv_node_worker(node);
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (unlikely(is_frag(objs[i])))
+			break;
+	if (likely(i == n))
+		return nfv_node_each(graph, node, objs, n, one, w);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+
+		if (is_frag(m)) {
+			m = reasm(graph, node, w, m, drop_edge);
+			if (m == NULL)
+				continue; /* held, or dropped */
+		}
+		rte_node_enqueue_x1(graph, node, one(m, w), m);
+	}
+	return n;
+}
 
 /* The inject target of the control thread's ticks (control/reasm.c). */
 struct nfv_inject_target;

@@ -104,34 +104,11 @@ ip4_local_reasm(const struct rte_mbuf *m)
 	       nfv_reasm_proto(ip->next_proto_id);
 }
 
-/* A stream with fragments: each one to reassembly, each datagram it
- * completes taken as a packet; the other packets as usual. */
-static __rte_noinline uint16_t
-ip4_local_frags(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
-		void **objs, uint16_t n)
-{
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-
-		if (ip4_local_reasm(m)) {
-			m = nfv_reasm4(graph, node, w, m, IP4_LOCAL_NEXT_DROP);
-			if (m == NULL)
-				continue; /* held, or dropped */
-		}
-		rte_node_enqueue_x1(graph, node, ip4_local_one(m, w), m);
-	}
-	return n;
-}
-
 static uint16_t
 ip4_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-
-	for (uint16_t i = 0; i < n; i++)
-		if (unlikely(ip4_local_reasm(objs[i])))
-			return ip4_local_frags(graph, node, w, objs, n);
-	return nfv_node_each(graph, node, objs, n, ip4_local_one, w);
+	return nfv_reasm_local(graph, node, objs, n, ip4_local_reasm, nfv_reasm4, ip4_local_one,
+			       IP4_LOCAL_NEXT_DROP);
 }
 
 static struct rte_node_register ip4_local_node = {

@@ -103,34 +103,11 @@ ip6_local_reasm(const struct rte_mbuf *m)
 	       nfv_reasm_proto(*(const uint8_t *)(ip + 1));
 }
 
-/* A stream with fragments: each one to reassembly, each datagram it
- * completes taken as a packet; the other packets as usual. */
-static __rte_noinline uint16_t
-ip6_local_frags(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
-		void **objs, uint16_t n)
-{
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-
-		if (ip6_local_reasm(m)) {
-			m = nfv_reasm6(graph, node, w, m, IP6_LOCAL_NEXT_DROP);
-			if (m == NULL)
-				continue; /* held, or dropped */
-		}
-		rte_node_enqueue_x1(graph, node, ip6_local_one(m, w), m);
-	}
-	return n;
-}
-
 static uint16_t
 ip6_local_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct nfv_worker *w = nfv_node_worker(node);
-
-	for (uint16_t i = 0; i < n; i++)
-		if (unlikely(ip6_local_reasm(objs[i])))
-			return ip6_local_frags(graph, node, w, objs, n);
-	return nfv_node_each(graph, node, objs, n, ip6_local_one, w);
+	return nfv_reasm_local(graph, node, objs, n, ip6_local_reasm, nfv_reasm6, ip6_local_one,
+			       IP6_LOCAL_NEXT_DROP);
 }
 
 static struct rte_node_register ip6_local_node = {
