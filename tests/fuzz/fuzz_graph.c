@@ -5,11 +5,14 @@
  * ECMP, a blackhole, a small MTU, NAT44, a bridge with a VLAN and a VXLAN
  * port, a UPF with three sessions) and walks the whole graph in this thread.
  * Inputs longer than 600 bytes arrive as two chained segments. After each
- * input every mbuf must be back in its pool and the UPF must still hold
- * its sessions' keys.
+ * input every mbuf must be back in its pool but the fragments the
+ * reassembly table holds (one mbuf each; then released, so that each
+ * input starts from an empty table), and the UPF must still hold its
+ * sessions' keys.
  *
  *   build-fuzz/tests/fuzz/fuzz_graph -max_total_time=600 tests/fuzz/corpus
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@
 #include "core/counters.h"
 #include "core/worker.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/reasm.h"
 #include "core/meta.h"
 #include "modules/infra/port.h"
 #include "modules/upf/control/upf_ctl.h"
@@ -279,6 +283,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 6 && (data[0] & 1) == 0 && size % 3 != 0)
 		memcpy(rte_pktmbuf_mtod(pending, uint8_t *), nfv_ports[in_port].mac.addr_bytes, 6);
 	rte_graph_walk(graph);
+	if (rte_mempool_in_use_count(pool) != nfv_reasm_workers[0].held) {
+		fprintf(stderr, "fuzz: %u mbufs in use, %" PRIu64 " fragments held\n",
+			rte_mempool_in_use_count(pool), nfv_reasm_workers[0].held);
+		abort();
+	}
+	nfv_reasm_release(0);
 	if (rte_mempool_in_use_count(pool) != 0 ||
 	    rte_mempool_in_use_count(nfv_port_by_name("out")->pool) != 0) {
 		fprintf(stderr, "fuzz: mbuf leak: %u + %u mbufs not returned\n",

@@ -27,6 +27,11 @@ seeds = {
     "v4_big": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1") / UDP() / (b"y" * 900),
     "v4_opts": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1", options=b"\x01\x01\x01\x00") / UDP(),
     "v4_frag": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="198.18.1.1", frag=10) / UDP(),
+    # Fragments for our addresses (reassembly): a first one (held), an IPv6
+    # atomic fragment (a whole datagram).
+    "v4_local_frag": Ether(src=MAC, dst=DST) / IP(src="10.0.0.2", dst="10.0.0.1", id=7, flags="MF") / ICMP() / (b"f" * 16),
+    "v6_local_atomic": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:a::1") / IPv6ExtHdrFragment(id=7) / ICMPv6EchoRequest(),
+    "v6_local_frag": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:a::1") / IPv6ExtHdrFragment(id=8, m=1) / ICMPv6EchoRequest(data=b"g" * 16),
     "v6_fwd": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:100::1") / UDP(),
     "v6_hop1": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:100::1", hlim=1) / UDP(),
     "v6_echo": Ether(src=MAC, dst=DST) / IPv6(src="2001:db8:a::2", dst="2001:db8:a::1") / ICMPv6EchoRequest(),

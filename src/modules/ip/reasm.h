@@ -109,6 +109,10 @@ nfv_reasm_local(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	return n;
 }
 
+/* Frees every fragment worker's table holds (not counted as drops): on
+ * the worker's own thread, or once it has stopped (tests, exit). */
+void nfv_reasm_release(unsigned int worker);
+
 /* The inject target of the control thread's ticks (control/reasm.c). */
 struct nfv_inject_target;
 extern struct nfv_inject_target nfv_reasm_sweep_target;

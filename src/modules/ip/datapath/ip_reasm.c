@@ -184,9 +184,34 @@ nfv_reasm6(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
 	if (plen <= sizeof(*fh) || ofs + plen - sizeof(*fh) > UINT16_MAX ||
 	    (RTE_IPV6_GET_MF(rte_be_to_cpu_16(fh->frag_data)) && ((plen - sizeof(*fh)) & 7) != 0))
 		return reasm_refuse(graph, node, m, true, drop_edge);
+	if (ofs == 0 && !RTE_IPV6_GET_MF(rte_be_to_cpu_16(fh->frag_data))) {
+		/* An atomic fragment: a datagram of its own, whatever else is
+		 * held (RFC 6946 4): its fragment header taken out. */
+		uint8_t next = fh->next_header;
+
+		ip->proto = next;
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(plen - sizeof(*fh)));
+		memmove(rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(*fh)),
+			rte_pktmbuf_mtod(m, uint8_t *), NFV_L2_LEN + sizeof(*ip));
+		rte_pktmbuf_adj(m, sizeof(*fh));
+		nfv_ip_counters(w)->reassembled[1]++;
+		nfv_ip_counters(w)->reassembled_fragments[1]++;
+		return m;
+	}
 	m->l2_len = NFV_L2_LEN;
 	m->l3_len = hdrs;
 	return reasm_add(graph, node, w, m, drop_edge, 1);
+}
+
+void
+nfv_reasm_release(unsigned int worker)
+{
+	struct nfv_reasm_worker *r = &nfv_reasm_workers[worker];
+
+	if (r->tbl != NULL)
+		rte_ip_frag_table_del_expired_entries(r->tbl, &r->dr, UINT64_MAX);
+	rte_ip_frag_free_death_row(&r->dr, 0);
+	r->held = 0;
 }
 
 enum reasm_sweep_next {
