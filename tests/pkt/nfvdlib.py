@@ -388,6 +388,7 @@ def balance(st):
     reasm = sum(st[f]["reassembled_fragments"] - st[f]["reassembled"] for f in ("ip4", "ip6"))
     return (pk["received"] + st["icmp"]["errors_sent"] + st["icmp6"]["errors_sent"]
             + st["ip4"]["fragments"] - st["ip4"]["fragmented"]
+            + st["ip6"]["fragments"] - st["ip6"]["fragmented"]
             - reasm - st["tables"]["reassembly_held"]
             - pk["forwarded"] - pk["dropped"])
 

@@ -13,7 +13,8 @@ import time
 from collections import Counter
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP, fragment
-from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment, fragment6
+from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment,
+                                fragment6)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -49,6 +50,19 @@ def reply4_fragments(whole, mtu=1500):
     _port, dmac, smac = BACK["p0"]
     return [bytes(Ether(dst=dmac, src=smac) / IP(bytes(f)))
             for f in fragment(ip, fragsize=(mtu - 20) // 8 * 8)]
+
+
+def reply6_fragments(whole, ident, mtu=1500):
+    """nfvd's echo reply to whole, which it cuts itself (RFC 8200 4.5),
+    as scapy's fragment6() cuts it with the identification nfvd chose."""
+    reply = echo_reply6(whole, BACK["p0"])
+    ip = IPv6(bytes(reply[IPv6]))
+    body = ip.payload
+    ip.remove_payload()
+    del ip.nh, ip.plen   # scapy's own, for the fragment header
+    _port, dmac, smac = BACK["p0"]
+    return [bytes(Ether(dst=dmac, src=smac) / IPv6(bytes(f)))
+            for f in fragment6(ip / IPv6ExtHdrFragment(id=ident) / body, mtu)]
 
 
 def wait_for(nfvd, pred, timeout=10.0):
@@ -177,3 +191,76 @@ def test_held_fragments_given_back_at_exit(nfvd):
     assert nfvdlib.drops(st) == Counter()
     assert nfvdlib.balance(st) == 0
     d.stop()
+
+
+def test_own_ipv6_packets_fragmented(nfvd):
+    """A 3,048-byte ICMPv6 echo request (three fragments of 1,280 bytes),
+    reassembled; nfvd's 3,048-byte reply is over the MTU: as its source,
+    nfvd cuts it (RFC 8200 4.5), three fragments of one random
+    identification, byte for byte as scapy's fragment6() cuts it. A
+    forwarded packet over the MTU still gets packet too big."""
+    whole, frags = echo6(0x501, 3000, 1280)
+    assert len(frags) == 3
+    d = nfvd()
+    build_topology(d, {"p0": frags})
+    d.start()
+    st = d.wait_processed({"p0": len(frags)})
+    outputs = d.stop()
+    out = outputs["p0"]
+    assert len(out) == 3
+    ident = IPv6(out[0][14:])[IPv6ExtHdrFragment].id
+    assert out == reply6_fragments(whole, ident)
+    assert (st["ip6"]["fragmented"], st["ip6"]["fragments"]) == (1, 3)
+    assert (st["ip6"]["reassembled"], st["ip6"]["reassembled_fragments"]) == (1, 3)
+    assert st["icmp6"]["echo_replies"] == 1 and st["icmp6"]["errors_sent"] == 0
+    assert nfvdlib.drops(st) == Counter()
+    assert st["packets"]["forwarded"] == 3
+    assert nfvdlib.balance(st) == 0
+
+
+def test_hostile_fragments(nfvd):
+    """Fragments built to break a reassembler: a first fragment twice,
+    overlapping fragments, a datagram past 65,535 bytes, empty fragments,
+    an IPv6 atomic fragment (RFC 6946: a datagram of its own), first
+    fragments of more datagrams than the table holds. nfvd stays up; each
+    fragment is answered, held or dropped under a named reason; every mbuf
+    comes back once the timeout has passed."""
+    def f4(ident, off, mf, data, proto=1):
+        return eth(IP(src="10.0.0.1", dst=ME4, id=ident, proto=proto, frag=off // 8,
+                      flags="MF" if mf else 0) / Raw(data))
+
+    # The first fragment twice: rte_ip_frag fails the datagram (both
+    # firsts); the last one then starts another, which times out.
+    _whole, good = echo4(0x601, 2000, 1024)
+    dup = [good[0], good[0], good[1]]
+    # Overlapping (0-64 with more, 32-96 the last): never complete: timeout.
+    over = [f4(0x602, 0, True, b"a" * 64), f4(0x602, 32, False, b"b" * 64)]
+    # Past 65,535 bytes; no data (with more to come, and the last): failed.
+    bad = [f4(0x603, 65528, False, b"c" * 64), f4(0x604, 0, True, b""),
+           f4(0x605, 64, False, b"")]
+    body = ICMPv6EchoRequest(id=0x606, seq=1, data=b"atomic")
+    atomic = eth(IPv6(src="2001:db8:a::1", dst=ME6) / IPv6ExtHdrFragment(id=0x606, offset=0, m=0)
+                 / body)
+    # 40 datagrams' first fragments; the table takes 32 datagrams at most
+    # (fewer when its buckets fill): the others failed.
+    many = [f4(0x700 + i, 0, True, b"m" * 64) for i in range(40)]
+    inputs = dup + over + bad + [atomic] + many
+    d = nfvd()
+    d.extra_args += ["--reassembly-timeout", "1", "--reassembly-max", "32"]
+    build_topology(d, {"p0": inputs})
+    d.start()
+    st = wait_for(d, lambda s: d.port_stats(s)["p0"]["rx_packets"] == len(inputs) and
+                  s["tables"]["mbufs_in_use"] == s["tables"]["reassembly_held"])
+    held_many = st["tables"]["reassembly_held"] - 1 - 2
+    assert 16 <= held_many <= 32, st["tables"]
+    st = wait_for(d, lambda s: s["tables"]["reassembly_held"] == 0 and
+                  s["tables"]["mbufs_in_use"] == 0)
+    outputs = d.stop()
+    want6 = bytes(echo_reply6(eth(IPv6(src="2001:db8:a::1", dst=ME6) / body), BACK["p0"]))
+    assert outputs["p0"] == [want6]
+    assert nfvdlib.drops(st) == Counter({
+        "ip4_local/reassembly_failed": 2 + 3 + (40 - held_many),
+        "ip4_local/reassembly_timeout": 1 + 2 + held_many})
+    assert (st["ip4"]["reassembled"], st["ip6"]["reassembled"]) == (0, 1)
+    assert st["ip6"]["reassembled_fragments"] == 1
+    assert nfvdlib.balance(st) == 0

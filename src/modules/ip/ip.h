@@ -234,6 +234,9 @@ struct nfv_ip_counters {
 	 * sent as a packet: received + fragments - fragmented adds up). */
 	uint64_t fragmented;
 	uint64_t fragments;
+	/* nfvd's own IPv6 packets ip6_frag cut, and the fragments made. */
+	uint64_t fragmented6;
+	uint64_t fragments6;
 	/* Datagrams for our addresses reassembled, and the fragments they
 	 * were made of (reasm.h): [0] IPv4, [1] IPv6. */
 	uint64_t reassembled[2];

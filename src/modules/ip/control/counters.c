@@ -50,8 +50,10 @@ ip_show_stats(json_t *stats)
 						    "reassembled", (json_int_t)c.reassembled[0],
 						    "reassembled_fragments",
 						    (json_int_t)c.reassembled_fragments[0]));
-	json_object_set_new(stats, "ip6", json_pack("{s:I, s:I, s:I}", "routed_again",
+	json_object_set_new(stats, "ip6", json_pack("{s:I, s:I, s:I, s:I, s:I}", "routed_again",
 						    (json_int_t)c.routed_again[1],
+						    "fragmented", (json_int_t)c.fragmented6,
+						    "fragments", (json_int_t)c.fragments6,
 						    "reassembled", (json_int_t)c.reassembled[1],
 						    "reassembled_fragments",
 						    (json_int_t)c.reassembled_fragments[1]));
@@ -106,6 +108,12 @@ ip_metrics(FILE *f)
 	nfv_metrics_help(f, "nfvd_ip4_fragments_total", "counter",
 			 "IPv4 fragments made of them (each sent as a packet)");
 	fprintf(f, "nfvd_ip4_fragments_total %" PRIu64 "\n", c.fragments);
+	nfv_metrics_help(f, "nfvd_ip6_fragmented_total", "counter",
+			 "nfvd's own IPv6 packets larger than the output MTU, cut into fragments");
+	fprintf(f, "nfvd_ip6_fragmented_total %" PRIu64 "\n", c.fragmented6);
+	nfv_metrics_help(f, "nfvd_ip6_fragments_total", "counter",
+			 "IPv6 fragments made of them (each sent as a packet)");
+	fprintf(f, "nfvd_ip6_fragments_total %" PRIu64 "\n", c.fragments6);
 	nfv_metrics_help(f, "nfvd_ip_reassembled_total", "counter",
 			 "Datagrams for nfvd's own addresses reassembled from fragments");
 	fprintf(f, "nfvd_ip_reassembled_total{family=\"ipv4\"} %" PRIu64 "\n", c.reassembled[0]);

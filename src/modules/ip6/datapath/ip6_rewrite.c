@@ -3,11 +3,12 @@
  * ip6_rewrite: picks the ECMP member by flow hash, checks that the next
  * hop is resolved, the hop limit (RFC 4443 3.3: time exceeded when it would
  * reach zero) and the output MTU (RFC 4443 3.2: packet too big; routers
- * never fragment IPv6), decrements the hop limit (no header checksum in
- * IPv6) and writes the Ethernet header.
+ * never fragment IPv6, but a source does: nfvd's own packets over the MTU
+ * go to ip6_frag), decrements the hop limit (no header checksum in IPv6)
+ * and writes the Ethernet header.
  *
- * Edges: port_tx, ip6_icmp_error, drop, and the resolution module's node
- * for unresolved next hops (nfv_ip_unresolved_register).
+ * Edges: port_tx, ip6_icmp_error, drop, ip6_frag, and the resolution
+ * module's node for unresolved next hops (nfv_ip_unresolved_register).
  * Reads: meta.nh, meta.flags. Writes: meta.tx_port, meta.icmp_*.
  * Drops: hop_limit_expired, neigh_unresolved, packet_too_big, no_route.
  */
@@ -25,6 +26,7 @@ enum ip6_rewrite_next {
 	IP6_REWRITE_NEXT_TX,
 	IP6_REWRITE_NEXT_ICMP_ERROR,
 	IP6_REWRITE_NEXT_DROP,
+	IP6_REWRITE_NEXT_FRAG,
 	IP6_REWRITE_NEXT_MAX,
 };
 
@@ -83,6 +85,13 @@ ip6_rewrite_slow(struct rte_mbuf *m)
 	if (unlikely(nh->notify))
 		nfv_nh_note_use(nh);
 	if (unlikely(rte_pktmbuf_pkt_len(m) - NFV_L2_LEN > nh->mtu)) {
+		if ((meta->flags & (NFV_META_LOCAL_ORIGIN | NFV_META_ICMP_ERROR)) ==
+		    NFV_META_LOCAL_ORIGIN) {
+			/* Ours (an echo reply): fragmented, by the member
+			 * picked (ip6_frag). */
+			meta->nh = nh;
+			return IP6_REWRITE_NEXT_FRAG;
+		}
 		return nfv_mark_icmp(m, 2 /* packet too big */, 0, nh->mtu, drop_ip6_too_big.id,
 				     IP6_REWRITE_NEXT_ICMP_ERROR);
 	}
@@ -136,6 +145,7 @@ static struct rte_node_register ip6_rewrite_node = {
 		[IP6_REWRITE_NEXT_TX] = "nfv_port_tx",
 		[IP6_REWRITE_NEXT_ICMP_ERROR] = "nfv_ip6_icmp_error",
 		[IP6_REWRITE_NEXT_DROP] = "nfv_drop",
+		[IP6_REWRITE_NEXT_FRAG] = "nfv_ip6_frag",
 	},
 };
 
