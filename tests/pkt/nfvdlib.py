@@ -393,6 +393,36 @@ def balance(st):
             - pk["forwarded"] - pk["dropped"])
 
 
+def zero_ip_ids(frames, which=lambda f: True):
+    """(frames with the IPv4 identification of those which(f) picks set to
+    0, header checksum redone; those identifications in order). nfvd
+    numbers the datagrams it originates that may be fragmented (tunnels'
+    outer packets) per worker from a random start: tests check the
+    numbers apart and the rest byte for byte."""
+    out, ids = [], []
+    for f in frames:
+        if len(f) >= 34 and f[12:14] == b"\x08\x00" and which(f):
+            ihl = (f[14] & 0xF) * 4
+            ids.append(int.from_bytes(f[18:20], "big"))
+            h = bytearray(f[14:14 + ihl])
+            h[4:6] = h[10:12] = b"\0\0"
+            s = sum(int.from_bytes(h[i:i + 2], "big") for i in range(0, ihl, 2))
+            while s >> 16:
+                s = (s & 0xFFFF) + (s >> 16)
+            h[10:12] = (~s & 0xFFFF).to_bytes(2, "big")
+            f = f[:14] + bytes(h) + f[14 + ihl:]
+        out.append(f)
+    return out, ids
+
+
+def udp_dport(f):
+    """The UDP destination port of an IPv4 frame, else None."""
+    if len(f) < 34 or f[12:14] != b"\x08\x00" or f[23] != 17:
+        return None
+    at = 14 + (f[14] & 0xF) * 4
+    return int.from_bytes(f[at + 2:at + 4], "big") if len(f) >= at + 4 else None
+
+
 def drops(st):
     """Counter {"node/reason": packets} of a "show stats" or "show drops"."""
     return Counter({"%s/%s" % (d["node"], d["reason"]): d["packets"] for d in st["drops"]})

@@ -34,6 +34,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
+import nfvdlib
 from nfvdlib import Nfvd, drops, pcap_mac
 
 N3, GNB, DN, UE = "192.0.2.1", "192.0.2.10", "198.51.100.20", "10.45.0.2"
@@ -204,7 +205,8 @@ def routed(inner, dst_mac, src_mac):
 
 
 def encapsulated(inner, teid=DL_TEID):
-    """What leaves N3 toward the gNB: outer IPv4 (TTL 64, id 0, no DF),
+    """What leaves N3 toward the gNB: outer IPv4 (TTL 64, no DF, its
+    identification 0 here: nfvd numbers them, test_downlink checks how),
     UDP 2152 -> 2152 with checksum 0, GTP-U G-PDU, inner after one hop."""
     l3 = IP(bytes(inner))
     l3.ttl -= 1
@@ -298,8 +300,12 @@ def test_session_life_uplink_downlink(tmp_path):
         IP(src=N3, dst=GNB, ttl=64, id=0, flags=0) / UDP(sport=2152, dport=40000, chksum=0) /
         GTPHeader(seq=77, S=1, teid=0) / GTPEchoResponse(IE_list=[IE_Recovery(
             restart_counter=0)]))))
-    assert out["n3p"] == [echo_resp, encapsulated(inner_dl()),
-                          encapsulated(inner_dl(b"x" * 300))]
+    # The G-PDUs (to 2152; DF clear) numbered one after the other (RFC
+    # 6864); the echo response (to the sender's port) with identification 0.
+    n3p, ids = nfvdlib.zero_ip_ids(out["n3p"], lambda f: nfvdlib.udp_dport(f) == 2152)
+    assert len(ids) == 2 and ids[1] == (ids[0] + 1) % 65536, ids
+    assert n3p == [echo_resp, encapsulated(inner_dl()),
+                   encapsulated(inner_dl(b"x" * 300))]
 
 
 def test_uplink_checks(tmp_path):

@@ -14,10 +14,11 @@ routed out through the FIB with outer TTL 64, header checksum, UDP checksum
 Phases: a port set down is not polled; p2 and p3 start down and come up in
 turn, so each phase's frames are bridged after the previous phase's.
 """
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import IP, UDP, defragment
 from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
+import nfvdlib
 from nfvdlib import CtlError, Nfvd, drops, pcap_mac
 
 P0, P2 = pcap_mac(0), pcap_mac(2)
@@ -52,11 +53,22 @@ def outer(inner_frame, vtep_src, vni=100, dport=4789, dst_mac=P2, **udp):
 
 
 def encapsulated(inner_frame, remote, remote_mac, sport, vni=100, dport=4789):
-    """What nfvd sends towards a VTEP."""
+    """What nfvd sends towards a VTEP, its outer identification 0 (see
+    outer_out)."""
     return bytes(Ether(src=P0, dst=remote_mac) /
                  IP(src=LOCAL, dst=remote, ttl=64, id=0, flags=0) /
                  UDP(sport=sport, dport=dport, chksum=0) / VXLAN(vni=vni, flags=0x08) /
                  inner_frame)
+
+
+def outer_out(frames, n):
+    """nfvd's encapsulated frames with their outer identification 0, after
+    checking that the n of them (DF clear: they may be fragmented) have
+    one each (RFC 6864), numbered one after the other (one worker)."""
+    frames, ids = nfvdlib.zero_ip_ids(frames, lambda f: nfvdlib.udp_dport(f) is not None)
+    assert len(ids) == n, ids
+    assert sorted((i - ids[0]) % 65536 for i in ids) == list(range(n)), ids
+    return frames
 
 
 def fdb(nfvd):
@@ -120,6 +132,7 @@ def test_vxlan_bridge(tmp_path):
     out = nfvd.stop()
     # Phase 1: one copy per remote, the same source port (the flow's hash).
     assert len(out["p0"]) == 4
+    out["p0"] = outer_out(out["p0"], 4)
     sport = UDP(out["p0"][0][34:42]).sport
     assert 49152 <= sport <= 65535
     assert out["p0"][:2] == [encapsulated(h_arp, R1, R1MAC, sport),
@@ -215,7 +228,7 @@ def test_flood_longer_than_a_slice(tmp_path):
     sliced = sum(w["sliced_streams"] for w in nfvd.ctl("show workers")["workers"])
     assert sliced > 0, nfvd.ctl("show workers")
     out = nfvd.stop()
-    got = out["p0"]
+    got = outer_out(out["p0"], len(out["p0"]))
     assert len(got) == n_frames * n_remotes
     sport = {}
     for b in got:
@@ -275,6 +288,40 @@ def test_mtu(tmp_path):
     assert out["p1"] == [bytes(d_1400)]
     assert out["p3"] == [bytes(d_1400), bytes(d_1401), bytes(d_1450), bytes(e_bc)]
     assert len(out["p0"]) == 1 and len(out["p0"][0]) == 14 + 1500
+    out["p0"] = outer_out(out["p0"], 1)
     sport = UDP(out["p0"][0][34:42]).sport
     assert out["p0"] == [encapsulated(e_1450, R1, R1MAC, sport)]
     assert out["p4"] == [] and out["p2"] == []
+
+
+def test_outer_packets_fragmented_apart(tmp_path):
+    """An underlay MTU (1000) below the outer packets' size: nfvd cuts
+    each outer packet (DF clear, as Linux's vxlan sends it) and, each with
+    its own identification, the receiver puts each datagram together from
+    its own fragments (with one identification for all, the fragments of
+    two datagrams in flight would be joined wrongly).
+
+        br0 = { p4, vx0 remote R1 over p0 (mtu 1000) }"""
+    frames = [Ether(src="02:00:00:00:0a:05", dst=X) / IP(src="10.50.0.1", dst="10.50.0.2") /
+              UDP(sport=1111 + k, dport=2222) / (bytes([65 + k]) * 1372) for k in range(2)]
+    nfvd = Nfvd(tmp_path)
+    nfvd.add_port("p0", opts=" mtu 1000")
+    nfvd.add_port("p4", rx=[bytes(f) for f in frames])
+    nfvd.cmd("addr add 192.0.2.1/24 dev p0",
+             "neigh add 192.0.2.2 lladdr %s dev p0" % R1MAC,
+             "vxlan add vx0 vni 100 local 192.0.2.1 remote 192.0.2.2", "bridge add br0",
+             "bridge port add br0 dev p4", "bridge port add br0 dev vx0")
+    nfvd.start()
+    st = nfvd.wait_processed({"p4": 2})
+    out = nfvd.stop()
+    assert (st["ip4"]["fragmented"], st["ip4"]["fragments"]) == (2, 4)
+    assert drops(st) == {}
+    frags = [Ether(f) for f in out["p0"]]
+    assert len(frags) == 4 and all(len(f) <= 14 + 1000 for f in out["p0"])
+    ids = [f[IP].id for f in frags]
+    assert ids[0] == ids[1] != ids[2] == ids[3], ids
+    whole = defragment([f[IP] for f in frags])
+    assert len(whole) == 2
+    got, _ids = nfvdlib.zero_ip_ids([bytes(Ether(src=P0, dst=R1MAC) / w) for w in whole])
+    sports = [UDP(bytes(w[UDP])).sport for w in whole]
+    assert got == [encapsulated(f, R1, R1MAC, s) for f, s in zip(frames, sports)]

@@ -363,6 +363,26 @@ struct nfv_ip_fast_note {
 };
 extern struct nfv_ip_fast_note nfv_ip_fast_notes[NFV_MAX_WORKERS][2];
 
+/*
+ * The IPv4 identification of a datagram nfvd originates that may be
+ * fragmented on its way (a tunnel's outer packet, DF clear: VXLAN,
+ * GTP-U): unique for its source, destination and protocol while it may
+ * live (RFC 6864 4.1; 0 for all of them made a receiver join the
+ * fragments of different datagrams). A counter per worker, from a random
+ * start (ip module init), as Linux's per-destination counters do it.
+ */
+struct nfv_ip4_ident {
+	uint16_t next;
+} __rte_cache_aligned;
+
+extern struct nfv_ip4_ident nfv_ip4_idents[NFV_MAX_WORKERS];
+
+static __rte_always_inline rte_be16_t
+nfv_ip4_ident_take(const struct nfv_worker *w)
+{
+	return rte_cpu_to_be_16(nfv_ip4_idents[w->index].next++);
+}
+
 /* The note of worker wi, family fam, cleared: a feature takes it once a
  * call, whether it uses it or not. */
 static __rte_always_inline struct nfv_ip_fast_note

@@ -11,10 +11,12 @@
 
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 
 #include "core/log.h"
 #include "core/module.h"
 #include "modules/ip/ip.h"
+#include "modules/ip/ip_node.h"
 
 static struct nfv_limits limits = {
 	.max_routes4 = 1u << 20,
@@ -75,6 +77,9 @@ ip_module_init(void)
 {
 	int socket = (int)rte_socket_id();
 
+	/* Each worker's IPv4 identifications from a random start. */
+	for (unsigned int i = 0; i < NFV_MAX_WORKERS; i++)
+		nfv_ip4_idents[i].next = (uint16_t)rte_rand();
 	limits.start_routes4 = RTE_MIN(limits.max_routes4, 65536u);
 	limits.start_routes6 = RTE_MIN(limits.max_routes6, 16384u);
 	if (nfv_ip_init(&limits, socket) == 0)

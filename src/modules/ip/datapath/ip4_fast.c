@@ -59,6 +59,7 @@
 #include "modules/ip/ip_node.h"
 
 struct nfv_ip_fast_note nfv_ip_fast_notes[NFV_MAX_WORKERS][2];
+struct nfv_ip4_ident nfv_ip4_idents[NFV_MAX_WORKERS];
 
 extern struct nfv_arc nfv_ip4_ingress_arc; /* ip4_input.c */
 extern struct nfv_arc nfv_ip4_egress_arc;  /* ip4_rewrite.c */

@@ -57,7 +57,8 @@ NFV_ARC_FEATURE_REGISTER(upf_downlink_feature);
 #define UPF_OUTER_LEN (20 + 8 + 8)
 
 static __rte_always_inline uint16_t
-upf_encap(struct rte_mbuf *m, const struct nfv_upf_rule *r, rte_be32_t n3, uint32_t *inner_len)
+upf_encap(struct rte_mbuf *m, const struct nfv_upf_rule *r, rte_be32_t n3, uint32_t *inner_len,
+	  const struct nfv_worker *w)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	struct rte_ipv4_hdr *o;
@@ -90,7 +91,7 @@ upf_encap(struct rte_mbuf *m, const struct nfv_upf_rule *r, rte_be32_t n3, uint3
 	o->version_ihl = RTE_IPV4_VHL_DEF;
 	o->type_of_service = 0;
 	o->total_length = rte_cpu_to_be_16((uint16_t)(len + UPF_OUTER_LEN));
-	o->packet_id = 0;
+	o->packet_id = nfv_ip4_ident_take(w); /* DF clear: it may be fragmented */
 	o->fragment_offset = 0;
 	o->time_to_live = 64;
 	o->next_proto_id = IPPROTO_UDP;
@@ -152,7 +153,7 @@ upf_downlink_process(struct rte_graph *graph, struct rte_node *node, void **objs
 			uint32_t len = 0;
 
 			hits &= hits - 1;
-			nexts[base + j] = upf_encap(m, r, n3->addr, &len);
+			nexts[base + j] = upf_encap(m, r, n3->addr, &len, w);
 			if (nexts[base + j] == UPF_DOWNLINK_NEXT_LOOKUP) {
 				nfv_upf_count(sc, r, len);
 				c->downlink_packets++;

@@ -9,7 +9,9 @@
  * TTL decrement, no ICMP error about it).
  *
  * Outer headers: Ethernet (written by the rewrite), IPv4 (TTL 64, DF
- * clear, identification 0, header checksum), UDP (source port 49152-65535
+ * clear as Linux's vxlan sets it, so that a smaller MTU on the way
+ * fragments it, and so an identification per datagram,
+ * nfv_ip4_ident_take; header checksum), UDP (source port 49152-65535
  * from a hash of the inner frame's addresses and ports, so one inner flow
  * keeps one outer path through ECMP / RSS; destination the interface's
  * dstport; checksum 0, which RFC 7348 allows over IPv4), VXLAN (I flag,
@@ -32,6 +34,7 @@
 #include "core/node.h"
 #include "modules/bridge/bridge.h"
 #include "modules/infra/iface.h"
+#include "modules/ip/ip_node.h"
 #include "modules/vxlan/vxlan.h"
 
 enum vxlan_output_next {
@@ -81,9 +84,11 @@ vxlan_flow_hash(const struct rte_mbuf *m)
 	return nfv_mix32(h);
 }
 
-/* The outer headers in front of m, to remote; false: no headroom. */
+/* The outer headers in front of m, to remote, identification id; false:
+ * no headroom. */
 static __rte_always_inline bool
-vxlan_encap(struct rte_mbuf *m, const struct nfv_vxlan *t, rte_be32_t remote, uint32_t hash)
+vxlan_encap(struct rte_mbuf *m, const struct nfv_vxlan *t, rte_be32_t remote, uint32_t hash,
+	    rte_be16_t id)
 {
 	uint32_t inner = rte_pktmbuf_pkt_len(m);
 	uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, NFV_VXLAN_ENCAP_LEN);
@@ -100,7 +105,7 @@ vxlan_encap(struct rte_mbuf *m, const struct nfv_vxlan *t, rte_be32_t remote, ui
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(inner + 20 + 8 + 8));
-	ip->packet_id = 0;
+	ip->packet_id = id;
 	ip->fragment_offset = 0;
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
@@ -161,7 +166,8 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 					w->stats.drops[drop_vxo_no_mbuf.id]++;
 					continue;
 				}
-				if (unlikely(!vxlan_encap(copy, t, t->remotes[r], hash))) {
+				if (unlikely(!vxlan_encap(copy, t, t->remotes[r], hash,
+								 nfv_ip4_ident_take(w)))) {
 					w->stats.drops[drop_vxo_no_headroom.id]++;
 					rte_pktmbuf_free(copy);
 					continue;
@@ -172,7 +178,7 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 				copied = true;
 			}
 		}
-		if (unlikely(!vxlan_encap(m, t, remote, hash))) {
+		if (unlikely(!vxlan_encap(m, t, remote, hash, nfv_ip4_ident_take(w)))) {
 			nexts[i] = nfv_mark_drop(m, drop_vxo_no_headroom.id,
 						 VXLAN_OUTPUT_NEXT_DROP);
 			continue;
