@@ -377,10 +377,19 @@ struct nfv_ip4_ident {
 
 extern struct nfv_ip4_ident nfv_ip4_idents[NFV_MAX_WORKERS];
 
-static __rte_always_inline rte_be16_t
-nfv_ip4_ident_take(const struct nfv_worker *w)
+/* A node's loop takes worker w's next identification once, numbers its
+ * datagrams from it in a register (rte_cpu_to_be_16(next++)) and gives
+ * back what follows. */
+static __rte_always_inline uint16_t
+nfv_ip4_ident_get(const struct nfv_worker *w)
 {
-	return rte_cpu_to_be_16(nfv_ip4_idents[w->index].next++);
+	return nfv_ip4_idents[w->index].next;
+}
+
+static __rte_always_inline void
+nfv_ip4_ident_put(const struct nfv_worker *w, uint16_t next)
+{
+	nfv_ip4_idents[w->index].next = next;
 }
 
 /* The note of worker wi, family fam, cleared: a feature takes it once a

@@ -58,7 +58,7 @@ NFV_ARC_FEATURE_REGISTER(upf_downlink_feature);
 
 static __rte_always_inline uint16_t
 upf_encap(struct rte_mbuf *m, const struct nfv_upf_rule *r, rte_be32_t n3, uint32_t *inner_len,
-	  const struct nfv_worker *w)
+	  rte_be16_t id)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, NFV_L2_LEN);
 	struct rte_ipv4_hdr *o;
@@ -91,7 +91,7 @@ upf_encap(struct rte_mbuf *m, const struct nfv_upf_rule *r, rte_be32_t n3, uint3
 	o->version_ihl = RTE_IPV4_VHL_DEF;
 	o->type_of_service = 0;
 	o->total_length = rte_cpu_to_be_16((uint16_t)(len + UPF_OUTER_LEN));
-	o->packet_id = nfv_ip4_ident_take(w); /* DF clear: it may be fragmented */
+	o->packet_id = id; /* DF clear: it may be fragmented (nfv_ip4_ident_get) */
 	o->fragment_offset = 0;
 	o->time_to_live = 64;
 	o->next_proto_id = IPPROTO_UDP;
@@ -124,7 +124,7 @@ upf_downlink_process(struct rte_graph *graph, struct rte_node *node, void **objs
 	const struct nfv_upf_n3 *n3 = __atomic_load_n(&nfv_upf_n3, __ATOMIC_ACQUIRE);
 	struct nfv_upf_session_counters *sc = nfv_upf_session_counters[w->index];
 	struct rte_hash *h = nfv_upf_table[NFV_UPF_DL];
-	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE], ident = nfv_ip4_ident_get(w);
 	rte_be32_t dsts[RTE_HASH_LOOKUP_BULK_MAX];
 	const void *keys[RTE_HASH_LOOKUP_BULK_MAX];
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
@@ -153,13 +153,14 @@ upf_downlink_process(struct rte_graph *graph, struct rte_node *node, void **objs
 			uint32_t len = 0;
 
 			hits &= hits - 1;
-			nexts[base + j] = upf_encap(m, r, n3->addr, &len, w);
+			nexts[base + j] = upf_encap(m, r, n3->addr, &len, rte_cpu_to_be_16(ident++));
 			if (nexts[base + j] == UPF_DOWNLINK_NEXT_LOOKUP) {
 				nfv_upf_count(sc, r, len);
 				c->downlink_packets++;
 			}
 		}
 	}
+	nfv_ip4_ident_put(w, ident);
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
 	return n;
 }

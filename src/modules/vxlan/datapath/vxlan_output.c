@@ -11,7 +11,7 @@
  * Outer headers: Ethernet (written by the rewrite), IPv4 (TTL 64, DF
  * clear as Linux's vxlan sets it, so that a smaller MTU on the way
  * fragments it, and so an identification per datagram,
- * nfv_ip4_ident_take; header checksum), UDP (source port 49152-65535
+ * nfv_ip4_ident_get; header checksum), UDP (source port 49152-65535
  * from a hash of the inner frame's addresses and ports, so one inner flow
  * keeps one outer path through ECMP / RSS; destination the interface's
  * dstport; checksum 0, which RFC 7348 allows over IPv4), VXLAN (I flag,
@@ -134,6 +134,7 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 	struct nfv_worker *w = nfv_node_worker(node);
 	struct nfv_vxlan_counters *c = nfv_vxlan_counters(w);
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t ident = nfv_ip4_ident_get(w);
 	bool copied = false;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -167,7 +168,7 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 					continue;
 				}
 				if (unlikely(!vxlan_encap(copy, t, t->remotes[r], hash,
-								 nfv_ip4_ident_take(w)))) {
+								 rte_cpu_to_be_16(ident++)))) {
 					w->stats.drops[drop_vxo_no_headroom.id]++;
 					rte_pktmbuf_free(copy);
 					continue;
@@ -178,7 +179,7 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 				copied = true;
 			}
 		}
-		if (unlikely(!vxlan_encap(m, t, remote, hash, nfv_ip4_ident_take(w)))) {
+		if (unlikely(!vxlan_encap(m, t, remote, hash, rte_cpu_to_be_16(ident++)))) {
 			nexts[i] = nfv_mark_drop(m, drop_vxo_no_headroom.id,
 						 VXLAN_OUTPUT_NEXT_DROP);
 			continue;
@@ -187,6 +188,7 @@ vxlan_output_process(struct rte_graph *graph, struct rte_node *node, void **objs
 		c->tx_bytes[id] += len;
 		nexts[i] = VXLAN_OUTPUT_NEXT_LOOKUP;
 	}
+	nfv_ip4_ident_put(w, ident);
 	/* Copies already in the lookup's stream: the move below appends to it. */
 	RTE_SET_USED(copied);
 	nfv_enqueue_nexts(graph, node, objs, nexts, n);
