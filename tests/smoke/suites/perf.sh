@@ -102,31 +102,28 @@ else
 	fail "pings through an MTU 1400 link: $(grep transmitted <<<"$out"); fragmented, fragments: '$v'"
 fi
 
-# Reassembly (RFC 1122 3.3.2): 3028-byte pings to nfvd itself, which h1
-# cuts in three; nfvd reassembles each, answers, and cuts its 3028-byte
-# reply in three for h1 to reassemble.
-out=$(ip netns exec "$H1" ping -n -c 3 -i 0.2 -W 2 -s 3000 10.78.1.1 2>&1)
-v=$(ctl --json show stats | "$PY" -c 'import json, sys
+# Reassembly (RFC 1122 3.3.2): 3000-byte pings to nfvd itself, which h1
+# cuts in three; nfvd reassembles each, answers, and cuts its reply in
+# three for h1 to reassemble (IPv6: as the reply's source, RFC 8200 4.5).
+# big_pings FAMILY ADDRESS WANT: WANT is the family's reassembled,
+# reassembled_fragments, fragmented, fragments, then reassembly_held.
+big_pings() {
+	local fam=$1 addr=$2 want=$3 out v
+	out=$(ip netns exec "$H1" ping "-${fam: -1}" -n -c 3 -i 0.2 -W 2 -s 3000 "$addr" 2>&1)
+	v=$(ctl --json show stats | "$PY" -c 'import json, sys
 d = json.load(sys.stdin)
-print(d["ip4"]["reassembled"], d["ip4"]["reassembled_fragments"], d["ip4"]["fragmented"],
-      d["ip4"]["fragments"], d["tables"]["reassembly_held"])')
-if grep -q " 0% packet loss" <<<"$out" && [ "$v" = "3 9 6 15 0" ]; then
-	pass "3028-byte pings to nfvd: reassembled, answered in fragments (reassembled, fragments, then fragmented, fragments, held: $v)"
-else
-	fail "3028-byte pings to nfvd: $(grep transmitted <<<"$out"); reassembled, fragments, fragmented, fragments, held: '$v'"
-fi
-# IPv6 likewise: 3048-byte pings, three fragments each way (nfvd cuts its
-# own reply as a source, RFC 8200 4.5).
-out=$(ip netns exec "$H1" ping -6 -n -c 3 -i 0.2 -W 2 -s 3000 fd00:78:1::1 2>&1)
-v=$(ctl --json show stats | "$PY" -c 'import json, sys
-d = json.load(sys.stdin)
-print(d["ip6"]["reassembled"], d["ip6"]["reassembled_fragments"], d["ip6"]["fragmented"],
-      d["ip6"]["fragments"], d["tables"]["reassembly_held"])')
-if grep -q " 0% packet loss" <<<"$out" && [ "$v" = "3 9 3 9 0" ]; then
-	pass "3048-byte IPv6 pings to nfvd: reassembled, answered in fragments ($v)"
-else
-	fail "3048-byte IPv6 pings to nfvd: $(grep transmitted <<<"$out"); reassembled, fragments, fragmented, fragments, held: '$v'"
-fi
+f = d[sys.argv[1]]
+print(f["reassembled"], f["reassembled_fragments"], f["fragmented"], f["fragments"],
+      d["tables"]["reassembly_held"])' "$fam")
+	if grep -q " 0% packet loss" <<<"$out" && [ "$v" = "$want" ]; then
+		pass "3000-byte $fam pings to nfvd: reassembled, answered in fragments (reassembled, fragments, fragmented, fragments, held: $v)"
+	else
+		fail "3000-byte $fam pings to nfvd: $(grep transmitted <<<"$out"); reassembled, fragments, fragmented, fragments, held: '$v', not '$want'"
+	fi
+}
+# (ip4: 3 packets fragmented, 6 fragments made by the MTU 1400 test above.)
+big_pings ip4 10.78.1.1 "3 9 6 15 0"
+big_pings ip6 fd00:78:1::1 "3 9 3 9 0"
 
 suite_stop_nfvd
 suite_finish
