@@ -126,9 +126,8 @@ reasm_add(struct rte_graph *graph, struct rte_node *node, struct nfv_worker *w,
 	return d;
 }
 
-/* Whether m, of len bytes from its IP header on, has room for it in one
- * segment (made so when it can be: the table counts a datagram's
- * fragments by its segments). */
+/* Whether m is one segment (made so when its first has room for it):
+ * reasm_add counts a datagram's fragments by its segments. */
 static bool
 reasm_one_segment(struct rte_mbuf *m)
 {
