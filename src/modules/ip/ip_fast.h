@@ -836,6 +836,9 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 	}
 	i = nfv_arc_entry_edge(entry, pkts[0]->port);
 	to = __rte_node_next_node_get(node, i);
+	/* The note only of a stream that is this burst alone: one that held
+	 * packets already (appended to, not handed over) is none. */
+	one_nh &= to->idx == 0;
 	rte_node_next_stream_move(graph, node, i);
 	if (one_nh) {
 		struct nfv_ip_fast_note *note = &nfv_ip_fast_notes[nfv_node_worker(node)->index][v6];
