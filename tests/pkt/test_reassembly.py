@@ -9,7 +9,9 @@ be reassembled are dropped under reassembly_failed, those whose datagram
 never completes under reassembly_timeout once --reassembly-timeout has
 passed, and every mbuf comes back.
 """
+import os
 import time
+import urllib.request
 from collections import Counter
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP, fragment
@@ -180,17 +182,31 @@ def test_reassembly_options_checked(nfvd):
 
 def test_held_fragments_given_back_at_exit(nfvd):
     """nfvd stopped while it holds fragments (30 s to go): exit 0, every
-    mbuf back in its pool (Nfvd.stop checks both)."""
+    mbuf back in its pool (Nfvd.stop checks both); meanwhile its counters,
+    in show stats and Prometheus, count them held."""
     _w, lone = echo4(0x401, 1000, 512)
     _w, lone6 = echo6(0x402, 1400, 1280)
+    whole, frags = echo4(0x403, 1000, 512)
+    port = 19600 + os.getpid() % 300
     d = nfvd()
-    build_topology(d, {"p0": lone[:1] + lone6[:1]})
+    d.extra_args += ["--metrics", "127.0.0.1:%d" % port]
+    build_topology(d, {"p0": lone[:1] + lone6[:1] + frags})
     d.start()
-    st = wait_for(d, lambda s: s["tables"]["reassembly_held"] == 2)
+    st = wait_for(d, lambda s: s["tables"]["reassembly_held"] == 2 and
+                  s["packets"]["forwarded"] == 1)
     assert st["tables"]["mbufs_in_use"] == 2
     assert nfvdlib.drops(st) == Counter()
     assert nfvdlib.balance(st) == 0
-    d.stop()
+    # The same in Prometheus.
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+        text = r.read().decode()
+    for line in ("nfvd_ip_reassembly_held 2", 'nfvd_ip_reassembled_total{family="ipv4"} 1',
+                 'nfvd_ip_reassembled_total{family="ipv6"} 0',
+                 'nfvd_ip_reassembled_fragments_total{family="ipv4"} 2',
+                 "# TYPE nfvd_ip_reassembly_held gauge"):
+        assert line in text.splitlines(), line
+    outputs = d.stop()
+    assert outputs["p0"] == [bytes(echo_reply4(whole, BACK["p0"]))]
 
 
 def test_own_ipv6_packets_fragmented(nfvd):

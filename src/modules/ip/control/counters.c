@@ -85,48 +85,55 @@ ip_show_stats(json_t *stats)
 	}
 }
 
+/* One counter or gauge without labels. */
+static void
+metric_one(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
+{
+	nfv_metrics_help(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+/* One counter of each family: v4 and v6. */
+static void
+metric_families(FILE *f, const char *name, const char *help, uint64_t v4, uint64_t v6)
+{
+	nfv_metrics_help(f, name, "counter", help);
+	fprintf(f, "%s{family=\"ipv4\"} %" PRIu64 "\n", name, v4);
+	fprintf(f, "%s{family=\"ipv6\"} %" PRIu64 "\n", name, v6);
+}
+
 static void
 ip_metrics(FILE *f)
 {
 	struct nfv_ip_counters c;
 
 	nfv_counters_sum(&nfv_ip_counters_block, &c);
-	nfv_metrics_help(f, "nfvd_icmp_errors_sent_total", "counter", "ICMP errors sent");
-	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv4\"} %" PRIu64 "\n", c.icmp_sent[0]);
-	fprintf(f, "nfvd_icmp_errors_sent_total{family=\"ipv6\"} %" PRIu64 "\n", c.icmp_sent[1]);
-	nfv_metrics_help(f, "nfvd_ip4_routed_again_total", "counter",
-			 "IPv4 packets forwarded before the ingress features and routed again "
-			 "after those features changed");
-	fprintf(f, "nfvd_ip4_routed_again_total %" PRIu64 "\n", c.routed_again[0]);
-	nfv_metrics_help(f, "nfvd_ip6_routed_again_total", "counter",
-			 "IPv6 packets forwarded before the ingress features and routed again "
-			 "after those features changed");
-	fprintf(f, "nfvd_ip6_routed_again_total %" PRIu64 "\n", c.routed_again[1]);
-	nfv_metrics_help(f, "nfvd_ip4_fragmented_total", "counter",
-			 "IPv4 packets larger than the output MTU without DF, cut into fragments");
-	fprintf(f, "nfvd_ip4_fragmented_total %" PRIu64 "\n", c.fragmented);
-	nfv_metrics_help(f, "nfvd_ip4_fragments_total", "counter",
-			 "IPv4 fragments made of them (each sent as a packet)");
-	fprintf(f, "nfvd_ip4_fragments_total %" PRIu64 "\n", c.fragments);
-	nfv_metrics_help(f, "nfvd_ip6_fragmented_total", "counter",
-			 "nfvd's own IPv6 packets larger than the output MTU, cut into fragments");
-	fprintf(f, "nfvd_ip6_fragmented_total %" PRIu64 "\n", c.fragmented6);
-	nfv_metrics_help(f, "nfvd_ip6_fragments_total", "counter",
-			 "IPv6 fragments made of them (each sent as a packet)");
-	fprintf(f, "nfvd_ip6_fragments_total %" PRIu64 "\n", c.fragments6);
-	nfv_metrics_help(f, "nfvd_ip_reassembled_total", "counter",
-			 "Datagrams for nfvd's own addresses reassembled from fragments");
-	fprintf(f, "nfvd_ip_reassembled_total{family=\"ipv4\"} %" PRIu64 "\n", c.reassembled[0]);
-	fprintf(f, "nfvd_ip_reassembled_total{family=\"ipv6\"} %" PRIu64 "\n", c.reassembled[1]);
-	nfv_metrics_help(f, "nfvd_ip_reassembled_fragments_total", "counter",
-			 "Fragments those datagrams were made of");
-	fprintf(f, "nfvd_ip_reassembled_fragments_total{family=\"ipv4\"} %" PRIu64 "\n",
-		c.reassembled_fragments[0]);
-	fprintf(f, "nfvd_ip_reassembled_fragments_total{family=\"ipv6\"} %" PRIu64 "\n",
-		c.reassembled_fragments[1]);
-	nfv_metrics_help(f, "nfvd_ip_reassembly_held", "gauge",
-			 "Fragments held until their datagram is complete or times out");
-	fprintf(f, "nfvd_ip_reassembly_held %" PRIu64 "\n", reasm_held());
+	metric_families(f, "nfvd_icmp_errors_sent_total", "ICMP errors sent", c.icmp_sent[0],
+			c.icmp_sent[1]);
+	metric_one(f, "nfvd_ip4_routed_again_total", "counter",
+		   "IPv4 packets forwarded before the ingress features and routed again after "
+		   "those features changed", c.routed_again[0]);
+	metric_one(f, "nfvd_ip6_routed_again_total", "counter",
+		   "IPv6 packets forwarded before the ingress features and routed again after "
+		   "those features changed", c.routed_again[1]);
+	metric_one(f, "nfvd_ip4_fragmented_total", "counter",
+		   "IPv4 packets larger than the output MTU without DF, cut into fragments",
+		   c.fragmented);
+	metric_one(f, "nfvd_ip4_fragments_total", "counter",
+		   "IPv4 fragments made of them (each sent as a packet)", c.fragments);
+	metric_one(f, "nfvd_ip6_fragmented_total", "counter",
+		   "nfvd's own IPv6 packets larger than the output MTU, cut into fragments",
+		   c.fragmented6);
+	metric_one(f, "nfvd_ip6_fragments_total", "counter",
+		   "IPv6 fragments made of them (each sent as a packet)", c.fragments6);
+	metric_families(f, "nfvd_ip_reassembled_total",
+			"Datagrams for nfvd's own addresses reassembled from fragments",
+			c.reassembled[0], c.reassembled[1]);
+	metric_families(f, "nfvd_ip_reassembled_fragments_total",
+			"Fragments those datagrams were made of", c.reassembled_fragments[0],
+			c.reassembled_fragments[1]);
+	metric_one(f, "nfvd_ip_reassembly_held", "gauge",
+		   "Fragments held until their datagram is complete or times out", reasm_held());
 	nfv_metrics_help(f, "nfvd_routes", "gauge", "Routes in the FIB");
 	fprintf(f, "nfvd_routes{family=\"ipv4\"} %u\n", nfv_route_count(AF_INET));
 	fprintf(f, "nfvd_routes{family=\"ipv6\"} %u\n", nfv_route_count(AF_INET6));
