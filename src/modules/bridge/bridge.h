@@ -92,6 +92,46 @@ void nfv_bridge_port_kind_register(uint8_t kind, const char *node);
 /* bridge_input's edge for a member kind, -1 when the kind has none. */
 extern int16_t nfv_bridge_kind_edge[NFV_BRIDGE_KINDS_MAX];
 
+/*
+ * Taps: how observers (capture, mirror) see the frames of the interfaces
+ * whose frames cross no port arc as theirs, bridges and tunnels. Every
+ * such frame passes bridge_input, which hands a tap, for each interface
+ * and direction it asked for, the frames as that interface has them:
+ *
+ *	tunnel, in:	the inner frames it received (from vxlan_input);
+ *	tunnel, out:	the frames bridged to it, before their encapsulation;
+ *	bridge, in:	the frames it delivers to its own interface (eth_input);
+ *	bridge, out:	the frames its interface sends into the bridge (routed
+ *			out of it, or nfvd's own ARP and ND).
+ *
+ * A tap is called on the worker, with a run of frames of one interface and
+ * direction, which it must only read; it is registered from a constructor,
+ * and asks for an interface (nfv_bridge_tap_set) on the control thread. A
+ * worker reads the wanted bits while it handles a burst: a tap switched
+ * off may still be called until a grace period has passed. Without any
+ * tap on, bridge_input pays one load per burst.
+ */
+enum nfv_bridge_tap_dir {
+	NFV_BRIDGE_TAP_IN,
+	NFV_BRIDGE_TAP_OUT,
+	NFV_BRIDGE_TAP_DIRS,
+};
+#define NFV_BRIDGE_TAPS_MAX 4
+
+typedef void (*nfv_bridge_tap_fn)(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+				  enum nfv_bridge_tap_dir dir, uint16_t iface);
+
+/* Returns the tap's index. */
+unsigned int nfv_bridge_tap_register(nfv_bridge_tap_fn fn);
+/* Tap tap wants (on) or no longer wants the frames of iface in dir. */
+void nfv_bridge_tap_set(unsigned int tap, enum nfv_bridge_tap_dir dir, uint16_t iface, bool on);
+
+extern nfv_bridge_tap_fn nfv_bridge_tap_fns[NFV_BRIDGE_TAPS_MAX];
+/* Per direction and interface, bit t: tap t wants its frames. */
+extern uint8_t nfv_bridge_tap_wants[NFV_BRIDGE_TAP_DIRS][NFV_IFACE_MAX];
+/* How many (tap, direction, interface) are wanted: 0, nothing to look at. */
+extern uint32_t nfv_bridge_taps_on;
+
 /* One worker's FDB. */
 struct nfv_fdb_entry {
 	uint32_t seq;        /* odd while the worker writes the entry */

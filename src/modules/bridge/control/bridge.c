@@ -84,6 +84,38 @@ bridge_kinds_setup(void)
 }
 NFV_GRAPH_SETUP(bridge_kinds_setup);
 
+/* ---- taps (bridge.h) --------------------------------------------------------------------- */
+
+nfv_bridge_tap_fn nfv_bridge_tap_fns[NFV_BRIDGE_TAPS_MAX];
+uint8_t nfv_bridge_tap_wants[NFV_BRIDGE_TAP_DIRS][NFV_IFACE_MAX];
+uint32_t nfv_bridge_taps_on;
+static unsigned int n_taps;
+
+unsigned int
+nfv_bridge_tap_register(nfv_bridge_tap_fn fn)
+{
+	if (n_taps == NFV_BRIDGE_TAPS_MAX)
+		rte_panic("more than %u bridge taps\n", NFV_BRIDGE_TAPS_MAX);
+	nfv_bridge_tap_fns[n_taps] = fn;
+	return n_taps++;
+}
+
+void
+nfv_bridge_tap_set(unsigned int tap, enum nfv_bridge_tap_dir dir, uint16_t iface, bool on)
+{
+	uint8_t *want, bit;
+
+	if (tap >= n_taps || dir >= NFV_BRIDGE_TAP_DIRS || iface >= NFV_IFACE_MAX)
+		return;
+	want = &nfv_bridge_tap_wants[dir][iface];
+	bit = (uint8_t)(1u << tap);
+	if (((*want & bit) != 0) == on)
+		return;
+	__atomic_store_n(want, (uint8_t)(on ? *want | bit : *want & ~bit), __ATOMIC_RELEASE);
+	__atomic_store_n(&nfv_bridge_taps_on, nfv_bridge_taps_on + (on ? 1 : -1),
+			 __ATOMIC_RELEASE);
+}
+
 /* ---- per-worker FDBs ----------------------------------------------------------------- */
 
 static int

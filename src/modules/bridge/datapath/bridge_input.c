@@ -109,10 +109,71 @@ struct bridge_out {
 	uint16_t edges[BRIDGE_OUT_MAX];
 };
 
+/* Tap t's frames of (dir, iface), handed over as a run. */
+static void
+bridge_tap_run(struct nfv_worker *w, struct rte_mbuf **run, uint16_t k,
+	       enum nfv_bridge_tap_dir dir, uint16_t iface)
+{
+	uint8_t want = __atomic_load_n(&nfv_bridge_tap_wants[dir][iface], __ATOMIC_ACQUIRE);
+
+	for (unsigned int t = 0; want != 0; t++, want >>= 1)
+		if (want & 1)
+			nfv_bridge_tap_fns[t](w, run, k, dir, iface);
+}
+
+/*
+ * The frames of pkts[] that a tap wants (bridge.h), in runs of one
+ * direction and interface. edges NULL: the frames as they came in (a
+ * bridge's own: it sends them; a tunnel's: it received them); else the
+ * frames as they leave by edges[]: to eth_input, received by the bridge;
+ * to a tunnel's node, sent by the tunnel.
+ */
+static __rte_noinline void
+bridge_taps(struct nfv_worker *w, void **pkts, const uint16_t *edges, uint16_t n)
+{
+	struct rte_mbuf *run[BRIDGE_OUT_MAX];
+	enum nfv_bridge_tap_dir dir = NFV_BRIDGE_TAP_IN;
+	uint16_t k = 0, iface = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		enum nfv_bridge_tap_dir d;
+		uint16_t id;
+
+		if (edges == NULL) {
+			id = m->port;
+			d = id == nfv_bridge_of_iface(id) ? NFV_BRIDGE_TAP_OUT : NFV_BRIDGE_TAP_IN;
+		} else if (edges[i] == BRIDGE_INPUT_NEXT_ETH_INPUT) {
+			id = m->port;
+			d = NFV_BRIDGE_TAP_IN;
+		} else if (edges[i] >= BRIDGE_INPUT_NEXT_MAX) {
+			id = nfv_meta(m)->tx_port;
+			d = NFV_BRIDGE_TAP_OUT;
+		} else {
+			continue;
+		}
+		if (id >= NFV_IFACE_MAX ||
+		    __atomic_load_n(&nfv_bridge_tap_wants[d][id], __ATOMIC_RELAXED) == 0)
+			continue;
+		if (k != 0 && (d != dir || id != iface)) {
+			bridge_tap_run(w, run, k, dir, iface);
+			k = 0;
+		}
+		dir = d;
+		iface = id;
+		run[k++] = m;
+	}
+	if (k != 0)
+		bridge_tap_run(w, run, k, dir, iface);
+}
+
 static void
 bridge_out_flush(struct rte_graph *graph, struct rte_node *node, struct bridge_out *o)
 {
 	uint16_t i = 0;
+
+	if (unlikely(__atomic_load_n(&nfv_bridge_taps_on, __ATOMIC_RELAXED) != 0))
+		bridge_taps(nfv_node_worker(node), o->objs, o->edges, o->n);
 
 	while (i < o->n) {
 		uint16_t start = i, e = o->edges[i];
@@ -407,6 +468,8 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 
 	o.n = 0;
 	o.direct = true;
+	if (unlikely(__atomic_load_n(&nfv_bridge_taps_on, __ATOMIC_RELAXED) != 0))
+		bridge_taps(w, objs, NULL, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		struct nfv_mbuf_meta *meta = nfv_meta(m);
@@ -503,10 +566,13 @@ bridge_input_process(struct rte_graph *graph, struct rte_node *node, void **objs
 	}
 	if (f != NULL)
 		fdb_sweep(f, now, c);
-	if (likely(o.direct && o.n == n))
+	if (likely(o.direct && o.n == n)) {
+		if (unlikely(__atomic_load_n(&nfv_bridge_taps_on, __ATOMIC_RELAXED) != 0))
+			bridge_taps(w, objs, o.edges, n);
 		nfv_enqueue_nexts(graph, node, objs, o.edges, n);
-	else
+	} else {
 		bridge_out_flush(graph, node, &o);
+	}
 	return n;
 }
 
