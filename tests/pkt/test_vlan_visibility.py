@@ -212,10 +212,10 @@ def test_mirror_vlan_goes_with_vlan_and_port(tmp_path):
     nfvd.ctl("vlan del v10")
     assert sorted(r["name"] for r in nfvd.ctl("mirror show")["mirrors"]) == ["b", "c"]
     for line, msg in [
-            ("mirror add x dev br0 in to m",
-             "br0 is a bridge: a mirror's source is a port or a VLAN sub-interface"),
-            ("mirror add x dev vx0 out to m",
-             "vx0 is a VXLAN tunnel: a mirror's source is a port or a VLAN sub-interface"),
+            ("mirror add x dev p0 in to br0",
+             "br0 is a bridge: the destination of a mirror is a port"),
+            ("mirror add x dev v20 in to vx0",
+             "vx0 is a VXLAN tunnel: the destination of a mirror is a port"),
             ("mirror add x dev v20 in to v20",
              "v20 is a VLAN: the destination of a mirror is a port"),
             ("mirror add x dev v20 out to m", "v20 is already mirrored out by b"),
@@ -343,12 +343,6 @@ def test_capture_vlan_filter_and_vlan_del(tmp_path):
         raise AssertionError("capture stop of a deleted VLAN succeeded")
     except CtlError as e:
         assert "unknown interface 'v10'" in str(e)
-    nfvd.ctl("bridge add br0")
-    nfvd.ctl("vxlan add vx0 vni 5 local 10.0.0.254")
-    for dev, kind in (("br0", "a bridge"), ("vx0", "a VXLAN tunnel")):
-        r = nfvd.ctl_result("capture", "start", "dev", dev, "file", "b.pcapng")
-        assert r.rc != 0 and "%s is %s: captures are on ports and VLAN sub-interfaces" % (
-            dev, kind) in r.stdout + r.stderr
     nfvd.del_port_now("p1")
     assert nfvd.ctl("capture show")["captures"] == []
     out = nfvd.stop()

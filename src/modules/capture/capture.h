@@ -21,6 +21,11 @@
  * in, on the vlan_l2_input arc (vlan_input has removed the tag); out, a TX
  * callback on its port that takes the frames tagged with its VLAN id and
  * filters and copies them untagged. The file names the sub-interface.
+ *
+ * IF may be a bridge or a VXLAN tunnel: bridge_input, which all their
+ * frames pass, hands them over (a tap, modules/bridge/bridge.h): a
+ * tunnel's inner frames in and out, a bridge's frames to and from its own
+ * interface. The file names the interface.
  */
 #ifndef NFV_CAPTURE_H
 #define NFV_CAPTURE_H
@@ -498,6 +503,10 @@ nfv_capture_vlan_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n
 	}
 	nfv_capture_flush(c, &run);
 }
+
+/* The captures' tap of bridge_input (datapath/capture_tap.c): bridges' and
+ * tunnels' frames. */
+extern unsigned int nfv_capture_tap;
 
 /*
  * Output captures do not use the l2_output arc (whose detour through the

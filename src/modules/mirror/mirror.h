@@ -13,6 +13,11 @@
  * in, on the vlan_l2_input arc (vlan_input has removed the tag); out, on
  * the l2_output arc of its port, the frames that leave the port with its
  * VLAN id (routed, answered by nfvd, bridged), their copies untagged.
+ *
+ * IF may be a bridge or a VXLAN tunnel: bridge_input, which all their
+ * frames pass, hands them over (a tap, modules/bridge/bridge.h): a
+ * tunnel's inner frames in and out (before their encapsulation), a
+ * bridge's frames to and from its own interface.
  * IF2 is a port.
  */
 #ifndef NFV_MIRROR_H
@@ -39,13 +44,16 @@ enum nfv_mirror_dir {
 	NFV_MIRROR_DIRS,
 };
 
-/* Session index + 1 mirroring (direction, interface: a port or a VLAN);
+/* Session index + 1 mirroring (direction, interface);
  * 0: none. Workers read. */
 extern uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][NFV_IFACE_MAX];
 /* Each session's destination port. Workers read. */
 extern uint16_t nfv_mirror_dst[NFV_MIRROR_MAX];
 /* The pool copies come from (made by the first "mirror add"). */
 extern struct rte_mempool *nfv_mirror_pool;
+
+/* The mirrors' tap of bridge_input (datapath/mirror_tap.c). */
+extern unsigned int nfv_mirror_tap;
 
 /* Per worker, per session. */
 struct nfv_mirror_counters {

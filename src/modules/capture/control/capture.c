@@ -39,6 +39,7 @@
 #include "core/log.h"
 #include "core/module.h"
 #include "core/stats.h"
+#include "modules/bridge/bridge.h"
 #include "modules/capture/capture.h"
 #include "modules/infra/iface.h"
 #include "modules/infra/port.h"
@@ -56,11 +57,14 @@ NFV_COUNTER_BLOCK(nfv_capture_counters_block, "capture", struct nfv_capture_coun
 struct capture {
 	bool used;
 	bool done;            /* file closed: by count, an error or a port going */
-	bool vlan;            /* of a VLAN sub-interface */
-	uint16_t port;        /* the interface: a port or a VLAN */
-	uint16_t tx_port;     /* the port its frames use: port, or a VLAN's parent */
+	bool own_idb;         /* not a port (a VLAN, a bridge, a tunnel): its own
+			       * interface block in the file */
+	uint8_t kind;         /* the interface's (enum nfv_iface_kind) */
+	uint16_t port;        /* the interface */
+	uint16_t tx_port;     /* the port its frames use: port, a VLAN's parent;
+			       * a bridge's or a tunnel's: port */
 	int fd;               /* the file's (rte_pcapng closes it) */
-	uint32_t file_iface;  /* a VLAN's interface in the file */
+	uint32_t file_iface;  /* its interface in the file, with own_idb */
 	unsigned int dirs;
 	uint64_t count;       /* 0: no limit */
 	uint64_t written;
@@ -149,8 +153,14 @@ capture_hook(const struct capture *c, unsigned int dir, bool on)
 	char err[NFV_ERR_LEN];
 	uint16_t port = c->port;
 
-	if (c->vlan) {
+	if (c->kind == NFV_IFACE_KIND_VLAN) {
 		capture_vlan_hook(dir, c->port, c->tx_port, on);
+		return;
+	}
+	if (c->kind != NFV_IFACE_KIND_PORT) {
+		/* A bridge's or a tunnel's frames: bridge_input's tap. */
+		nfv_bridge_tap_set(nfv_capture_tap, dir == NFV_CAPTURE_IN ? NFV_BRIDGE_TAP_IN :
+				   NFV_BRIDGE_TAP_OUT, port, on);
 		return;
 	}
 	if (dir == NFV_CAPTURE_IN) {
@@ -182,10 +192,12 @@ capture_hooks_free(const struct capture *c)
 {
 	uint16_t port = c->port;
 
-	if (c->vlan) {
+	if (c->kind == NFV_IFACE_KIND_VLAN) {
 		capture_vlan_hooks_free(c->tx_port);
 		return;
 	}
+	if (c->kind != NFV_IFACE_KIND_PORT)
+		return;
 	for (uint16_t q = 0; q < n_tx_cbs[port]; q++) {
 		rte_free((void *)(uintptr_t)tx_cbs[port][q]);
 		tx_cbs[port][q] = NULL;
@@ -295,20 +307,35 @@ block_write(int fd, struct pcapng_block *k)
 	return write(fd, k->b, k->len) == (ssize_t)k->len ? 0 : -1;
 }
 
-/* The interface block of a VLAN: its name, what it is, its MAC. */
+/* What an interface that is not a port is, for the file. */
+static void
+iface_what(const struct nfv_iface *v, char *buf, size_t len)
+{
+	if (v->kind == NFV_IFACE_KIND_VLAN)
+		snprintf(buf, len, "VLAN %u of %s", v->vlan_id, nfv_iface_name_of(v->parent));
+	else if (v->kind == NFV_IFACE_KIND_BRIDGE)
+		snprintf(buf, len, "bridge");
+	else if (v->kind == NFV_IFACE_KIND_VXLAN)
+		snprintf(buf, len, "VXLAN tunnel, inner frames");
+	else
+		snprintf(buf, len, "interface");
+}
+
+/* The interface block of an interface that is not a port (a VLAN, a
+ * bridge, a tunnel): its name, what it is, its MAC. */
 static int
-vlan_idb_write(int fd, const struct nfv_iface *v)
+iface_idb_write(int fd, const struct nfv_iface *v)
 {
 	struct pcapng_block k = { .len = 0 };
-	char desc[96];
+	char desc[96], what[64];
 	uint8_t tsresol = 9; /* nanoseconds */
 
 	block_u32(&k, PCAPNG_IDB);
 	block_u32(&k, 0);              /* length, at the end */
 	block_u32(&k, 1);              /* LINKTYPE_ETHERNET, reserved 0 */
 	block_u32(&k, 0);              /* no snap length */
-	snprintf(desc, sizeof(desc), "nfvd VLAN %u of %s", v->vlan_id,
-		 nfv_iface_name_of(v->parent));
+	iface_what(v, what, sizeof(what));
+	snprintf(desc, sizeof(desc), "nfvd %s", what);
 	block_option(&k, 2, v->name, (uint16_t)strlen(v->name));     /* if_name */
 	block_option(&k, 3, desc, (uint16_t)strlen(desc));           /* if_description */
 	block_option(&k, 6, v->mac.addr_bytes, RTE_ETHER_ADDR_LEN);  /* if_MACaddr */
@@ -316,10 +343,10 @@ vlan_idb_write(int fd, const struct nfv_iface *v)
 	return block_write(fd, &k);
 }
 
-/* The statistics block of a VLAN's capture at its end: frames seen
+/* The statistics block of an own_idb capture at its end: frames seen
  * (captured and filtered), lost (ring full, no mbuf). */
 static int
-vlan_isb_write(const struct capture *c, uint64_t start, uint64_t end, uint64_t recv,
+own_isb_write(const struct capture *c, uint64_t start, uint64_t end, uint64_t recv,
 	       uint64_t drop)
 {
 	struct pcapng_block k = { .len = 0 };
@@ -341,11 +368,11 @@ vlan_isb_write(const struct capture *c, uint64_t start, uint64_t end, uint64_t r
 	return block_write(c->fd, &k);
 }
 
-/* Writes the enhanced packet blocks of a VLAN's capture (as
+/* Writes the enhanced packet blocks of an own_idb capture (as
  * rte_pcapng_write_packets does a port's), its interface in each; -1 with
  * rte_errno on an error. */
 static int
-vlan_write_packets(const struct capture *c, struct rte_mbuf **pkts, uint16_t n)
+own_write_packets(const struct capture *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct iovec iov[CAPTURE_DRAIN_BURST * 4];
 	unsigned int k = 0;
@@ -394,7 +421,7 @@ capture_drain(struct capture *c)
 			take = 0;
 		else if (c->count != 0 && c->written + take > c->count)
 			take = (unsigned int)(c->count - c->written);
-		if (take != 0 && (c->vlan ? vlan_write_packets(c, pkts, (uint16_t)take) :
+		if (take != 0 && (c->own_idb ? own_write_packets(c, pkts, (uint16_t)take) :
 				  rte_pcapng_write_packets(c->pcapng, pkts, (uint16_t)take)) < 0) {
 			NFV_LOG(ERR, "capture %s: writing %s: %s", nfv_iface_name_of(c->port),
 				c->file, strerror(rte_errno));
@@ -441,8 +468,8 @@ capture_finish(struct capture *c, const char *why)
 	slot_counters(c->dp->slot, now);
 	for (unsigned int i = 0; i < 4; i++)
 		c->final[i] = now[i] - c->base[i];
-	if (c->pcapng != NULL && c->vlan) {
-		(void)vlan_isb_write(c, c->start_ns, wall_ns(), c->final[0] + c->final[1],
+	if (c->pcapng != NULL && c->own_idb) {
+		(void)own_isb_write(c, c->start_ns, wall_ns(), c->final[0] + c->final[1],
 				     c->final[2] + c->final[3]);
 		rte_pcapng_close(c->pcapng); /* closes the descriptor */
 		c->pcapng = NULL;
@@ -621,7 +648,7 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 	struct nfv_capture_dp *dp;
 	char name[RTE_MEMZONE_NAMESIZE], comment[512];
 	unsigned int slot;
-	bool vlan;
+	bool vlan, own_idb;
 	int fd, rc;
 
 	if (ifc == NULL) {
@@ -629,11 +656,11 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		return -ENOENT;
 	}
 	vlan = ifc->kind == NFV_IFACE_KIND_VLAN && ifc->parent < RTE_MAX_ETHPORTS;
-	if (!vlan && (ifc->kind != NFV_IFACE_KIND_PORT || ifc->id >= RTE_MAX_ETHPORTS)) {
-		snprintf(err, NFV_ERR_LEN, "%s is %s: captures are on ports and VLAN "
-			 "sub-interfaces", a->dev,
-			 ifc->kind == NFV_IFACE_KIND_BRIDGE ? "a bridge" :
-			 ifc->kind == NFV_IFACE_KIND_VXLAN ? "a VXLAN tunnel" : "not a port");
+	/* A bridge's and a tunnel's frames come from bridge_input's tap. */
+	own_idb = vlan || ifc->kind == NFV_IFACE_KIND_BRIDGE || ifc->kind == NFV_IFACE_KIND_VXLAN;
+	if (!own_idb && (ifc->kind != NFV_IFACE_KIND_PORT || ifc->id >= RTE_MAX_ETHPORTS)) {
+		snprintf(err, NFV_ERR_LEN, "%s is not a port: captures are on ports, VLAN "
+			 "sub-interfaces, bridges and VXLAN tunnels", a->dev);
 		return -EINVAL;
 	}
 	for (slot = 0; slot < NFV_CAPTURE_MAX; slot++)
@@ -657,7 +684,9 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		return -ENOMEM;
 	}
 	dp->slot = (uint16_t)slot;
-	dp->port = vlan ? ifc->parent : ifc->id;
+	/* The port in the copies (the file's interface is set again for an
+	 * own_idb capture): a bridge or a tunnel has none, 0 stands in. */
+	dp->port = vlan ? ifc->parent : own_idb ? 0 : ifc->id;
 	dp->gen = ++capture_gen;
 	dp->snaplen = capture_snaplen();
 	if (a->filter != NULL) {
@@ -699,16 +728,20 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 	}
 	memset(c, 0, sizeof(*c));
 	/* 22.11 names the file's interfaces dpdk:PORT; the comment says which
-	 * port of nfvd the capture is of. A VLAN has its own, named so. */
-	if (vlan)
-		snprintf(comment, sizeof(comment), "nfvd capture of %s (VLAN %u of %s), %s%s%s",
-			 a->dev, ifc->vlan_id, nfv_iface_name_of(ifc->parent),
-			 dirs_name(a->dirs), a->filter ? ", filter " : "",
+	 * port of nfvd the capture is of. Any other interface (a VLAN, a
+	 * bridge, a tunnel) has its own, named so. */
+	if (own_idb) {
+		char what[64];
+
+		iface_what(ifc, what, sizeof(what));
+		snprintf(comment, sizeof(comment), "nfvd capture of %s (%s), %s%s%s",
+			 a->dev, what, dirs_name(a->dirs), a->filter ? ", filter " : "",
 			 a->filter ? a->filter : "");
-	else
+	} else {
 		snprintf(comment, sizeof(comment), "nfvd capture of %s (dpdk:%u, %s), %s%s%s",
 			 a->dev, ifc->id, nfv_ports[ifc->id].dev_name, dirs_name(a->dirs),
 			 a->filter ? ", filter " : "", a->filter ? a->filter : "");
+	}
 	/* (It fails with errno from the write of the header, or with none when
 	 * it has no memory: rte_errno is not set.) */
 	errno = 0;
@@ -720,7 +753,7 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		rc = -EIO;
 		goto fail;
 	}
-	if (vlan) {
+	if (own_idb) {
 		uint16_t pid;
 
 		/* After the library's blocks, one for each port in its order. */
@@ -728,7 +761,7 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		RTE_ETH_FOREACH_DEV(pid)
 			c->file_iface++;
 		errno = 0;
-		if (vlan_idb_write(fd, ifc) < 0) {
+		if (iface_idb_write(fd, ifc) < 0) {
 			snprintf(err, NFV_ERR_LEN, "cannot write to '%s': %s", a->file,
 				 errno != 0 ? strerror(errno) : "short write");
 			rte_pcapng_close(c->pcapng);
@@ -738,8 +771,9 @@ nfv_capture_start(const struct nfv_capture_args *a, json_t **out, char *err)
 		}
 	}
 	c->fd = fd;
-	c->vlan = vlan;
-	c->tx_port = dp->port;
+	c->own_idb = own_idb;
+	c->kind = ifc->kind;
+	c->tx_port = vlan ? ifc->parent : ifc->id;
 	c->file = strdup(a->file);
 	c->filter = a->filter != NULL ? strdup(a->filter) : NULL;
 	c->used = true;
@@ -832,7 +866,7 @@ capture_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 	for (unsigned int i = 0; i < NFV_CAPTURE_MAX; i++)
 		if (captures[i].used &&
 		    (captures[i].port == iface || captures[i].tx_port == iface)) {
-			capture_finish(&captures[i], captures[i].vlan ? "interface removed" :
+			capture_finish(&captures[i], captures[i].own_idb ? "interface removed" :
 				       "port removed");
 			capture_release(&captures[i]);
 		}
@@ -937,7 +971,7 @@ capture_fini(void)
 
 static struct nfv_module capture_module = {
 	.name = "capture",
-	.depends_on = "infra",
+	.depends_on = "infra bridge",
 	.init = capture_init,
 	.stop = capture_stop_all,
 	.fini = capture_fini,

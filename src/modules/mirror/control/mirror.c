@@ -24,6 +24,7 @@
 #include "core/meta.h"
 #include "core/module.h"
 #include "core/stats.h"
+#include "modules/bridge/bridge.h"
 #include "modules/infra/iface.h"
 #include "modules/infra/port.h"
 #include "modules/mirror/mirror.h"
@@ -40,9 +41,9 @@ NFV_COUNTER_BLOCK(nfv_mirror_counters_block, "mirror", struct nfv_mirror_counter
 struct mirror_session {
 	bool used;
 	char name[NFV_MIRROR_NAME_LEN];
-	uint16_t src;         /* a port or a VLAN sub-interface */
+	uint16_t src;         /* a port, a VLAN sub-interface, a bridge, a tunnel */
 	uint16_t src_port;    /* the port src's frames use: src, or a VLAN's parent */
-	bool src_vlan;
+	uint8_t src_kind;     /* enum nfv_iface_kind */
 	uint16_t dst;
 	unsigned int dirs; /* bit NFV_MIRROR_IN, NFV_MIRROR_OUT */
 	/* The counters (since start) when the session was made: its slot's
@@ -129,10 +130,10 @@ kind_name(uint8_t kind)
 	}
 }
 
-/* The source (a port or a VLAN sub-interface: vlan_ok) or the destination
- * (a port) of a session. */
+/* The source (any interface: any_ok) or the destination (a port) of a
+ * session. */
 static struct nfv_iface *
-iface_named(const char *name, bool vlan_ok, char *err)
+iface_named(const char *name, bool any_ok, char *err)
 {
 	struct nfv_iface *i = nfv_iface_by_name(name);
 
@@ -142,11 +143,12 @@ iface_named(const char *name, bool vlan_ok, char *err)
 	}
 	if (i->kind == NFV_IFACE_KIND_PORT && i->id < RTE_MAX_ETHPORTS)
 		return i;
-	if (vlan_ok && i->kind == NFV_IFACE_KIND_VLAN && i->parent < RTE_MAX_ETHPORTS)
+	if (any_ok && ((i->kind == NFV_IFACE_KIND_VLAN && i->parent < RTE_MAX_ETHPORTS) ||
+		       i->kind == NFV_IFACE_KIND_BRIDGE || i->kind == NFV_IFACE_KIND_VXLAN))
 		return i;
-	if (vlan_ok)
-		snprintf(err, NFV_ERR_LEN, "%s is %s: a mirror's source is a port or a VLAN "
-			 "sub-interface", name, kind_name(i->kind));
+	if (any_ok)
+		snprintf(err, NFV_ERR_LEN, "%s is %s: a mirror's source is a port, a VLAN "
+			 "sub-interface, a bridge or a VXLAN tunnel", name, kind_name(i->kind));
 	else
 		snprintf(err, NFV_ERR_LEN, "%s is %s: the destination of a mirror is a port",
 			 name, kind_name(i->kind));
@@ -159,8 +161,14 @@ session_hook(const struct mirror_session *s, unsigned int d, bool on)
 {
 	char err[NFV_ERR_LEN];
 
-	if (!s->src_vlan) {
+	if (s->src_kind == NFV_IFACE_KIND_PORT) {
 		(void)nfv_arc_feature_set(arc_of[d][0], arc_of[d][1], s->src, on, err);
+		return;
+	}
+	if (s->src_kind != NFV_IFACE_KIND_VLAN) {
+		/* A bridge's or a tunnel's frames: bridge_input's tap. */
+		nfv_bridge_tap_set(nfv_mirror_tap, d == NFV_MIRROR_IN ? NFV_BRIDGE_TAP_IN :
+				   NFV_BRIDGE_TAP_OUT, s->src, on);
 		return;
 	}
 	if (d == NFV_MIRROR_IN) {
@@ -232,8 +240,8 @@ nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char 
 	free(c);
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->src = src->id;
-	s->src_vlan = src->kind == NFV_IFACE_KIND_VLAN;
-	s->src_port = s->src_vlan ? src->parent : src->id;
+	s->src_kind = src->kind;
+	s->src_port = src->kind == NFV_IFACE_KIND_VLAN ? src->parent : src->id;
 	s->dst = dst->id;
 	s->dirs = dirs;
 	s->used = true;
@@ -368,6 +376,6 @@ NFV_COLLECTOR_REGISTER(mirror_collector);
 
 static struct nfv_module mirror_module = {
 	.name = "mirror",
-	.depends_on = "infra",
+	.depends_on = "infra bridge",
 };
 NFV_MODULE_REGISTER(mirror_module);
