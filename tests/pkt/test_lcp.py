@@ -568,12 +568,12 @@ def test_vlan_twin(nfvd, netns):
     wait_routes(n, {"192.0.2.0/24": ("bgp", "10.20.0.7")})
     r = n.ctl("route show 192.0.2.0/24")["routes"][0]
     assert (r["source"], r["via"], r["dev"]) == ("kernel", "10.20.0.7", "p0.20")
-    # bridge and VXLAN interfaces have no twin: a clear error.
-    n.ctl("bridge add br9")
+    # VXLAN interfaces have no twin: a clear error.
+    n.ctl("vxlan add vx9 vni 9 local 10.20.0.1")
     with pytest.raises(CtlError) as e:
-        n.ctl("lcp", "add", "dev", "br9")
-    assert "br9 is a bridge interface: twins are for ports and VLAN sub-interfaces" in \
-        e.value.stdout + e.value.stderr
+        n.ctl("lcp", "add", "dev", "vx9")
+    assert "vx9 is a vxlan interface: twins are for ports, VLAN sub-interfaces and " \
+        "bridges" in e.value.stdout + e.value.stderr
 
     # The sub-interface going takes its twin (and its routes).
     n.ctl("vlan del p0.20")
@@ -596,3 +596,70 @@ def test_vlan_twin(nfvd, netns):
             rst[TCP].sport, rst[TCP].dport, rst[TCP].ack) == \
         (20, 0x0800, H0, "10.20.0.1", "10.20.0.2", 179, 40000, 1001)
     assert "R" in str(rst[TCP].flags)
+
+
+def test_bridge_twin(nfvd, netns):
+    """A bridge has a twin too (a BVI's, as VPP's linux-cp gives one): the
+    bridge's MAC, MTU and addresses; a copy of the ARP its ports bring for
+    its address and TCP to port 179 reach it; what the kernel answers goes
+    into the bridge as the bridge's own frames, to the port its destination
+    was learned on; a route the kernel puts on the twin is nfvd's through
+    the bridge; "bridge del" takes the twin."""
+    BR = "02:00:00:00:0b:fe"
+    arp = Ether(dst="ff:ff:ff:ff:ff:ff", src=H0) / ARP(op=1, hwsrc=H0, psrc="10.30.0.2",
+                                                         pdst="10.30.0.1")
+    syn = Ether(dst=BR, src=H0) / IP(src="10.30.0.2", dst="10.30.0.1") / \
+        TCP(sport=40000, dport=179, flags="S", seq=1000)
+    n = nfvd()
+    n.add_port("p0", rx=[arp, syn])
+    n.add_port("p1")
+    n.cmd("bridge add br0 mac %s" % BR, "bridge port add br0 dev p0",
+          "bridge port add br0 dev p1", "addr add 10.30.0.1/24 dev br0",
+          "lcp add dev br0 host-if %s netns %s" % (TWIN, NS))
+    n.start()
+    show = n.ctl("lcp show")["lcp"]
+    assert [(r["dev"], r["host_if"], r["netns"], r["port"], r["mac"]) for r in show] == \
+        [("br0", TWIN, NS, "lcp-br0", BR)]
+    link = json.loads(ipns("-j", "link", "show", TWIN).stdout)[0]
+    assert (link["address"], link["mtu"], "UP" in link["flags"]) == (BR, 1500, True)
+    assert twin_addrs() == {"10.30.0.1/24"}
+    deadline = time.monotonic() + 5
+    while lcp_stats(n)["punted"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert H0 in ipns("neigh", "show", "10.30.0.2").stdout.lower()
+    st = lcp_stats(n)
+    assert st["punted_by_reason"]["lcp_copy/arp"] == 1
+    assert st["punted_by_reason"]["ip4_local/unsupported_protocol"] == 1
+    assert st["punted"] == 2 and st["policed"] == 0
+    row = n.ctl("lcp show dev br0")["lcp"][0]
+    assert row["punted"] == 2 and row["from_twin"] >= 2
+    # A kernel route through the twin goes through br0 in nfvd.
+    ipns("route", "add", "192.0.2.0/24", "via", "10.30.0.7", "proto", "bgp")
+    wait_routes(n, {"192.0.2.0/24": ("bgp", "10.30.0.7")})
+    r = n.ctl("route show 192.0.2.0/24")["routes"][0]
+    assert (r["source"], r["via"], r["dev"]) == ("kernel", "10.30.0.7", "br0")
+    # The bridge going takes its twin (and its routes).
+    n.ctl("bridge del br0")
+    assert n.ctl("lcp show")["lcp"] == []
+    assert ipns("link", "show", TWIN, check=False).returncode != 0
+    assert "lcp-br0" not in {p["name"] for p in n.ctl("port show")["ports"]}
+    assert "192.0.2.0/24" not in {x["prefix"] for x in n.ctl("route show")["routes"]}
+    out = n.stop()
+    frames = [Ether(f) for f in out["p0"]]
+    # The kernel's ARP reply and TCP reset, bridged to p0 where H0 is (and
+    # nfvd's own ARP reply, the same, when it answers ARP itself); none of
+    # them flooded to p1, which had only the ARP request.
+    replies = [f for f in frames if ARP in f and f[ARP].op == 2]
+    assert replies and all((r.src.lower(), r.dst.lower(), r[ARP].psrc, r[ARP].hwsrc.lower(),
+                            r[ARP].pdst) == (BR, H0, "10.30.0.1", BR, "10.30.0.2")
+                           for r in replies), replies
+    resets = [f for f in frames if TCP in f]
+    assert len(resets) == 1, resets
+    rst = resets[0]
+    assert (rst.src.lower(), rst.dst.lower(), rst[IP].src, rst[IP].dst, rst[TCP].sport,
+            rst[TCP].dport, rst[TCP].ack) == (BR, H0, "10.30.0.1", "10.30.0.2", 179, 40000, 1001)
+    assert "R" in str(rst[TCP].flags)
+    p1 = [Ether(f) for f in out["p1"]]
+    assert [bytes(f) for f in p1 if ARP in f] == [bytes(arp)]
+    assert not [f for f in p1 if TCP in f or (ARP in f and f[ARP].op == 2)]

@@ -55,6 +55,10 @@ struct nfv_lcp_counters {
 };
 extern struct nfv_counter_block nfv_lcp_counters_block;
 
+/* The tap of bridge_input that copies a bridge's ARP and ND to its twin
+ * (datapath/lcp_copy.c). */
+extern unsigned int nfv_lcp_tap;
+
 /* An ND message (ICMPv6 133-137 right behind the IPv6 header). */
 bool nfv_lcp_is_nd(const struct rte_mbuf *m);
 

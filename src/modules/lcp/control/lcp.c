@@ -40,6 +40,7 @@
 #include "core/module.h"
 #include "core/stats.h"
 #include "core/worker.h"
+#include "modules/bridge/bridge.h"
 #include "modules/infra/iface.h"
 #include "modules/infra/port.h"
 #include "modules/infra/punt.h"
@@ -200,12 +201,19 @@ ifname_ok(const char *s)
 	return strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
-/* The arc of an interface's frames as received, where lcp_copy takes
- * them: a port's, or a VLAN sub-interface's (untagged). */
-static const char *
-copy_arc(uint16_t iface)
+/* Where the copies of a twin's interface's ARP and ND (lcp_copy) are
+ * taken: a port's frames on the l2_input arc, a VLAN sub-interface's
+ * (untagged) on vlan_l2_input; a bridge's, those it delivers to its own
+ * interface, from bridge_input's tap. */
+static int
+copy_hook(const struct lcp_twin *t, bool on, char *err)
 {
-	return nfv_ifaces[iface].kind == NFV_IFACE_KIND_VLAN ? "vlan_l2_input" : "l2_input";
+	if (t->kind == NFV_IFACE_KIND_BRIDGE) {
+		nfv_bridge_tap_set(nfv_lcp_tap, NFV_BRIDGE_TAP_IN, t->iface, on);
+		return 0;
+	}
+	return nfv_arc_feature_set(t->kind == NFV_IFACE_KIND_VLAN ? "vlan_l2_input" : "l2_input",
+				   "nfv_lcp_copy", t->iface, on, err);
 }
 
 /* Stops punting to and crossing from a twin; waits until no worker does. */
@@ -214,7 +222,7 @@ twin_unhook(struct lcp_twin *t)
 {
 	char err[NFV_ERR_LEN];
 
-	nfv_arc_feature_set(copy_arc(t->iface), "nfv_lcp_copy", t->iface, false, err);
+	(void)copy_hook(t, false, err);
 	nfv_punt_iface_set(t->iface, -1);
 	__atomic_store_n(&nfv_lcp_twin_of[t->iface], NFV_LCP_NONE, __ATOMIC_RELEASE);
 	if (t->port < RTE_MAX_ETHPORTS)
@@ -255,9 +263,10 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 		snprintf(err, NFV_ERR_LEN, "unknown interface '%s'", dev);
 		return -ENOENT;
 	}
-	if (ifc->kind != NFV_IFACE_KIND_PORT && ifc->kind != NFV_IFACE_KIND_VLAN) {
-		snprintf(err, NFV_ERR_LEN, "%s is a %s interface: twins are for ports and VLAN "
-			 "sub-interfaces", dev, ifc->kind == NFV_IFACE_KIND_BRIDGE ? "bridge" :
+	if (ifc->kind != NFV_IFACE_KIND_PORT && ifc->kind != NFV_IFACE_KIND_VLAN &&
+	    ifc->kind != NFV_IFACE_KIND_BRIDGE) {
+		snprintf(err, NFV_ERR_LEN, "%s is a %s interface: twins are for ports, VLAN "
+			 "sub-interfaces and bridges", dev,
 			 ifc->kind == NFV_IFACE_KIND_VXLAN ? "vxlan" : "other");
 		return -EINVAL;
 	}
@@ -290,6 +299,7 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 		}
 	memset(t, 0, sizeof(*t));
 	t->iface = ifc->id;
+	t->kind = ifc->kind;
 	t->port = NFV_LCP_NONE;
 	t->rate = conf->rate ? conf->rate : NFV_LCP_RATE_DEFAULT;
 	t->burst = conf->burst ? conf->burst : NFV_LCP_BURST_DEFAULT;
@@ -346,7 +356,7 @@ nfv_lcp_add(const char *dev, const struct nfv_lcp_conf *conf, char *err)
 	rc = nfv_arc_feature_set("l2_input", "nfv_lcp_xconnect", t->port, true, err);
 	if (rc < 0)
 		goto fail;
-	rc = nfv_arc_feature_set(copy_arc(t->iface), "nfv_lcp_copy", t->iface, true, err);
+	rc = copy_hook(t, true, err);
 	if (rc < 0)
 		goto fail;
 	idx = (int)if_nametoindex(t->tmp_if);
@@ -683,7 +693,7 @@ lcp_parse_option(const char *name, const char *value, char *err, size_t len)
 
 static struct nfv_module lcp_module = {
 	.name = "lcp",
-	.depends_on = "infra ip vlan",
+	.depends_on = "infra ip vlan bridge",
 	.init = lcp_init,
 	.fini = lcp_fini,
 	.options = lcp_options,

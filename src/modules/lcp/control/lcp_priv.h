@@ -19,7 +19,8 @@ struct lcp_ns;
 
 struct lcp_twin {
 	bool used;
-	uint16_t iface;                /* nfvd's interface (a port) */
+	uint16_t iface;                /* nfvd's interface (a port, a VLAN, a bridge) */
+	uint8_t kind;                  /* its kind (enum nfv_iface_kind) */
 	uint16_t port;                 /* the twin's port id */
 	int ifindex;                   /* the twin in its namespace */
 	bool kernel_up;                /* its link as the kernel last said */

@@ -9,7 +9,11 @@
  * sessions from the twin). A feature of the l2_input arc, enabled on the
  * ports that have a twin, and of the vlan_l2_input arc, on the VLAN
  * sub-interfaces that have one (their frames untagged, as the twin takes
- * them); a burst without ARP or ND moves on whole.
+ * them); a burst without ARP or ND moves on whole. A bridge's twin gets
+ * its copies from a tap of bridge_input (modules/bridge/bridge.h: the
+ * frames the bridge delivers to its own interface), which sends them to
+ * the twin itself, one burst on this worker's TX queue of the twin port;
+ * a copy that queue refuses is counted as policed.
  *
  * Edges: port_tx (the copies), then the l2_input arc's next features.
  * Reads: the ethertype, IPv6 next header and ICMPv6 type; mbuf->port.
@@ -27,6 +31,8 @@
 #include "core/arc.h"
 #include "core/counters.h"
 #include "core/node.h"
+#include "modules/bridge/bridge.h"
+#include "modules/infra/port.h"
 #include "modules/lcp/lcp.h"
 
 enum lcp_copy_next {
@@ -64,11 +70,11 @@ copy_slot(const struct rte_mbuf *m)
 	return 0;
 }
 
-/* A copy of m to its interface's twin, policed. */
-static __rte_always_inline void
-copy_to_twin(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf *m,
-	     unsigned int slot, struct nfv_lcp_worker *lw, struct nfv_lcp_counters *c,
-	     uint64_t now)
+/* A copy of m for its interface's twin (meta.tx_port the twin's port),
+ * policed; NULL: none. */
+static __rte_always_inline struct rte_mbuf *
+copy_for_twin(struct rte_mbuf *m, unsigned int slot, struct nfv_lcp_worker *lw,
+	      struct nfv_lcp_counters *c, uint64_t now)
 {
 	uint16_t iface = m->port;
 	uint16_t twin = __atomic_load_n(&nfv_lcp_twin_of[iface], __ATOMIC_ACQUIRE);
@@ -76,7 +82,7 @@ copy_to_twin(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf *m,
 	struct rte_mbuf *copy;
 
 	if (twin == NFV_LCP_NONE)
-		return;
+		return NULL;
 	if (lw->gen[iface] != gen) {
 		rte_meter_srtcm_config(&lw->meter[iface], &nfv_lcp_profile[iface][gen & 1]);
 		lw->gen[iface] = gen;
@@ -85,13 +91,83 @@ copy_to_twin(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf *m,
 					      now, 1) == RTE_COLOR_RED ||
 	    (copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX)) == NULL) {
 		c->policed[slot]++;
-		return;
+		return NULL;
 	}
 	copy->port = iface;
 	nfv_meta(copy)->tx_port = twin;
 	c->punted[slot]++;
 	c->punted_iface[iface]++;
-	rte_node_enqueue_x1(graph, node, LCP_COPY_NEXT_TX, copy);
+	return copy;
+}
+
+/* A copy of m to its interface's twin, policed. */
+static __rte_always_inline void
+copy_to_twin(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf *m,
+	     unsigned int slot, struct nfv_lcp_worker *lw, struct nfv_lcp_counters *c,
+	     uint64_t now)
+{
+	struct rte_mbuf *copy = copy_for_twin(m, slot, lw, c, now);
+
+	if (copy != NULL)
+		rte_node_enqueue_x1(graph, node, LCP_COPY_NEXT_TX, copy);
+}
+
+unsigned int nfv_lcp_tap;
+
+/* A bridge's frames to its own interface (bridge_input's tap): copies of
+ * its ARP and ND to its twin, sent here. */
+static void
+lcp_copy_tap(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
+	     enum nfv_bridge_tap_dir dir, uint16_t iface)
+{
+	struct nfv_lcp_counters *c = nfv_worker_counters(w, &nfv_lcp_counters_block);
+	struct rte_mbuf *copies[RTE_GRAPH_BURST_SIZE];
+	unsigned int slots[RTE_GRAPH_BURST_SIZE];
+	uint16_t k = 0, twin = NFV_LCP_NONE, sent = 0;
+	uint64_t now = 0;
+
+	RTE_SET_USED(dir);
+	RTE_SET_USED(iface);
+	for (uint16_t i = 0; i < n && k < RTE_DIM(copies); i++) {
+		unsigned int slot = copy_slot(pkts[i]);
+		struct rte_mbuf *copy;
+
+		if (likely(slot == 0))
+			continue;
+		if (now == 0)
+			now = rte_rdtsc();
+		copy = copy_for_twin(pkts[i], slot, &nfv_lcp_workers[w->index], c, now);
+		if (copy == NULL)
+			continue;
+		twin = nfv_meta(copy)->tx_port;
+		slots[k] = slot;
+		copies[k++] = copy;
+	}
+	if (k == 0)
+		return;
+	if (twin < RTE_MAX_ETHPORTS) {
+		struct nfv_port *p = &nfv_ports[twin];
+		uint16_t q = p->txq_of_worker[w->index];
+
+		if (unlikely(p->tx_shared)) {
+			rte_spinlock_lock(&p->tx_lock[q]);
+			sent = rte_eth_tx_burst(twin, q, copies, k);
+			rte_spinlock_unlock(&p->tx_lock[q]);
+		} else {
+			sent = rte_eth_tx_burst(twin, q, copies, k);
+		}
+	}
+	for (uint16_t i = sent; i < k; i++) {
+		c->punted[slots[i]]--;
+		c->punted_iface[copies[i]->port]--;
+		c->policed[slots[i]]++;
+		rte_pktmbuf_free(copies[i]);
+	}
+}
+
+RTE_INIT(lcp_copy_tap_register)
+{
+	nfv_lcp_tap = nfv_bridge_tap_register(lcp_copy_tap);
 }
 
 static uint16_t

@@ -4,11 +4,15 @@
  * untouched (VPP linux-cp's xconnect): a feature of the l2_input arc
  * enabled on every twin port, so a twin's frames never reach eth_input.
  * A VLAN sub-interface's twin sends untagged frames: they leave its port
- * with the sub-interface's 802.1Q tag inserted.
+ * with the sub-interface's 802.1Q tag inserted. A bridge's twin sends the
+ * bridge's own frames: they go to bridge_input as the bridge's (mbuf->port
+ * the bridge), which sends them to the member that has their destination
+ * or floods them.
  *
- * Edges: port_tx, drop.
+ * Edges: port_tx, drop, bridge_input.
  * Reads: mbuf->port (the twin port).
- * Writes: meta.tx_port (the interface's port), the tag of a VLAN's frame.
+ * Writes: meta.tx_port (the interface's port), the tag of a VLAN's frame;
+ *         mbuf->port (a bridge's frame: the bridge).
  * Drops: no_interface (the twin's interface went while the frame was in
  *        flight), no_headroom (no room for a VLAN's tag).
  * Counters: lcp.from_twin per interface.
@@ -25,6 +29,7 @@
 enum lcp_xconnect_next {
 	LCP_XCONNECT_NEXT_TX,
 	LCP_XCONNECT_NEXT_DROP,
+	LCP_XCONNECT_NEXT_BRIDGE,
 	LCP_XCONNECT_NEXT_MAX,
 };
 
@@ -50,8 +55,15 @@ lcp_xconnect_process(struct rte_graph *graph, struct rte_node *node, void **objs
 			nexts[i] = nfv_mark_drop(m, drop_lcp_no_iface.id, LCP_XCONNECT_NEXT_DROP);
 			continue;
 		}
+		if (iface >= RTE_MAX_ETHPORTS &&
+		    nfv_ifaces[iface].kind == NFV_IFACE_KIND_BRIDGE) {
+			m->port = iface;
+			c->from_twin_iface[iface]++;
+			nexts[i] = LCP_XCONNECT_NEXT_BRIDGE;
+			continue;
+		}
 		if (iface >= RTE_MAX_ETHPORTS) {
-			/* A VLAN sub-interface (the only other kind with a twin). */
+			/* A VLAN sub-interface. */
 			const struct nfv_iface *v = &nfv_ifaces[iface];
 
 			if (unlikely(!nfv_vlan_tag_insert(m, v->vlan_id))) {
@@ -78,6 +90,7 @@ static struct rte_node_register lcp_xconnect_node = {
 	.next_nodes = {
 		[LCP_XCONNECT_NEXT_TX] = "nfv_port_tx",
 		[LCP_XCONNECT_NEXT_DROP] = "nfv_drop",
+		[LCP_XCONNECT_NEXT_BRIDGE] = "nfv_bridge_input",
 	},
 };
 
