@@ -161,6 +161,37 @@ nfv_graph_setup(void)
 	return 0;
 }
 
+static const char *poller_name;
+
+void
+nfv_walk_poller_register(const char *node_name)
+{
+	poller_name = node_name;
+}
+
+/* Puts the poller last among graph's sources (their order means nothing
+ * else); false when it has none. */
+static bool
+poller_last(struct rte_graph *graph)
+{
+	rte_graph_off_t *src = graph->cir_start;
+
+	if (poller_name == NULL)
+		return false;
+	for (int32_t k = (int32_t)graph->head; k < 0; k++) {
+		const struct rte_node *node = RTE_PTR_ADD(graph, src[k]);
+
+		if (strcmp(node->name, poller_name) == 0) {
+			rte_graph_off_t off = src[k];
+
+			src[k] = src[-1];
+			src[-1] = off;
+			return true;
+		}
+	}
+	return false;
+}
+
 int
 nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node)
 {
@@ -268,6 +299,7 @@ nfv_workers_init(unsigned int burst, unsigned int max_per_walk)
 			return -ENOMEM;
 		}
 		w->graph = rte_graph_lookup(name);
+		w->services_lazy = poller_last(w->graph);
 	}
 	return 0;
 }
@@ -306,17 +338,32 @@ worker_main(void *arg)
 	struct rte_graph *graph = w->graph;
 	unsigned int tid = w->lcore_id;
 	unsigned int walks = 0;
+	/* Whether the services run every walk: always without a poller to
+	 * start at, else while one had work (core/walk.h). */
+	const bool every = !w->services_lazy;
+	bool busy = every;
 
 	rte_rcu_qsbr_thread_register(nfv_rcu, tid);
 	rte_rcu_qsbr_thread_online(nfv_rcu, tid);
 	w->running = true;
+	RTE_BUILD_BUG_ON(NFV_WALK_SAMPLE % NFV_WALK_SERVICES != 0);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
-		if (unlikely(w->stats_off))
-			nfv_graph_walk(graph, false, false);
-		else if (unlikely(++walks % NFV_WALK_SAMPLE == 0))
-			nfv_graph_walk(graph, true, true);
-		else
-			nfv_graph_walk(graph, false, true);
+		bool services = ++walks % NFV_WALK_SERVICES == 0 || busy;
+
+		if (unlikely(w->stats_off)) {
+			if (services)
+				busy = nfv_graph_walk(graph, true, busy, false, false) || every;
+			else
+				nfv_graph_walk(graph, false, false, false, false);
+		} else if (unlikely(walks % NFV_WALK_SAMPLE == 0)) {
+			/* A measured walk (a multiple of NFV_WALK_SERVICES: it
+			 * runs the services). */
+			busy = nfv_graph_walk(graph, true, busy, true, true) || every;
+		} else if (services) {
+			busy = nfv_graph_walk(graph, true, busy, false, true) || every;
+		} else {
+			nfv_graph_walk(graph, false, false, false, true);
+		}
 		rte_rcu_qsbr_quiescent(nfv_rcu, tid);
 	}
 	rte_rcu_qsbr_thread_offline(nfv_rcu, tid);

@@ -173,6 +173,9 @@ struct nfv_worker {
 	 * the fused node does not compare their ports), else 0. Read and
 	 * cleared as fast_l2_checked. */
 	uint16_t rx_one_port[2];
+	/* The poller (nfv_walk_poller_register) is the graph's last source, so
+	 * that a walk without the service sources starts at it. */
+	bool services_lazy;
 	/* nfv_walk_slices' room for a long stream's packets past the first
 	 * slice (allocated with the worker; its pages are touched only when a
 	 * long stream first comes), and how many such streams. */
@@ -219,6 +222,15 @@ int nfv_node_ctx_init(const struct rte_graph *graph, struct rte_node *node);
 /* Work a module must do on the nodes before any graph exists (adding
  * edges): run once by nfv_workers_init(), after the arcs are set up. */
 void nfv_graph_setup_register(int (*fn)(void));
+
+/*
+ * The source node that polls the ports (infra's port_rx), from a
+ * constructor: it runs every walk. The other source nodes are services
+ * (packets injected by control, the handoff rings, flow scans): they run
+ * one walk in NFV_WALK_SERVICES, and every walk while one of them had
+ * work in the last walk that ran them (core/walk.h).
+ */
+void nfv_walk_poller_register(const char *node_name);
 #define NFV_GRAPH_SETUP(fn) \
 	RTE_INIT(nfv_graph_setup_register_##fn) \
 	{ \

@@ -295,3 +295,9 @@ static struct rte_node_register port_rx_node = {
 };
 
 RTE_NODE_REGISTER(port_rx_node);
+
+/* The source every walk runs (the others are services: core/walk.h). */
+RTE_INIT(port_rx_poller)
+{
+	nfv_walk_poller_register(port_rx_node.name);
+}
