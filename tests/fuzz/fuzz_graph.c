@@ -3,7 +3,8 @@
  * libFuzzer target: every input is a frame received on port "in" of a test
  * instance (net_null ports, addresses, neighbors, IPv4/IPv6 routes,
  * ECMP, a blackhole, a small MTU, NAT44, a bridge with a VLAN and a VXLAN
- * port, a UPF with three sessions) and walks the whole graph in this thread.
+ * port and mirrors of both, a UPF with three sessions) and walks the whole
+ * graph in this thread.
  * Inputs longer than 600 bytes arrive as two chained segments. After each
  * input every mbuf must be back in its pool but the fragments the
  * reassembly table holds (one mbuf each; then released, so that each
@@ -32,6 +33,7 @@
 #include "modules/ip/reasm.h"
 #include "core/meta.h"
 #include "modules/infra/port.h"
+#include "modules/mirror/mirror.h"
 #include "modules/upf/control/upf_ctl.h"
 #include "modules/upf/upf.h"
 
@@ -93,7 +95,9 @@ static const char *setup_cmds[] = {
  * balancer: TCP and UDP to 198.18.0.100 port 80 go to two backends, TCP
  * port 443 to two direct-return backends (one never resolved). A bridge
  * of VLAN 5 on "in", port "brp" and a VXLAN tunnel (VNI 42 to in's
- * address, two remotes behind "out"), with an address (the gateway). */
+ * address, two remotes behind "out"), with an address (the gateway);
+ * mirrors of the tunnel and of the bridge's interface (bridge_input's
+ * taps) to "out". */
 static const char *feature_cmds[] = {
 	"nat44 snat add src 10.0.0.0/24 dev out",
 	"nat44 dnat add dev in proto tcp dport 8080 to 10.0.0.2:80",
@@ -112,6 +116,8 @@ static const char *feature_cmds[] = {
 	"bridge port add b0 dev brp",
 	"bridge port add b0 dev vx0",
 	"addr add 10.9.0.1/24 dev b0",
+	"mirror add fvx dev vx0 both to out",
+	"mirror add fb0 dev b0 both to out",
 	"upf set n3 10.1.0.1 dev out",
 };
 
@@ -290,10 +296,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	nfv_reasm_release(0);
 	if (rte_mempool_in_use_count(pool) != 0 ||
-	    rte_mempool_in_use_count(nfv_port_by_name("out")->pool) != 0) {
-		fprintf(stderr, "fuzz: mbuf leak: %u + %u mbufs not returned\n",
+	    rte_mempool_in_use_count(nfv_port_by_name("out")->pool) != 0 ||
+	    rte_mempool_in_use_count(nfv_mirror_pool) != 0) {
+		fprintf(stderr, "fuzz: mbuf leak: %u + %u + %u (mirror) mbufs not returned\n",
 			rte_mempool_in_use_count(pool),
-			rte_mempool_in_use_count(nfv_port_by_name("out")->pool));
+			rte_mempool_in_use_count(nfv_port_by_name("out")->pool),
+			rte_mempool_in_use_count(nfv_mirror_pool));
 		abort();
 	}
 	if (rte_hash_count(nfv_upf_table[NFV_UPF_UL]) != 3 ||
