@@ -55,6 +55,22 @@ struct nfv_port {
 
 extern struct nfv_port nfv_ports[RTE_MAX_ETHPORTS];
 
+/* rte_eth_tx_burst of n packets on queue q of port p (the calling
+ * worker's), under the queue's lock when workers share it. Returns how
+ * many the queue took; the rest are the caller's. */
+static __rte_always_inline uint16_t
+nfv_port_tx_queue(struct nfv_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent;
+
+	if (likely(!p->tx_shared))
+		return rte_eth_tx_burst(p->port_id, q, pkts, n);
+	rte_spinlock_lock(&p->tx_lock[q]);
+	sent = rte_eth_tx_burst(p->port_id, q, pkts, n);
+	rte_spinlock_unlock(&p->tx_lock[q]);
+	return sent;
+}
+
 /* True when the first 6 of the 8 bytes loaded from a frame are not key's. */
 static inline bool
 nfv_mac_key_differs(uint64_t frame8, uint64_t key)

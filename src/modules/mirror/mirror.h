@@ -79,17 +79,8 @@ nfv_mirror_send(struct nfv_worker *w, struct nfv_mirror_counters *c, unsigned in
 
 	if (n == 0)
 		return;
-	if (likely(dst < RTE_MAX_ETHPORTS && __atomic_load_n(&p->admin_up, __ATOMIC_RELAXED))) {
-		uint16_t q = p->txq_of_worker[w->index];
-
-		if (unlikely(p->tx_shared)) {
-			rte_spinlock_lock(&p->tx_lock[q]);
-			sent = rte_eth_tx_burst(dst, q, copies, n);
-			rte_spinlock_unlock(&p->tx_lock[q]);
-		} else {
-			sent = rte_eth_tx_burst(dst, q, copies, n);
-		}
-	}
+	if (likely(dst < RTE_MAX_ETHPORTS && __atomic_load_n(&p->admin_up, __ATOMIC_RELAXED)))
+		sent = nfv_port_tx_queue(p, p->txq_of_worker[w->index], copies, n);
 	c->copies[s] += sent;
 	if (unlikely(sent < n)) {
 		c->copy_drops[s] += (uint64_t)(n - sent);

@@ -72,13 +72,7 @@ port_tx_burst(struct nfv_worker *w, struct nfv_port *p, uint16_t q, struct rte_m
 		w->stats.tx_bursts++;
 		w->stats.tx_burst_packets += n;
 	}
-	if (unlikely(p->tx_shared)) {
-		rte_spinlock_lock(&p->tx_lock[q]);
-		sent = rte_eth_tx_burst(p->port_id, q, pkts, n);
-		rte_spinlock_unlock(&p->tx_lock[q]);
-	} else {
-		sent = rte_eth_tx_burst(p->port_id, q, pkts, n);
-	}
+	sent = nfv_port_tx_queue(p, q, pkts, n);
 	if (unlikely(sent < n)) {
 		w->stats.drops[drop_tx_queue_full.id] += (uint64_t)(n - sent);
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);

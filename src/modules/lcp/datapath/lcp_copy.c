@@ -145,18 +145,9 @@ lcp_copy_tap(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	}
 	if (k == 0)
 		return;
-	if (twin < RTE_MAX_ETHPORTS) {
-		struct nfv_port *p = &nfv_ports[twin];
-		uint16_t q = p->txq_of_worker[w->index];
-
-		if (unlikely(p->tx_shared)) {
-			rte_spinlock_lock(&p->tx_lock[q]);
-			sent = rte_eth_tx_burst(twin, q, copies, k);
-			rte_spinlock_unlock(&p->tx_lock[q]);
-		} else {
-			sent = rte_eth_tx_burst(twin, q, copies, k);
-		}
-	}
+	if (twin < RTE_MAX_ETHPORTS)
+		sent = nfv_port_tx_queue(&nfv_ports[twin], nfv_ports[twin].txq_of_worker[w->index],
+					 copies, k);
 	for (uint16_t i = sent; i < k; i++) {
 		c->punted[slots[i]]--;
 		c->punted_iface[copies[i]->port]--;
