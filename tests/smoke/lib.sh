@@ -239,6 +239,32 @@ suite_tcp_echoes() { # suite_tcp_echoes NS ADDR PORT N WHAT
 		fail "TCP connections $5: $ok of $4 echoed"
 }
 
+# tcpdump in namespace NS on interface DEV into FILE (its messages in
+# FILE.log), with the filter words FILTER..., in the background until
+# suite_tcpdump_stop; returns once it listens. --immediate-mode: each frame
+# to the file as it comes; without it the kernel hands tcpdump a block of
+# frames on a timeout, and a tcpdump stopped before that counts the frames
+# "received by filter" but writes none of them.
+suite_tcpdump() { # suite_tcpdump NS DEV FILE FILTER...
+	local ns=$1 dev=$2 file=$3
+	shift 3
+	ip netns exec "$ns" tcpdump -n -i "$dev" --immediate-mode -w "$file" -U "$@" \
+		>"$file.log" 2>&1 &
+	DUMP_PID=$!
+	BG+=("$DUMP_PID")
+	for _ in $(seq 1 100); do
+		grep -q "listening on" "$file.log" && return 0
+		sleep 0.1
+	done
+}
+
+suite_tcpdump_stop() {
+	[ -n "${DUMP_PID:-}" ] || return 0
+	kill "$DUMP_PID" 2>/dev/null
+	wait "$DUMP_PID" 2>/dev/null
+	DUMP_PID=
+}
+
 # Passes when five pings from namespace NS to DST all come back.
 suite_ping() { # suite_ping NS DST WHAT
 	local out

@@ -53,25 +53,18 @@ BG+=($!)
 ip netns exec "$RTR" timeout 30 socat TCP-LISTEN:7002,bind=10.212.1.1,fork,reuseaddr EXEC:cat \
 	>"$WORK/socat-rtr.log" 2>&1 &
 BG+=($!)
-ip netns exec "$H2" tcpdump -n -i eth0 --immediate-mode -w "$WORK/h2.pcap" -U tcp \
-	>"$WORK/tcpdump.log" 2>&1 &
-DUMP_PID=$!
-BG+=("$DUMP_PID")
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$WORK/tcpdump.log" && break
-	sleep 0.1
-done
+suite_tcpdump "$H2" eth0 "$WORK/h2.pcap" tcp
 sleep 0.5
 suite_tcp_echoes "$RTR" 10.212.1.2 7001 5 "from the twin's kernel to $H1 through br0"
 suite_tcp_echoes "$H1" 10.212.1.1 7002 5 "from $H1 to the twin's kernel (punted from br0)"
 # What the kernel sent went to h1's port by the FDB, not flooded: h2
 # saw no TCP segment.
 sleep 0.3
-kill "$DUMP_PID" 2>/dev/null; wait "$DUMP_PID" 2>/dev/null
+suite_tcpdump_stop
 n=$(tcpdump -n -r "$WORK/h2.pcap" 2>/dev/null | wc -l)
 [ -s "$WORK/h2.pcap" ] && [ "$n" -eq 0 ] &&
 	pass "$H2 saw none of the TCP segments: the kernel's frames went by br0's FDB" ||
-	fail "$H2 saw $n TCP segments ($(cat "$WORK/tcpdump.log"))"
+	fail "$H2 saw $n TCP segments ($(cat "$WORK/h2.pcap.log"))"
 suite_ping "$H2" 10.212.1.1 "$H2 -> br0 (nfvd answers)"
 
 v=$(ctl --json lcp show dev br0 | json '"%d %d" % (d["lcp"][0]["punted"] > 0, d["lcp"][0]["from_twin"] > 0)')

@@ -49,17 +49,7 @@ P2_MAC=$(ctl --json port show p2 | sed -n 's/.*"mac": *"\([^"]*\)".*/\1/p' | hea
 ip -n vsvis-h1 neigh replace 10.202.1.1 lladdr "$P1_MAC" dev eth0
 ip -n vsvis-h2 neigh replace 10.202.2.1 lladdr "$P2_MAC" dev eth0
 
-# --immediate-mode: each frame to the file as it comes; without it the
-# kernel hands tcpdump a block of frames on a timeout, and a tcpdump
-# stopped before that counts the frames "received by filter" but writes
-# none of them.
-ip netns exec vsvis-h3 tcpdump -n -i eth0 --immediate-mode -w "$WORK/h3.pcap" -U icmp >"$WORK/tcpdump.log" 2>&1 &
-DUMP_PID=$!
-BG+=("$DUMP_PID")
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$WORK/tcpdump.log" && break
-	sleep 0.1
-done
+suite_tcpdump vsvis-h3 eth0 "$WORK/h3.pcap" icmp
 H3_RX0=$(ip netns exec vsvis-h3 cat /sys/class/net/eth0/statistics/rx_packets)
 
 if ip netns exec vsvis-h1 ping -n -c "$PINGS" -i 0.1 -W 1 10.202.2.2 >"$WORK/ping.log" 2>&1; then
@@ -68,7 +58,7 @@ else
 	fail "ping h1 -> h2: $(tail -2 "$WORK/ping.log")"
 fi
 sleep 0.5
-kill "$DUMP_PID" 2>/dev/null; wait "$DUMP_PID" 2>/dev/null; DUMP_PID=
+suite_tcpdump_stop
 H3_RX=$(( $(ip netns exec vsvis-h3 cat /sys/class/net/eth0/statistics/rx_packets) - H3_RX0 ))
 
 ctl mirror show >"$WORK/mirror.txt" 2>&1
@@ -76,7 +66,7 @@ n=$(tshark -n -r "$WORK/h3.pcap" -Y "icmp.type == 8 && ip.dst == 10.202.2.2" 2>/
 if [ "$n" -eq "$PINGS" ] && [ "$H3_RX" -eq "$PINGS" ]; then
 	pass "mirror: h3's kernel received the $PINGS echo requests p1 received, and nothing else"
 else
-	fail "mirror: h3 saw $n echo requests, $H3_RX frames (want $PINGS): $(cat "$WORK/mirror.txt"; tshark -n -r "$WORK/h3.pcap" 2>&1 | head; ls -l "$WORK/h3.pcap"; cat "$WORK/tcpdump.log")"
+	fail "mirror: h3 saw $n echo requests, $H3_RX frames (want $PINGS): $(cat "$WORK/mirror.txt"; tshark -n -r "$WORK/h3.pcap" 2>&1 | head; ls -l "$WORK/h3.pcap"; cat "$WORK/h3.pcap.log")"
 fi
 
 ctl capture stop dev p2 >"$WORK/capture.txt" 2>&1 || fail "capture stop: $(cat "$WORK/capture.txt")"

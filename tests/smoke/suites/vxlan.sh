@@ -70,19 +70,12 @@ d=$(ctl --json show drops | json '" ".join("%s/%s" % (x["node"], x["reason"]) fo
 [ -z "$d" ] && pass "no VXLAN or bridge drop" || fail "drops: $d"
 
 # The tunnel's inner frames: nfvd's capture of vxl against the kernel's
-# own view of vxk0 (--immediate-mode: each frame written as it comes).
-ip netns exec "$H1" tcpdump -n -i vxk0 --immediate-mode -w "$WORK/vxk0.pcap" -U icmp \
-	>"$WORK/tcpdump.log" 2>&1 &
-DUMP_PID=$!
-BG+=("$DUMP_PID")
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$WORK/tcpdump.log" && break
-	sleep 0.1
-done
+# own view of vxk0.
+suite_tcpdump "$H1" vxk0 "$WORK/vxk0.pcap" icmp
 if ctl capture start dev vxl both file "$WORK/vxl.pcapng" filter icmp >"$WORK/cap.txt" 2>&1 &&
    ip netns exec "$H1" ping -n -c 3 -i 0.1 -W 1 10.204.9.2 >"$WORK/ping.log" 2>&1; then
 	sleep 0.5
-	kill "$DUMP_PID" 2>/dev/null; wait "$DUMP_PID" 2>/dev/null
+	suite_tcpdump_stop
 	ctl capture stop dev vxl >>"$WORK/cap.txt" 2>&1
 	# Each side's frames in order: nfvd's "in" (direction 1) are what
 	# the kernel sent (its source MAC, h1's), nfvd's "out" what it received.
@@ -109,9 +102,8 @@ PY
 		fail "capture of vxl: $v $(cat "$WORK/py.err") ($(cat "$WORK/cap.txt"))"
 else
 	fail "capture of vxl or ping: $(cat "$WORK/cap.txt"; tail -2 "$WORK/ping.log")"
-	kill "$DUMP_PID" 2>/dev/null
+	suite_tcpdump_stop
 fi
-DUMP_PID=
 
 info "drops: $(ctl --json show drops | json '" ".join("%s/%s=%d" % (x["node"], x["reason"], x["packets"]) for x in d["drops"])')"
 suite_stop_nfvd
