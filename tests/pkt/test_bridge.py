@@ -165,12 +165,28 @@ def test_bridge_down_no_ports_and_commands(tmp_path):
     nfvd.stop()
 
 
+# The gateway topology: br0 = { p1, p2 } with 10.8.0.254/24 (B1 and B2
+# behind it), p0 10.0.0.254/24 and p3 10.3.0.254/24 (H3 behind it) routed.
+GW_BR = "02:00:00:00:0b:fe"
+GW_B1, GW_B2, GW_H3 = "02:00:00:00:0b:01", "02:00:00:00:0b:02", "02:00:00:00:03:01"
+
+
+def gateway_cmds():
+    return ["bridge add br0 mac %s" % GW_BR,
+            "bridge port add br0 dev p1", "bridge port add br0 dev p2",
+            "addr add 10.8.0.254/24 dev br0",
+            "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
+            "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
+            "neigh add 10.3.0.1 lladdr %s dev p3" % GW_H3,
+            "neigh add 10.8.0.1 lladdr %s dev br0" % GW_B1,
+            "neigh add 10.8.0.2 lladdr %s dev br0" % GW_B2]
+
+
 def test_bridge_gateway(tmp_path):
     """addr add on a bridge makes it the gateway of its ports (a BVI): it
     answers ARP through the bridge, routes what its ports send to its MAC,
     and routes into the bridge (FDB lookup, or flooding when unknown)."""
-    BR = "02:00:00:00:0b:fe"
-    B1, B2, H3 = "02:00:00:00:0b:01", "02:00:00:00:0b:02", "02:00:00:00:03:01"
+    BR, B1, B2, H3 = GW_BR, GW_B1, GW_B2, GW_H3
     P0, P3 = pcap_mac(0), pcap_mac(3)
     req = Ether(src=B1, dst=BCAST) / ARP(op=1, hwsrc=B1, psrc="10.8.0.1", pdst="10.8.0.254")
     out_udp = Ether(src=B1, dst=BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
@@ -184,15 +200,7 @@ def test_bridge_gateway(tmp_path):
     nfvd.add_port("p1", rx=in1)
     nfvd.add_port("p2")
     nfvd.add_port("p3", rx=in3)
-    nfvd.cmd("bridge add br0 mac %s" % BR,
-             "bridge port add br0 dev p1", "bridge port add br0 dev p2",
-             "addr add 10.8.0.254/24 dev br0",
-             "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
-             "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
-             "neigh add 10.3.0.1 lladdr %s dev p3" % H3,
-             "neigh add 10.8.0.1 lladdr %s dev br0" % B1,
-             "neigh add 10.8.0.2 lladdr %s dev br0" % B2,
-             "port set p3 down")
+    nfvd.cmd(*gateway_cmds(), "port set p3 down")
     nfvd.start()
     nfvd.wait_processed({"p1": 2})
     assert fdb(nfvd) == {(B1, "p1", "learned"), (BR, "br0", "static")}

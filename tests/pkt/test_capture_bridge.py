@@ -15,6 +15,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 
 from nfvdlib import Nfvd, drops, pcap_mac
+from test_bridge import GW_B1, GW_B2, GW_BR, GW_H3, gateway_cmds
 from test_capture import frames_of, tshark_read
 from test_vxlan import CONFIG as VXLAN_CONFIG, R1, R2, inner, outer
 
@@ -45,8 +46,7 @@ def test_capture_bridge_interface(tmp_path):
     the bridge hands its interface (a broadcast's copy, a frame to its MAC),
     "out" those its interface sends (nfvd's ARP reply, packets routed out
     of br0), not the frames bridged between its ports."""
-    BR = "02:00:00:00:0b:fe"
-    B1, B2, H3 = "02:00:00:00:0b:01", "02:00:00:00:0b:02", "02:00:00:00:03:01"
+    BR, B1, B2, H3 = GW_BR, GW_B1, GW_B2, GW_H3
     P0, P3 = pcap_mac(0), pcap_mac(3)
     req = Ether(src=B1, dst=BCAST) / ARP(op=1, hwsrc=B1, psrc="10.8.0.1", pdst="10.8.0.254")
     out_udp = Ether(src=B1, dst=BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
@@ -62,16 +62,7 @@ def test_capture_bridge_interface(tmp_path):
     nfvd.add_port("p1", rx=in1)
     nfvd.add_port("p2")
     nfvd.add_port("p3", rx=in3)
-    nfvd.cmd("bridge add br0 mac %s" % BR,
-             "bridge port add br0 dev p1", "bridge port add br0 dev p2",
-             "addr add 10.8.0.254/24 dev br0",
-             "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
-             "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
-             "neigh add 10.3.0.1 lladdr %s dev p3" % H3,
-             "neigh add 10.8.0.1 lladdr %s dev br0" % B1,
-             "neigh add 10.8.0.2 lladdr %s dev br0" % B2,
-             "capture start dev br0 both file br.pcapng",
-             "port set p3 down")
+    nfvd.cmd(*gateway_cmds(), "capture start dev br0 both file br.pcapng", "port set p3 down")
     nfvd.start()
     nfvd.wait_processed({"p1": 3})
     nfvd.ctl("port set p3 up")
