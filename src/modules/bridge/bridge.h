@@ -93,10 +93,11 @@ void nfv_bridge_port_kind_register(uint8_t kind, const char *node);
 extern int16_t nfv_bridge_kind_edge[NFV_BRIDGE_KINDS_MAX];
 
 /*
- * Taps: how observers (capture, mirror) see the frames of the interfaces
- * whose frames cross no port arc as theirs, bridges and tunnels. Every
- * such frame passes bridge_input, which hands a tap, for each interface
- * and direction it asked for, the frames as that interface has them:
+ * Taps: how observers (capture, mirror, lcp's ARP and ND copies) see the
+ * frames of the interfaces whose frames cross no port arc as theirs,
+ * bridges and tunnels. Every such frame passes bridge_input, which hands
+ * a tap, for each interface and direction it asked for, the frames as
+ * that interface has them:
  *
  *	tunnel, in:	the inner frames it received (from vxlan_input);
  *	tunnel, out:	the frames bridged to it, before their encapsulation;
@@ -109,7 +110,8 @@ extern int16_t nfv_bridge_kind_edge[NFV_BRIDGE_KINDS_MAX];
  * and asks for an interface (nfv_bridge_tap_set) on the control thread. A
  * worker reads the wanted bits while it handles a burst: a tap switched
  * off may still be called until a grace period has passed. Without any
- * tap on, bridge_input pays one load per burst.
+ * tap on, bridge_input pays a load and a compare at the start and at the
+ * end of a burst.
  */
 enum nfv_bridge_tap_dir {
 	NFV_BRIDGE_TAP_IN,
