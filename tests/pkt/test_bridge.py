@@ -171,60 +171,81 @@ GW_BR = "02:00:00:00:0b:fe"
 GW_B1, GW_B2, GW_H3 = "02:00:00:00:0b:01", "02:00:00:00:0b:02", "02:00:00:00:03:01"
 
 
-def gateway_cmds():
-    return ["bridge add br0 mac %s" % GW_BR,
-            "bridge port add br0 dev p1", "bridge port add br0 dev p2",
-            "addr add 10.8.0.254/24 dev br0",
-            "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
-            "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
-            "neigh add 10.3.0.1 lladdr %s dev p3" % GW_H3,
-            "neigh add 10.8.0.1 lladdr %s dev br0" % GW_B1,
-            "neigh add 10.8.0.2 lladdr %s dev br0" % GW_B2]
+class Gateway:
+    """The gateway test's frames: into p1, B1's ARP request for br0's
+    address (req) and a packet to br0's MAC routed out of p0 (out_udp);
+    into p3, packets routed into the bridge to B1 (in_b1) and B2 (in_b2);
+    and what nfvd sends: its ARP reply (reply), the routed packets
+    (routed())."""
+    req = Ether(src=GW_B1, dst=BCAST) / ARP(op=1, hwsrc=GW_B1, psrc="10.8.0.1",
+                                            pdst="10.8.0.254")
+    out_udp = Ether(src=GW_B1, dst=GW_BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
+        UDP(sport=7, dport=8) / b"out"
+    in_b1 = IP(src="10.3.0.1", dst="10.8.0.1", ttl=9) / UDP(sport=7, dport=8) / b"in-b1"
+    in_b2 = IP(src="10.3.0.1", dst="10.8.0.2", ttl=9) / UDP(sport=7, dport=8) / b"in-b2"
+    reply = bytes(Ether(src=GW_BR, dst=GW_B1) / ARP(op=2, hwsrc=GW_BR, psrc="10.8.0.254",
+                                                    hwdst=GW_B1, pdst="10.8.0.1"))
+
+    @staticmethod
+    def routed(pkt, src, dst):
+        p = pkt.copy()
+        p[IP].ttl -= 1
+        del p[IP].chksum
+        return bytes(Ether(src=src, dst=dst) / p)
+
+    @staticmethod
+    def start(tmp_path, in1, *extra):
+        """nfvd on the topology, in1 into p1, the two into p3 (p3 down
+        until p1's frames are through: then up, and those waited for);
+        extra commands before it starts."""
+        p3 = pcap_mac(3)
+        nfvd = Nfvd(tmp_path)
+        nfvd.add_port("p0")
+        nfvd.add_port("p1", rx=[bytes(f) for f in in1])
+        nfvd.add_port("p2")
+        nfvd.add_port("p3", rx=[bytes(Ether(src=GW_H3, dst=p3) / Gateway.in_b1),
+                                bytes(Ether(src=GW_H3, dst=p3) / Gateway.in_b2)])
+        nfvd.cmd("bridge add br0 mac %s" % GW_BR,
+                 "bridge port add br0 dev p1", "bridge port add br0 dev p2",
+                 "addr add 10.8.0.254/24 dev br0",
+                 "addr add 10.0.0.254/24 dev p0", "addr add 10.3.0.254/24 dev p3",
+                 "neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev p0",
+                 "neigh add 10.3.0.1 lladdr %s dev p3" % GW_H3,
+                 "neigh add 10.8.0.1 lladdr %s dev br0" % GW_B1,
+                 "neigh add 10.8.0.2 lladdr %s dev br0" % GW_B2,
+                 *extra, "port set p3 down")
+        nfvd.start()
+        nfvd.wait_processed({"p1": len(in1)})
+        return nfvd
+
+    @staticmethod
+    def finish(nfvd, in1):
+        """p3 up; the stats once its two packets are through."""
+        nfvd.ctl("port set p3 up")
+        return nfvd.wait_processed({"p1": len(in1), "p3": 2})
 
 
 def test_bridge_gateway(tmp_path):
     """addr add on a bridge makes it the gateway of its ports (a BVI): it
     answers ARP through the bridge, routes what its ports send to its MAC,
     and routes into the bridge (FDB lookup, or flooding when unknown)."""
-    BR, B1, B2, H3 = GW_BR, GW_B1, GW_B2, GW_H3
-    P0, P3 = pcap_mac(0), pcap_mac(3)
-    req = Ether(src=B1, dst=BCAST) / ARP(op=1, hwsrc=B1, psrc="10.8.0.1", pdst="10.8.0.254")
-    out_udp = Ether(src=B1, dst=BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
-        UDP(sport=7, dport=8) / b"out"
-    in_b1 = IP(src="10.3.0.1", dst="10.8.0.1", ttl=9) / UDP(sport=7, dport=8) / b"in-b1"
-    in_b2 = IP(src="10.3.0.1", dst="10.8.0.2", ttl=9) / UDP(sport=7, dport=8) / b"in-b2"
-    in1 = [bytes(req), bytes(out_udp)]
-    in3 = [bytes(Ether(src=H3, dst=P3) / in_b1), bytes(Ether(src=H3, dst=P3) / in_b2)]
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0")
-    nfvd.add_port("p1", rx=in1)
-    nfvd.add_port("p2")
-    nfvd.add_port("p3", rx=in3)
-    nfvd.cmd(*gateway_cmds(), "port set p3 down")
-    nfvd.start()
-    nfvd.wait_processed({"p1": 2})
-    assert fdb(nfvd) == {(B1, "p1", "learned"), (BR, "br0", "static")}
-    nfvd.ctl("port set p3 up")
-    st = nfvd.wait_processed({"p1": 2, "p3": 2})
+    g = Gateway
+    in1 = [g.req, g.out_udp]
+    nfvd = g.start(tmp_path, in1)
+    assert fdb(nfvd) == {(GW_B1, "p1", "learned"), (GW_BR, "br0", "static")}
+    st = g.finish(nfvd, in1)
     assert drops(st) == {}
     r = rows(nfvd)["br0"]
     # In: B1's two frames; out: the ARP reply, the flood of B1's request to
     # p2, in_b1 to p1, in_b2 to p1 and p2.
     assert (r["rx_packets"], r["tx_packets"]) == (2, 5)
     out = nfvd.stop()
-    reply = Ether(src=BR, dst=B1) / ARP(op=2, hwsrc=BR, psrc="10.8.0.254", hwdst=B1,
-                                         pdst="10.8.0.1")
-
-    def routed(pkt, src, dst):
-        p = pkt.copy()
-        p[IP].ttl -= 1
-        del p[IP].chksum
-        return bytes(Ether(src=src, dst=dst) / p)
-    assert out["p0"] == [routed(out_udp[IP], P0, "02:00:00:00:00:01")]
+    assert out["p0"] == [g.routed(g.out_udp[IP], pcap_mac(0), "02:00:00:00:00:01")]
     # The ARP reply through the bridge to B1; then in_b1 to B1 (learned on
     # p1), in_b2 flooded (B2 never seen).
-    assert out["p1"] == [bytes(reply), routed(in_b1, BR, B1), routed(in_b2, BR, B2)]
-    assert out["p2"] == [bytes(req), routed(in_b2, BR, B2)]
+    assert out["p1"] == [g.reply, g.routed(g.in_b1, GW_BR, GW_B1),
+                         g.routed(g.in_b2, GW_BR, GW_B2)]
+    assert out["p2"] == [bytes(g.req), g.routed(g.in_b2, GW_BR, GW_B2)]
 
 
 def test_vlan_port(tmp_path):

@@ -15,7 +15,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 
 from nfvdlib import Nfvd, drops, pcap_mac
-from test_bridge import GW_B1, GW_B2, GW_BR, GW_H3, gateway_cmds
+from test_bridge import GW_B1, GW_B2, GW_BR, Gateway
 from test_capture import frames_of, tshark_read
 from test_vxlan import CONFIG as VXLAN_CONFIG, R1, R2, inner, outer
 
@@ -46,48 +46,26 @@ def test_capture_bridge_interface(tmp_path):
     the bridge hands its interface (a broadcast's copy, a frame to its MAC),
     "out" those its interface sends (nfvd's ARP reply, packets routed out
     of br0), not the frames bridged between its ports."""
-    BR, B1, B2, H3 = GW_BR, GW_B1, GW_B2, GW_H3
-    P0, P3 = pcap_mac(0), pcap_mac(3)
-    req = Ether(src=B1, dst=BCAST) / ARP(op=1, hwsrc=B1, psrc="10.8.0.1", pdst="10.8.0.254")
-    out_udp = Ether(src=B1, dst=BR) / IP(src="10.8.0.1", dst="10.0.0.1", ttl=9) / \
-        UDP(sport=7, dport=8) / b"out"
-    bridged = Ether(src=B1, dst=B2) / IP(src="10.8.0.1", dst="10.8.0.2") / \
+    g = Gateway
+    bridged = Ether(src=GW_B1, dst=GW_B2) / IP(src="10.8.0.1", dst="10.8.0.2") / \
         UDP(sport=7, dport=8) / b"bridged"
-    in_b1 = IP(src="10.3.0.1", dst="10.8.0.1", ttl=9) / UDP(sport=7, dport=8) / b"in-b1"
-    in_b2 = IP(src="10.3.0.1", dst="10.8.0.2", ttl=9) / UDP(sport=7, dport=8) / b"in-b2"
-    in1 = [bytes(req), bytes(out_udp), bytes(bridged)]
-    in3 = [bytes(Ether(src=H3, dst=P3) / in_b1), bytes(Ether(src=H3, dst=P3) / in_b2)]
-    nfvd = Nfvd(tmp_path)
-    nfvd.add_port("p0")
-    nfvd.add_port("p1", rx=in1)
-    nfvd.add_port("p2")
-    nfvd.add_port("p3", rx=in3)
-    nfvd.cmd(*gateway_cmds(), "capture start dev br0 both file br.pcapng", "port set p3 down")
-    nfvd.start()
-    nfvd.wait_processed({"p1": 3})
-    nfvd.ctl("port set p3 up")
-    st = nfvd.wait_processed({"p1": 3, "p3": 2})
+    in1 = [g.req, g.out_udp, bridged]
+    nfvd = g.start(tmp_path, in1, "capture start dev br0 both file br.pcapng")
+    st = g.finish(nfvd, in1)
     assert drops(st) == {}
     stopped = nfvd.ctl("capture stop dev br0")["captures"]
     assert [(c["dev"], c["direction"], c["written"], c["captured"], c["filtered"])
             for c in stopped] == [("br0", "both", 5, 5, 0)]
     out = nfvd.stop()
-
-    def routed(pkt, src, dst):
-        p = pkt.copy()
-        p[IP].ttl -= 1
-        del p[IP].chksum
-        return bytes(Ether(src=src, dst=dst) / p)
-    reply = bytes(Ether(src=BR, dst=B1) / ARP(op=2, hwsrc=BR, psrc="10.8.0.254", hwdst=B1,
-                                               pdst="10.8.0.1"))
+    to_b1, to_b2 = g.routed(g.in_b1, GW_BR, GW_B1), g.routed(g.in_b2, GW_BR, GW_B2)
     # Forwarding as without the capture (test_bridge's gateway case, and
     # the frame bridged from p1 to p2, B2 unknown then).
-    assert out["p0"] == [routed(out_udp[IP], P0, "02:00:00:00:00:01")]
-    assert out["p1"] == [reply, routed(in_b1, BR, B1), routed(in_b2, BR, B2)]
-    assert out["p2"] == [bytes(req), bytes(bridged), routed(in_b2, BR, B2)]
+    assert out["p0"] == [g.routed(g.out_udp[IP], pcap_mac(0), "02:00:00:00:00:01")]
+    assert out["p1"] == [g.reply, to_b1, to_b2]
+    assert out["p2"] == [bytes(g.req), bytes(bridged), to_b2]
     got_in, got_out = by_direction(nfvd.dir / "br.pcapng", tmp_path, "br0")
-    assert got_in == [bytes(req), bytes(out_udp)]
-    assert got_out == [reply, routed(in_b1, BR, B1), routed(in_b2, BR, B2)]
+    assert got_in == [bytes(g.req), bytes(g.out_udp)]
+    assert got_out == [g.reply, to_b1, to_b2]
     assert "nfvd capture of br0 (bridge), both" in comment(nfvd.dir / "br.pcapng")
 
 
