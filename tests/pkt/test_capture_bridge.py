@@ -111,33 +111,39 @@ def test_capture_vxlan_inner_frames(tmp_path):
     assert frames_of(nfvd.dir / "none.pcapng", tmp_path) == []
 
 
-def test_capture_vxlan_filter_and_del(tmp_path):
-    """A filter on a tunnel's inner frames ("ether broadcast": the flooded
-    ARP out, Z's broadcast in); deleting the tunnel ends its capture, the
-    file complete."""
+@pytest.mark.parametrize("expr", ["ether broadcast", "arp"])
+def test_capture_vxlan_filter_and_del(tmp_path, expr):
+    """A filter on a tunnel's inner frames: "ether broadcast" (the flooded
+    ARP out, Z's broadcast in; the filter reads the MAC, so it runs on
+    every frame), "arp" (the ARP out: the UDP frames in are rejected by
+    their class, most from the class cache); deleting the tunnel ends its
+    capture, the file complete."""
     H, X, Z = "02:00:00:00:0a:01", "02:00:00:00:0a:03", "02:00:00:00:0a:04"
     h_arp = Ether(src=H, dst=BCAST) / ARP(hwsrc=H, psrc="10.50.0.1", pdst="10.50.0.9")
-    x_to_h, z_bc = inner(X, H, b"x"), inner(Z, BCAST, b"z")
+    x_to_h = [inner(X, H, b"x%d" % i) for i in range(8)]
+    z_bc = inner(Z, BCAST, b"z")
     nfvd = Nfvd(tmp_path)
     nfvd.add_port("p0")
     nfvd.add_port("p1", rx=[bytes(h_arp)])
-    nfvd.add_port("p2", rx=[outer(x_to_h, R1), outer(z_bc, R2)])
+    nfvd.add_port("p2", rx=[outer(f, R1) for f in x_to_h] + [outer(z_bc, R2)])
     nfvd.add_port("p3")
     nfvd.cmd(*VXLAN_CONFIG, "port set p2 down",
-             'capture start dev vx0 both file bc.pcapng filter "ether broadcast"')
+             'capture start dev vx0 both file f.pcapng filter "%s"' % expr)
     nfvd.start()
     nfvd.wait_processed({"p1": 1})
     nfvd.ctl("port set p2 up")
-    st = nfvd.wait_processed({"p1": 1, "p2": 2})
+    st = nfvd.wait_processed({"p1": 1, "p2": 9})
     assert drops(st) == {}
+    want_in = [bytes(z_bc)] if expr == "ether broadcast" else []
     shown = nfvd.ctl("capture show")["captures"]
-    assert [(c["dev"], c["captured"], c["filtered"]) for c in shown] == [("vx0", 2, 1)]
+    assert [(c["dev"], c["captured"], c["filtered"]) for c in shown] == \
+        [("vx0", 1 + len(want_in), 9 - len(want_in))]
     nfvd.ctl("bridge port del br0 dev vx0")
     nfvd.ctl("vxlan del vx0")
     assert nfvd.ctl("capture show")["captures"] == []
     nfvd.stop()
-    got_in, got_out = by_direction(nfvd.dir / "bc.pcapng", tmp_path, "vx0")
-    assert (got_in, got_out) == ([bytes(z_bc)], [bytes(h_arp)])
+    got_in, got_out = by_direction(nfvd.dir / "f.pcapng", tmp_path, "vx0")
+    assert (got_in, got_out) == (want_in, [bytes(h_arp)])
 
 
 def test_mirror_bridge_and_vxlan(tmp_path):

@@ -322,7 +322,9 @@ nfv_capture_match(const struct nfv_capture_dp *s, struct rte_mbuf *m)
  * from the first frame of another port on, the capture is looked up again
  * whenever the port changes. Counters are added once per run of one
  * capture. The originals are only read. Returns true when every frame was
- * of the first one's port (*port0).
+ * of the first one's port (*port0). With one_port, *port0 names the
+ * frames' interface (a port; a bridge or a tunnel for bridge_input's tap,
+ * datapath/capture_tap.c); copies carry the capture's port (dp->port).
  */
 static __rte_always_inline bool
 nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
@@ -338,7 +340,7 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		return false;
 	p0 = one_port ? *port0 : nfv_capture_port(pkts[0], dir);
 	*port0 = p0;
-	s = p0 < RTE_MAX_ETHPORTS ? __atomic_load_n(&nfv_capture_of[dir][p0], __ATOMIC_ACQUIRE) :
+	s = p0 < NFV_IFACE_MAX ? __atomic_load_n(&nfv_capture_of[dir][p0], __ATOMIC_ACQUIRE) :
 	    NULL;
 	run.s = s;
 	run.k = run.filtered = run.nombuf = 0;
@@ -390,7 +392,7 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			}
 			if ((jit != NULL ? jit(m) : rte_bpf_exec(s->bpf, m)) != 0) {
 				matched++;
-				nfv_capture_copy(w, c, &run, m, p0, dir);
+				nfv_capture_copy(w, c, &run, m, s->port, dir);
 				continue;
 			}
 			/* A class not seen yet: can its frames skip the filter? */
@@ -410,7 +412,7 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 				run.filtered++;
 				continue;
 			}
-			nfv_capture_copy(w, c, &run, pkts[i], p0, dir);
+			nfv_capture_copy(w, c, &run, pkts[i], s->port, dir);
 		}
 		nfv_capture_flush(c, &run);
 		return true;
