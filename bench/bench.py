@@ -785,6 +785,17 @@ def build_cases(env):
                                 "bridge add br0", "bridge port add br0 dev in",
                                 "bridge port add br0 dev vx0"],
                          note="; in bridged with vx0, encapsulated to 198.19.0.2 via out"),
+                # The same with a capture of the tunnel (bridge_input's tap:
+                # its inner frames, both ways) whose filter matches nothing.
+                app_nfvd(env, "nfvd-vxlan-capture", pcap, label="nfvd-vxlan-capture",
+                         extra=[f"vxlan add vx0 vni 100 local 198.19.0.1 remote {NFVD_V4_NH}",
+                                "bridge add br0", "bridge port add br0 dev in",
+                                "bridge port add br0 dev vx0",
+                                "capture start dev vx0 both file "
+                                + os.path.join(env.work, "bench-capture-vx0.pcapng")
+                                + ' filter "tcp port 9"'],
+                         note="; as nfvd-vxlan-encap, and a capture of vx0 both ways, "
+                         "filter 'tcp port 9' (matches nothing)"),
                 app_nfvd(env, "nfvd-vxlan-decap", p("ipv4-64-vxlan.pcap"),
                          label="nfvd-vxlan-decap",
                          extra=["addr add 198.18.0.1/24 dev in",
