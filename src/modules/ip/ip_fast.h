@@ -748,6 +748,38 @@ nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
 }
 
 /*
+ * From packet i on, the packets to the next hop whose FIB result is key
+ * (l2a, l2b, tail: its header and metadata word, lim the longest frame its
+ * MTU lets through) whose TTL or hop limit lets them go: rewritten and
+ * stamped with route_gen. Returns the index past them: the end, a packet
+ * of another next hop, or one the caller decides alone. The plain path's
+ * run loop (nfv_ip_fast_run0), for nfv_ip_fast_to_ingress_routed.
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_routed_run(struct rte_mbuf **pkts, uint8_t *const *hdrs, const uint64_t *nhs,
+		       uint16_t i, const uint16_t n, const uint32_t key, const uint32_t lim,
+		       const uint64_t l2a, const uint64_t l2b, const uint64_t tail,
+		       const uint32_t route_gen, const bool v6)
+{
+	for (; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = hdrs[i];
+		uint32_t w = v6 ? 0 : nfv_ip_fast_ttl_word(ip);
+
+		/* Three branches, each taken almost never. */
+		if (unlikely((uint32_t)nhs[i] != key))
+			break;
+		if (unlikely(!nfv_ip_fast_hop_ok(ip, w, v6)))
+			break;
+		if (unlikely(rte_pktmbuf_pkt_len(m) > lim))
+			break;
+		nfv_ip_fast_rewrite_word(m, ip, w, l2a, l2b, tail, v6);
+		nfv_meta(m)->routed_gen = route_gen;
+	}
+	return i;
+}
+
+/*
  * nfv_ip_fast_to_ingress for a burst of one interface in the default
  * VRF whose ingress features all keep the route (core/arc.h): each packet
  * this node would forward (nhs[]: its FIB value, read in the first pass)
@@ -790,13 +822,14 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
 		cache[i].id = UINT32_MAX;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = hdrs[i];
+	for (i = 0; i < n;) {
+		const uint32_t key = (uint32_t)nhs[i];
 		uint32_t id = nfv_fib_nh_id(nhs[i]);
-		uint32_t frame_len = rte_pktmbuf_pkt_len(m);
-		bool ttl_ok = ip[NFV_IP_FAST_HOP_OFF(v6)] > 1;
-		uint64_t a = l2a, b = l2b, t = tail;
+		struct rte_mbuf *m;
+		uint8_t *ip;
+		const struct nfv_nexthop *nh;
+		uint32_t frame_len;
+		bool ttl_ok;
 
 		if (unlikely(id != cur_id)) {
 			uint32_t slot = nfv_ip_fast_slot(id);
@@ -814,25 +847,33 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 			memcpy(&l2a, cur->l2, sizeof(l2a));
 			memcpy(&l2b, cur->l2 + 6, sizeof(l2b));
 			tail = nfv_ip_fast_tail_routed(cur);
-			a = l2a, b = l2b, t = tail;
 		}
-		if (unlikely(!(ttl_ok & (frame_len <= cur_lim)))) {
-			/* An ECMP group (fwd_mtu 0): its member, as for any
-			 * packet; else not forwarded here. */
-			const struct nfv_nexthop *nh = cur->type == NFV_NH_GROUP ?
-				nfv_ip_fast_group_pick(cur, m, ip, v6) : NULL;
+		i = nfv_ip_fast_routed_run(pkts, hdrs, nhs, i, n, key, cur_lim, l2a, l2b, tail,
+					   route_gen, v6);
+		if (i == n)
+			break;
+		if ((uint32_t)nhs[i] != key)
+			continue; /* the next run: another next hop */
+		/* Packet i: its TTL expires, it is too big for cur's MTU, or
+		 * cur is an ECMP group (fwd_mtu 0): its member, as for any
+		 * packet; else not forwarded here. */
+		m = pkts[i];
+		ip = hdrs[i];
+		frame_len = rte_pktmbuf_pkt_len(m);
+		ttl_ok = ip[NFV_IP_FAST_HOP_OFF(v6)] > 1;
+		nh = cur->type == NFV_NH_GROUP ? nfv_ip_fast_group_pick(cur, m, ip, v6) : NULL;
+		one_nh = false;
+		if (nh == NULL || !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
+			nfv_meta(m)->flags = 0;
+		} else {
+			uint64_t a, b;
 
-			one_nh = false;
-			if (nh == NULL || !(ttl_ok & (frame_len - NFV_L2_LEN <= nh->fwd_mtu))) {
-				nfv_meta(m)->flags = 0;
-				continue;
-			}
 			memcpy(&a, nh->l2, sizeof(a));
 			memcpy(&b, nh->l2 + 6, sizeof(b));
-			t = nfv_ip_fast_tail_routed(nh);
+			nfv_ip_fast_rewrite_with(m, ip, a, b, nfv_ip_fast_tail_routed(nh), v6);
+			nfv_meta(m)->routed_gen = route_gen;
 		}
-		nfv_ip_fast_rewrite_with(m, ip, a, b, t, v6);
-		nfv_meta(m)->routed_gen = route_gen;
+		i++;
 	}
 	i = nfv_arc_entry_edge(entry, pkts[0]->port);
 	to = __rte_node_next_node_get(node, i);
