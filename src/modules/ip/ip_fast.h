@@ -368,6 +368,40 @@ nfv_ip_fast_slot(uint32_t key)
 }
 
 /*
+ * From packet i on, the packets to the next hop whose FIB result is key
+ * (l2a, l2b, tail: its header and metadata word, lim the longest frame its
+ * MTU lets through) whose TTL or hop limit lets them go: rewritten, and
+ * with stamp their metadata's routed_gen set to route_gen. Returns the
+ * index past them: the end, a packet of another next hop, or one the
+ * caller decides alone.
+ */
+static __rte_always_inline uint16_t
+nfv_ip_fast_run_from(struct rte_mbuf **pkts, uint8_t *const *hdrs, const uint64_t *nhs,
+		     uint16_t i, const uint16_t n, const uint32_t key, const uint32_t lim,
+		     const uint64_t l2a, const uint64_t l2b, const uint64_t tail,
+		     const bool stamp, const uint32_t route_gen, const bool v6)
+{
+	for (; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = hdrs[i];
+		uint32_t w = v6 ? 0 : nfv_ip_fast_ttl_word(ip);
+
+		/* Three branches, each taken almost never: fewer instructions
+		 * than their conditions combined. */
+		if (unlikely((uint32_t)nhs[i] != key))
+			break;
+		if (unlikely(!nfv_ip_fast_hop_ok(ip, w, v6)))
+			break;
+		if (unlikely(rte_pktmbuf_pkt_len(m) > lim))
+			break;
+		nfv_ip_fast_rewrite_word(m, ip, w, l2a, l2b, tail, v6);
+		if (stamp)
+			nfv_meta(m)->routed_gen = route_gen;
+	}
+	return i;
+}
+
+/*
  * One pass's first packets while they all have the FIB value of the first
  * (most bursts of one flow or one destination prefix), whose decision is in
  * c: each packet that this next hop forwards here (TTL, MTU) is rewritten
@@ -389,21 +423,7 @@ nfv_ip_fast_run0(struct rte_mbuf **pkts, uint16_t n, const uint64_t *nhs, uint8_
 
 	memcpy(&l2a, nh->l2, sizeof(l2a));
 	memcpy(&l2b, nh->l2 + 6, sizeof(l2b));
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = hdrs[i];
-		uint32_t w = v6 ? 0 : nfv_ip_fast_ttl_word(ip);
-
-		/* Three branches, each taken almost never: fewer instructions
-		 * than their conditions combined. */
-		if (unlikely((uint32_t)nhs[i] != key))
-			break;
-		if (unlikely(!nfv_ip_fast_hop_ok(ip, w, v6)))
-			break;
-		if (unlikely(rte_pktmbuf_pkt_len(m) > lim))
-			break;
-		nfv_ip_fast_rewrite_word(m, ip, w, l2a, l2b, tail, v6);
-	}
+	i = nfv_ip_fast_run_from(pkts, hdrs, nhs, 0, n, key, lim, l2a, l2b, tail, false, 0, v6);
 	if (i < n)
 		memcpy(out->grp[c->g], pkts, i * sizeof(void *));
 	*c->end += i;
@@ -748,38 +768,6 @@ nfv_ip_fast_tail_routed(const struct nfv_nexthop *nh)
 }
 
 /*
- * From packet i on, the packets to the next hop whose FIB result is key
- * (l2a, l2b, tail: its header and metadata word, lim the longest frame its
- * MTU lets through) whose TTL or hop limit lets them go: rewritten and
- * stamped with route_gen. Returns the index past them: the end, a packet
- * of another next hop, or one the caller decides alone. The plain path's
- * run loop (nfv_ip_fast_run0), for nfv_ip_fast_to_ingress_routed.
- */
-static __rte_always_inline uint16_t
-nfv_ip_fast_routed_run(struct rte_mbuf **pkts, uint8_t *const *hdrs, const uint64_t *nhs,
-		       uint16_t i, const uint16_t n, const uint32_t key, const uint32_t lim,
-		       const uint64_t l2a, const uint64_t l2b, const uint64_t tail,
-		       const uint32_t route_gen, const bool v6)
-{
-	for (; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *ip = hdrs[i];
-		uint32_t w = v6 ? 0 : nfv_ip_fast_ttl_word(ip);
-
-		/* Three branches, each taken almost never. */
-		if (unlikely((uint32_t)nhs[i] != key))
-			break;
-		if (unlikely(!nfv_ip_fast_hop_ok(ip, w, v6)))
-			break;
-		if (unlikely(rte_pktmbuf_pkt_len(m) > lim))
-			break;
-		nfv_ip_fast_rewrite_word(m, ip, w, l2a, l2b, tail, v6);
-		nfv_meta(m)->routed_gen = route_gen;
-	}
-	return i;
-}
-
-/*
  * nfv_ip_fast_to_ingress for a burst of one interface in the default
  * VRF whose ingress features all keep the route (core/arc.h): each packet
  * this node would forward (nhs[]: its FIB value, read in the first pass)
@@ -848,8 +836,8 @@ nfv_ip_fast_to_ingress_routed(struct rte_graph *graph, struct rte_node *node, vo
 			memcpy(&l2b, cur->l2 + 6, sizeof(l2b));
 			tail = nfv_ip_fast_tail_routed(cur);
 		}
-		i = nfv_ip_fast_routed_run(pkts, hdrs, nhs, i, n, key, cur_lim, l2a, l2b, tail,
-					   route_gen, v6);
+		i = nfv_ip_fast_run_from(pkts, hdrs, nhs, i, n, key, cur_lim, l2a, l2b, tail,
+					 true, route_gen, v6);
 		if (i == n)
 			break;
 		if ((uint32_t)nhs[i] != key)
