@@ -637,7 +637,34 @@ nfv_ip_fast_forward_arc(struct rte_graph *graph, struct rte_node *node, void **o
 		out.end[i] = out.grp[i];
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
 		cache[i].id = UINT32_MAX;
-	for (i = 0; i < n; i++) {
+	i = 0;
+	if (likely(n != 0)) {
+		/* The usual burst: every packet to one next hop whose interface
+		 * has the egress feature. The run of the first packet's next
+		 * hop is rewritten in the plain path's loop; when it is the
+		 * whole burst, the burst is that feature's stream. */
+		const struct nfv_nexthop *nh0 = nfv_nh_get(nfv_fib_nh_id(nhs[0]));
+		uint64_t l2a, l2b;
+		uint16_t edge0;
+
+		if (nh0 != NULL && nh0->fwd_mtu != 0 &&
+		    (edge0 = nfv_arc_entry_edge(entry, nh0->port_id)) != out_end) {
+			memcpy(&l2a, nh0->l2, sizeof(l2a));
+			memcpy(&l2b, nh0->l2 + 6, sizeof(l2b));
+			i = nfv_ip_fast_run_from(pkts, hdrs, nhs, 0, n, (uint32_t)nhs[0],
+						 nh0->fwd_mtu + NFV_L2_LEN, l2a, l2b,
+						 nfv_ip_fast_tail(nh0), false, 0, v6);
+			if (likely(i == n)) {
+				rte_node_next_stream_move(graph, node, edge0);
+				return n;
+			}
+			for (n_feat = 0; n_feat < i; n_feat++) {
+				feat[n_feat] = pkts[n_feat];
+				feat_edge[n_feat] = edge0;
+			}
+		}
+	}
+	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
 		uint32_t id = nfv_fib_nh_id(nhs[i]), g;
