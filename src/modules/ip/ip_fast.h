@@ -600,6 +600,46 @@ nfv_ip_fast_emit_rest(struct rte_graph *graph, struct rte_node *node, struct nfv
 }
 
 /*
+ * nfv_ip_fast_forward_arc's usual burst: every packet to one next hop
+ * whose interface has the egress feature. The run of the first packet's
+ * next hop, when its interface has one, is rewritten in the plain path's
+ * loop (nfv_ip_fast_run_from): a burst that is one run becomes that
+ * feature's stream (returns n); else its first packets, rewritten, are
+ * put in feat[] with their edge and their count returned (0: none).
+ */
+static __rte_noinline uint16_t
+nfv_ip_fast_arc_run0(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf **pkts,
+		     uint16_t n, const uint64_t *nhs, uint8_t *const *hdrs,
+		     const struct nfv_arc_entry *entry, void **feat, uint16_t *feat_edge,
+		     const bool v6)
+{
+	const struct nfv_nexthop *nh0;
+	uint64_t l2a, l2b;
+	uint16_t edge0, i;
+
+	if (unlikely(n == 0))
+		return 0;
+	nh0 = nfv_nh_get(nfv_fib_nh_id(nhs[0]));
+	if (nh0 == NULL || nh0->fwd_mtu == 0 ||
+	    (edge0 = nfv_arc_entry_edge(entry, nh0->port_id)) == entry->end_edge)
+		return 0;
+	memcpy(&l2a, nh0->l2, sizeof(l2a));
+	memcpy(&l2b, nh0->l2 + 6, sizeof(l2b));
+	i = nfv_ip_fast_run_from(pkts, hdrs, nhs, 0, n, (uint32_t)nhs[0],
+				 nh0->fwd_mtu + NFV_L2_LEN, l2a, l2b, nfv_ip_fast_tail(nh0), false,
+				 0, v6);
+	if (likely(i == n)) {
+		rte_node_next_stream_move(graph, node, edge0);
+		return n;
+	}
+	for (uint16_t k = 0; k < i; k++) {
+		feat[k] = pkts[k];
+		feat_edge[k] = edge0;
+	}
+	return i;
+}
+
+/*
  * nfv_ip_fast_forward when some interface has a feature on the egress arc
  * (entry: this node's entry of that arc), still in one pass: a packet
  * forwarded to an interface with an egress feature is rewritten here as
@@ -637,33 +677,11 @@ nfv_ip_fast_forward_arc(struct rte_graph *graph, struct rte_node *node, void **o
 		out.end[i] = out.grp[i];
 	for (i = 0; i < NFV_IP_FAST_CACHE; i++)
 		cache[i].id = UINT32_MAX;
-	i = 0;
-	if (likely(n != 0)) {
-		/* The usual burst: every packet to one next hop whose interface
-		 * has the egress feature. The run of the first packet's next
-		 * hop is rewritten in the plain path's loop; when it is the
-		 * whole burst, the burst is that feature's stream. */
-		const struct nfv_nexthop *nh0 = nfv_nh_get(nfv_fib_nh_id(nhs[0]));
-		uint64_t l2a, l2b;
-		uint16_t edge0;
-
-		if (nh0 != NULL && nh0->fwd_mtu != 0 &&
-		    (edge0 = nfv_arc_entry_edge(entry, nh0->port_id)) != out_end) {
-			memcpy(&l2a, nh0->l2, sizeof(l2a));
-			memcpy(&l2b, nh0->l2 + 6, sizeof(l2b));
-			i = nfv_ip_fast_run_from(pkts, hdrs, nhs, 0, n, (uint32_t)nhs[0],
-						 nh0->fwd_mtu + NFV_L2_LEN, l2a, l2b,
-						 nfv_ip_fast_tail(nh0), false, 0, v6);
-			if (likely(i == n)) {
-				rte_node_next_stream_move(graph, node, edge0);
-				return n;
-			}
-			for (n_feat = 0; n_feat < i; n_feat++) {
-				feat[n_feat] = pkts[n_feat];
-				feat_edge[n_feat] = edge0;
-			}
-		}
-	}
+	/* The usual burst first (out of this function's line). */
+	i = nfv_ip_fast_arc_run0(graph, node, pkts, n, nhs, hdrs, entry, feat, feat_edge, v6);
+	if (likely(i == n) && n != 0)
+		return n;
+	n_feat = i;
 	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *ip = hdrs[i];
