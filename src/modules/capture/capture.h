@@ -424,7 +424,7 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 
 		if (unlikely(port != last_port)) {
 			last_port = port;
-			s = port < RTE_MAX_ETHPORTS ?
+			s = port < NFV_IFACE_MAX ?
 				__atomic_load_n(&nfv_capture_of[dir][port], __ATOMIC_ACQUIRE) : NULL;
 		}
 		if (s == NULL)
@@ -437,7 +437,7 @@ nfv_capture_frames(struct nfv_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			run.filtered++;
 			continue;
 		}
-		nfv_capture_copy(w, c, &run, m, port, dir);
+		nfv_capture_copy(w, c, &run, m, s->port, dir);
 	}
 	nfv_capture_flush(c, &run);
 	return false;
