@@ -164,7 +164,11 @@ def test_vrf_move_and_delete(tmp_path):
                             ("2001:db8:a::/64", "connected", "p0", "red"),
                             ("2001:db8:a::fe/128", "local", None, "red")]
     assert [p["vrf"] for p in nfvd.ctl("port show p0")["ports"]] == ["red"]
-    assert [(n["address"], n["vrf"]) for n in nfvd.ctl("neigh show")["neighbors"]] == \
+    assert [(n["address"], n["vrf"]) for n in nfvd.ctl("neigh show vrf red")["neighbors"]] == \
+        [("10.0.0.1", "red")]
+    # Without vrf, the default VRF's (DESIGN 3); with dev, that interface's.
+    assert nfvd.ctl("neigh show")["neighbors"] == []
+    assert [(n["address"], n["vrf"]) for n in nfvd.ctl("neigh show dev p0")["neighbors"]] == \
         [("10.0.0.1", "red")]
     # The same address may be in two VRFs; not twice in one.
     nfvd.ctl("addr add 10.0.0.254/24 dev p1")
@@ -212,7 +216,13 @@ def test_vrf_word_on_neigh_and_addr_commands(tmp_path):
         nfvd.add_port(p)
     nfvd.cmd(*CONFIG)
     nfvd.start()
-    before = nfvd.ctl("neigh show")
+
+    def neighs():
+        """Every VRF's neighbors ("neigh show" alone: the default VRF's)."""
+        return [n for v in ("default", "red", "blue")
+                for n in nfvd.ctl("neigh show vrf " + v)["neighbors"]]
+    before = neighs()
+    assert before and nfvd.ctl("neigh show")["neighbors"] == []
     for line, msg in [
             ("neigh add 10.0.0.7 lladdr %s dev p0 vrf blue" % H0,
              "interface p0 is in VRF red, not in VRF blue"),
@@ -231,13 +241,13 @@ def test_vrf_word_on_neigh_and_addr_commands(tmp_path):
             ("addr show frob", "unexpected 'frob' (expected 'vrf')"),
             ("addr show vrf", "missing VRF name after 'vrf'")]:
         assert msg in ctl_error(nfvd, line), line
-    assert nfvd.ctl("neigh show") == before
+    assert neighs() == before
     nfvd.ctl("neigh add 10.0.0.7 lladdr %s dev p0 vrf red" % H0)
     assert [(n["address"], n["dev"], n["vrf"]) for n in
             nfvd.ctl("neigh show vrf red")["neighbors"] if n["address"] == "10.0.0.7"] == \
         [("10.0.0.7", "p0", "red")]
     nfvd.ctl("neigh del 10.0.0.7 dev p0 vrf red")
-    assert "10.0.0.7" not in [n["address"] for n in nfvd.ctl("neigh show")["neighbors"]]
+    assert "10.0.0.7" not in [n["address"] for n in neighs()]
     # A learned entry in each VRF (an ARP request to nfvd's address on p0,
     # red, and on p1, blue): "neigh flush vrf blue" forgets blue's only.
     for port, mac in (("p0", "02:00:00:00:00:a7"), ("p1", "02:00:00:00:00:b7")):
@@ -246,7 +256,8 @@ def test_vrf_word_on_neigh_and_addr_commands(tmp_path):
         nfvd.ctl("punt", "inject", "dev", port, "hex", bytes(arp).hex())
 
     def learned():
-        return sorted((n["dev"], n["vrf"]) for n in nfvd.ctl("neigh show")["neighbors"]
+        return sorted((n["dev"], n["vrf"]) for v in ("red", "blue")
+                      for n in nfvd.ctl("neigh show vrf " + v)["neighbors"]
                       if n["state"] != "static")
     deadline = time.monotonic() + 10
     while learned() != [("p0", "red"), ("p1", "blue")]:
@@ -256,7 +267,7 @@ def test_vrf_word_on_neigh_and_addr_commands(tmp_path):
     assert learned() == [("p0", "red")]
     assert nfvd.ctl("neigh flush dev p1 vrf blue") == {"flushed": 0}
     assert nfvd.ctl("neigh flush dev p0 vrf red") == {"flushed": 1}
-    assert nfvd.ctl("neigh show") == before
+    assert neighs() == before
     red = nfvd.ctl("addr show vrf red")["addresses"]
     assert sorted((a["address"], a["dev"]) for a in red) == [
         ("10.0.0.254/24", "p0"), ("10.1.0.254/24", "p2"),

@@ -546,6 +546,10 @@ cmd_neigh_show(int argc, char **argv, struct nfv_reply *r)
 				NFV_FAIL(r, -ENOENT, "unknown VRF '%s'", argv[i + 1]);
 		}
 	}
+	/* Without vrf the default VRF (DESIGN 3); dev alone: that interface's
+	 * neighbors, in whichever VRF it is. */
+	if (f.vrf < 0 && f.dev < 0)
+		f.vrf = 0;
 	f.a = json_array();
 	nfv_nh_walk(neigh_cb, &f);
 	nfv_neigh_rows(f.a, f.dev, f.vrf);
