@@ -531,12 +531,9 @@ nfv_lb_backend_add(const char *vip_port, uint8_t proto, const char *backend, boo
 		while (s->n_backends > 0 && s->be[s->n_backends - 1].uid == 0)
 			s->n_backends--;
 	} else if (b < s->n_backends) {
-		if (weight < 0) {
-			snprintf(err, NFV_ERR_LEN, "backend %s exists in service %s %s (give a "
-				 "weight to change it)", backend, vip_port, proto_name(proto));
-			return -EEXIST;
-		}
-		s->be[b].weight = (uint16_t)weight;
+		/* Added again: its weight set, to the default (1) when none is
+		 * given (a drained backend back in service). */
+		s->be[b].weight = (uint16_t)(weight < 0 ? 1 : weight);
 	} else {
 		if (hole == UINT32_MAX) {
 			if (s->n_backends == NFV_LB_BACKENDS_MAX) {
