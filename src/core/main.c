@@ -518,6 +518,9 @@ main(int argc, char **argv)
 	if (eal_argc < 0)
 		return 1;
 	eal_argv[eal_argc] = NULL;
+	nfv_eal_secondary_ok = !has_arg(eal_argc, eal_argv, "--no-huge") &&
+			       !has_arg(eal_argc, eal_argv, "--in-memory") &&
+			       !has_arg(eal_argc, eal_argv, "--no-shconf");
 	{
 		/* Application options come after "--" (or alone). */
 		int app_argc = 1;

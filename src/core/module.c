@@ -81,6 +81,8 @@ visit(struct nfv_module *m, uint8_t *state, char *err, size_t len)
 	return 0;
 }
 
+bool nfv_eal_secondary_ok;
+
 int
 nfv_modules_init(char *err, size_t len)
 {

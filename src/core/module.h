@@ -63,6 +63,12 @@ int nfv_module_option_u32(const char *name, const char *value, uint32_t min, uin
 		nfv_module_register(&(m)); \
 	}
 
+/* Whether a DPDK secondary process (dpdk-dumpcap, dpdk-proc-info) can
+ * attach to this one: EAL on hugepages with a shared configuration (none
+ * of --no-huge, --in-memory, --no-shconf). Set by main before the
+ * modules' init; false where no main sets it (tests, fuzzing). */
+extern bool nfv_eal_secondary_ok;
+
 /* Runs every module's init in depends-on order. On failure, what was
  * initialised is undone and err names the module. */
 int nfv_modules_init(char *err, size_t len);

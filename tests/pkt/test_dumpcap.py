@@ -98,3 +98,27 @@ def test_dumpcap_attaches_to_nfvd(tmp_path):
         shutil.rmtree(short, ignore_errors=True)
         for f in glob.glob("/dev/hugepages/%smap_*" % nfvd.prefix):
             os.unlink(f)
+
+
+@pytest.mark.parametrize("mem", [["--no-huge", "-m", "1024", "--no-shconf"],
+                                 ["--no-huge", "-m", "1024"]],
+                         ids=["no-huge-no-shconf", "no-huge"])
+def test_dumpcap_not_offered_without_shared_memory(tmp_path, mem):
+    """Under --no-huge (with or without --no-shconf) a secondary process
+    cannot map nfvd's memory: "capture show" says dpdk_dumpcap false, even
+    with another run's "config" file left in the runtime directory (which
+    says nothing about this one), and the log says why."""
+    nfvd = Nfvd(tmp_path)
+    nfvd.mem_args = mem
+    rundir = "/var/run/dpdk/%s" % nfvd.prefix
+    os.makedirs(rundir, exist_ok=True)
+    with open(os.path.join(rundir, "config"), "wb") as f:
+        f.write(b"\0" * 4096)
+    try:
+        nfvd.start()
+        assert nfvd.ctl("capture show")["dpdk_dumpcap"] is False
+        nfvd.stop()
+        assert "dpdk-dumpcap cannot attach" in nfvd.log_path.read_text()
+    finally:
+        nfvd.kill()
+        shutil.rmtree(rundir, ignore_errors=True)

@@ -931,20 +931,19 @@ capture_init(void)
 				    NULL);
 	if (drain_timer == NULL)
 		return -ENOMEM;
-	/* dpdk-dumpcap is a secondary process: it needs the primary's shared
-	 * configuration (the runtime directory's "config" file), which
-	 * --in-memory and --no-shconf do without; then pdump's memory (about
-	 * 2 MB of statistics) is not taken either. */
-	char cfg[PATH_MAX];
-
-	snprintf(cfg, sizeof(cfg), "%s/config", rte_eal_get_runtime_dir());
-	if (access(cfg, F_OK) == 0 && rte_pdump_init() == 0) {
+	/* dpdk-dumpcap is a secondary process: it maps the primary's
+	 * hugepage memory through its shared configuration (the runtime
+	 * directory's "config" file), which --no-huge, --in-memory and
+	 * --no-shconf do without (a "config" file there may be another run's:
+	 * it says nothing); then pdump's memory (about 2 MB of statistics) is
+	 * not taken either. */
+	if (nfv_eal_secondary_ok && rte_pdump_init() == 0) {
 		pdump_on = true;
 		NFV_LOG(INFO, "dpdk-dumpcap can attach (--file-prefix %s)",
 			strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	} else {
 		NFV_LOG(INFO, "dpdk-dumpcap cannot attach: run nfvd with its own EAL options, "
-			"without --in-memory or --no-shconf (see README)");
+			"on hugepages, without --no-huge, --in-memory or --no-shconf (see README)");
 	}
 	return 0;
 }
