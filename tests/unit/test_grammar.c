@@ -59,6 +59,10 @@ static const struct grammar_row rows[] = {
 	{ "route show 192.168.1.0/24", 0, "\"source\":\"connected\"" },
 	{ "route show 192.168.1.77/24", 0, "\"prefix\":\"192.168.1.0/24\"" },
 	{ "route show 2001:db8:1::/64", 0, "\"dev\":\"a\"" },
+	/* An address: the longest prefix holding it. */
+	{ "route show 192.168.1.77", 0, "\"prefix\":\"192.168.1.0/24\"" },
+	{ "route show 192.168.1.1", 0, "\"prefix\":\"192.168.1.1/32\"" },
+	{ "route show 2001:db8:1::77", 0, "\"prefix\":\"2001:db8:1::/64\"" },
 	{ "nexthop show", 0, "\"type\":\"local\"" },
 	{ "show stats", 0, NULL },
 	{ "show graph", 0, NULL },
@@ -76,6 +80,7 @@ static const struct grammar_row rows[] = {
 	{ "route del \"10.0.0.0/8\"", 0, NULL },
 	{ "route add 10.1.0.0/16 via 192.168.1.2 dev a", 0, NULL },
 	{ "route show 10.1.0.0/16", 0, "\"via\":\"192.168.1.2\"" },
+	{ "route show 10.1.2.3", 0, "\"prefix\":\"10.1.0.0/16\"" },
 	{ "route del 10.1.0.0/16", 0, NULL },
 	{ "route add 10.1.0.0/16 via 192.168.1.2 via 192.168.1.3 dev b via 192.168.2.9", 0, NULL },
 	{ "route show 10.1.0.0/16", 0, "\"type\":\"ecmp\"" },
@@ -310,6 +315,8 @@ static const struct grammar_row rows[] = {
 	{ "route load a b", -EINVAL, "unexpected 'b'" },
 	{ "route show nope", -EINVAL, "bad prefix 'nope'" },
 	{ "route show 10.77.0.0/16", -ENOENT, "no route 10.77.0.0/16" },
+	{ "route show 10.77.0.1", -ENOENT, "no route to 10.77.0.1" },
+	{ "route show 192.168.1.77 vrf blue", -ENOENT, "no route to 192.168.1.77 in VRF blue" },
 	{ "route show 10.0.0.0/8 b", -EINVAL, "unexpected 'b'" },
 
 	/* Extra tokens after commands without arguments. */

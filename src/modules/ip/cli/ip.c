@@ -504,6 +504,25 @@ cmd_route_show(int argc, char **argv, struct nfv_reply *r)
 	if (argc == 3) {
 		if (strcmp(argv[2], "vrf") == 0)
 			NFV_FAIL(r, -EINVAL, "missing VRF name after 'vrf'");
+		if (strchr(argv[2], '/') == NULL && nfv_parse_ip(argv[2], &p.ip) == 0) {
+			/* An address: the route it takes, the longest prefix
+			 * holding it (as VPP's "show ip fib ADDR"). */
+			for (int len = p.ip.family == AF_INET ? 32 : 128; len >= 0; len--) {
+				struct nfv_prefix q = p;
+
+				q.len = (uint8_t)len;
+				q.pad = 0;
+				q.vrf = vrf;
+				nfv_prefix_mask(&q);
+				r->data = ip_routes_json(&q, vrf);
+				if (r->data != NULL)
+					return 0;
+			}
+			if (vrf != 0)
+				NFV_FAIL(r, -ENOENT, "no route to %s in VRF %s", argv[2],
+					 nfv_vrf_name(vrf));
+			NFV_FAIL(r, -ENOENT, "no route to %s", argv[2]);
+		}
 		rc = nfv_parse_prefix(argv[2], true, &p);
 		if (rc < 0)
 			return bad_prefix(argv[2], rc, r);
