@@ -639,7 +639,7 @@ static const struct nfv_command ip_commands[] = {
 	  "PREFIX blackhole; then [vrf VRF]" },
 	{ "route", "del", cmd_route_del, "route del PREFIX [vrf VRF]" },
 	{ "route", "load", cmd_route_load, "route load FILE [vrf VRF]" },
-	{ "route", "show", cmd_route_show, "route show [PREFIX] [vrf VRF]" },
+	{ "route", "show", cmd_route_show, "route show [PREFIX|ADDR] [vrf VRF]" },
 	{ "nexthop", "show", cmd_nexthop_show, "nexthop show" },
 	{ "debug", "reroute", cmd_debug_reroute, "debug reroute on|off" },
 };
