@@ -117,9 +117,10 @@ run_command(const char *cmd)
 	json_t *reply;
 	int rc;
 
-	/* "route load FILE" is read by nfvd: give it the path from here. */
-	if (strncmp(cmd, "route load ", 11) == 0 && cmd[11] != '/' && cmd[11] != '\0' &&
-	    strchr(cmd + 11, ' ') == NULL) {
+	/* "route load FILE [vrf VRF]" is read by nfvd: give it the path from
+	 * here (a quoted FILE as it is). */
+	if (strncmp(cmd, "route load ", 11) == 0 && cmd[11] != '/' && cmd[11] != '"' &&
+	    cmd[11] != '\'' && cmd[11] != ' ' && cmd[11] != '\0') {
 		char cwd[PATH_MAX];
 
 		if (getcwd(cwd, sizeof(cwd)) != NULL) {

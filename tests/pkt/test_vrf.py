@@ -13,13 +13,14 @@ addresses and neighbors; a VRF in use cannot be deleted.
     198.51.100.0/24, 2001:db8:100::/48: red via RA, blue via RB
     203.0.113.0/24, 2001:db8:200::/48: red only
 """
+import subprocess
 import time
 
 from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.inet6 import ICMPv6DestUnreach, IPv6
 from scapy.layers.l2 import ARP, Ether
 
-from nfvdlib import CtlError, Nfvd, drops, pcap_mac
+from nfvdlib import NFVCTL, CtlError, Nfvd, drops, pcap_mac
 
 P0, P1, P2, P3 = (pcap_mac(i) for i in range(4))
 H0, H1 = "02:00:00:00:00:a0", "02:00:00:00:00:b0"
@@ -275,4 +276,27 @@ def test_vrf_word_on_neigh_and_addr_commands(tmp_path):
     assert {a["vrf"] for a in red} == {"red"}
     assert nfvd.ctl("addr show vrf default")["addresses"] == []
     assert len(nfvd.ctl("addr show")["addresses"]) == 8
+    nfvd.stop()
+
+
+def test_route_load_relative_path_with_vrf(tmp_path):
+    """nfvctl route load FILE vrf VRF: a relative FILE is read from
+    nfvctl's directory (nfvd runs elsewhere), with or without the vrf word;
+    the routes go to that VRF only."""
+    nfvd = Nfvd(tmp_path)
+    for p in ("p0", "p1", "p2", "p3"):
+        nfvd.add_port(p)
+    nfvd.cmd(*CONFIG)
+    nfvd.start()
+    work = tmp_path / "here"
+    work.mkdir()
+    (work / "red.txt").write_text("10.77.0.0/16 via 10.0.0.1\n10.78.0.0/16 blackhole\n")
+    (work / "plain.txt").write_text("10.79.0.0/16 blackhole\n")
+    for line in (["route", "load", "red.txt", "vrf", "red"], ["route", "load", "plain.txt"]):
+        r = subprocess.run([str(NFVCTL), "-s", str(nfvd.sock), "--json"] + line, cwd=work,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+    red = {x["prefix"]: x["type"] for x in nfvd.ctl("route show vrf red")["routes"]}
+    assert red.get("10.77.0.0/16") == "gateway" and red.get("10.78.0.0/16") == "blackhole", red
+    assert [x["prefix"] for x in nfvd.ctl("route show")["routes"]] == ["10.79.0.0/16"]
     nfvd.stop()
