@@ -443,6 +443,7 @@ def test_held_packets_of_removed_neighbors_are_counted(nfvd):
     assert drops(st) == {"neigh_hold/neighbor_removed": 7,
                          "arp_input/reply_received": 1}, drops(st)
     assert neigh(d) == {}
+    assert d.api("neigh show vrf blue")["neighbors"] == []
     d.stop()
 
 
