@@ -201,6 +201,42 @@ def test_mirror_vlan(tmp_path, direction):
     assert all(Dot1Q not in Ether(f) for f in out["m"])
 
 
+@pytest.mark.parametrize("state", ["up", "down"])
+def test_mirror_to_vlan_remote_span(tmp_path, state):
+    """A VLAN sub-interface as the destination (remote SPAN): every frame p0
+    receives leaves the mirror port m as received with VLAN 99's 802.1Q tag
+    inserted, byte for byte and in order; forwarding and every other
+    counter are as without the mirror. With the sub-interface down, the
+    copies are dropped, counted, and m sends nothing."""
+    plain, st0, in0, _ = start(tmp_path, "vlan add rs dev m id 99", name="plain")
+    base = summary(plain, st0)
+    out0 = plain.stop()
+    nfvd, st, _, _ = start(tmp_path, "vlan add rs dev m id 99",
+                           *(["port set rs down"] if state == "down" else []),
+                           "mirror add r dev p0 in to rs")
+    row = nfvd.ctl("mirror show")["mirrors"][0]
+    assert (row["dev"], row["direction"], row["to"]) == ("p0", "in", "rs")
+    assert summary(nfvd, st) == base
+    n = len(in0) if state == "up" else 0
+    assert st["mirror"] == {"copies": n, "copy_drops": len(in0) - n, "copy_nombuf": 0}
+    assert (row["copies"], row["copy_drops"]) == (n, len(in0) - n)
+    assert nfvd.port_stats(st)["m"]["tx_packets"] == n
+    out = nfvd.stop()
+    same_output(out, out0)
+    tag = b"\x81\x00" + (99).to_bytes(2, "big")
+    assert out["m"] == ([bytes(f)[:12] + tag + bytes(f)[12:] for f in in0] if n else [])
+    # Its port going takes the session (as the VLAN's going does).
+    nfvd2, _, _, _ = start(tmp_path, "vlan add rs dev m id 99", "mirror add r dev p0 in to rs",
+                           name="gone")
+    nfvd2.ctl("vlan del rs")
+    assert nfvd2.ctl("mirror show")["mirrors"] == []
+    nfvd2.ctl("vlan add rs dev m id 99")
+    nfvd2.ctl("mirror add r dev p0 in to rs")
+    nfvd2.del_port_now("m")
+    assert nfvd2.ctl("mirror show")["mirrors"] == []
+    nfvd2.stop()
+
+
 def test_mirror_vlan_goes_with_vlan_and_port(tmp_path):
     """vlan del ends the sessions of the VLAN (in and out: its port's output
     feature goes when the last one does); a port going ends those of its
@@ -216,8 +252,7 @@ def test_mirror_vlan_goes_with_vlan_and_port(tmp_path):
              "br0 is a bridge: the destination of a mirror is a port"),
             ("mirror add x dev v20 in to vx0",
              "vx0 is a VXLAN tunnel: the destination of a mirror is a port"),
-            ("mirror add x dev v20 in to v20",
-             "v20 is a VLAN: the destination of a mirror is a port"),
+            ("mirror add x dev v20 in to v20", "v20 cannot be mirrored to itself"),
             ("mirror add x dev v20 out to m", "v20 is already mirrored out by b"),
             ("mirror add x dev v10 in to m", "unknown interface 'v10'")]:
         try:

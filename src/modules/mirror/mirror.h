@@ -18,7 +18,9 @@
  * frames pass, hands them over (a tap, modules/bridge/bridge.h): a
  * tunnel's inner frames in and out (before their encapsulation), a
  * bridge's frames to and from its own interface.
- * IF2 is a port.
+ *
+ * IF2 is a port, or a VLAN sub-interface (remote SPAN): the copies leave
+ * its port with its 802.1Q tag (inserted into each copy).
  */
 #ifndef NFV_MIRROR_H
 #define NFV_MIRROR_H
@@ -47,8 +49,12 @@ enum nfv_mirror_dir {
 /* Session index + 1 mirroring (direction, interface);
  * 0: none. Workers read. */
 extern uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][NFV_IFACE_MAX];
-/* Each session's destination port. Workers read. */
+/* Each session's destination port (a VLAN sub-interface's: its parent).
+ * Workers read. */
 extern uint16_t nfv_mirror_dst[NFV_MIRROR_MAX];
+/* A destination that is a VLAN sub-interface (remote SPAN): the
+ * sub-interface, whose 802.1Q tag the copies get; 0 for a port. */
+extern uint16_t nfv_mirror_dst_vlan[NFV_MIRROR_MAX];
 /* The pool copies come from (made by the first "mirror add"). */
 extern struct rte_mempool *nfv_mirror_pool;
 
@@ -68,17 +74,50 @@ int nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const c
 int nfv_mirror_del(const char *name, char *err);
 json_t *nfv_mirror_show(void);
 
-/* Sends n copies of session s out of its port; frees and counts what it
- * refuses. */
+/* Tags copies[] with VLAN sub-interface vlan's 802.1Q header (the copies
+ * are this worker's own, refcount 1); returns those left, in order: one
+ * whose tag does not fit (no headroom) is freed and counted dropped. */
+static __rte_noinline __rte_unused uint16_t
+nfv_mirror_tag(struct nfv_mirror_counters *c, unsigned int s, uint16_t vlan,
+	       struct rte_mbuf **copies, uint16_t n)
+{
+	uint16_t vid = nfv_ifaces[vlan < NFV_IFACE_MAX ? vlan : 0].vlan_id, k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = copies[i];
+
+		m->vlan_tci = vid;
+		if (unlikely(rte_vlan_insert(&m) != 0)) {
+			c->copy_drops[s]++;
+			rte_pktmbuf_free(copies[i]);
+			continue;
+		}
+		copies[k++] = m;
+	}
+	return k;
+}
+
+/* Sends n copies of session s out of its port (tagged, for a VLAN
+ * sub-interface); frees and counts what it refuses. */
 static inline void
 nfv_mirror_send(struct nfv_worker *w, struct nfv_mirror_counters *c, unsigned int s,
 		struct rte_mbuf **copies, uint16_t n)
 {
 	uint16_t dst = __atomic_load_n(&nfv_mirror_dst[s], __ATOMIC_RELAXED), sent = 0;
+	uint16_t vlan = __atomic_load_n(&nfv_mirror_dst_vlan[s], __ATOMIC_RELAXED);
 	struct nfv_port *p = &nfv_ports[dst];
 
 	if (n == 0)
 		return;
+	if (unlikely(vlan != 0)) {
+		if (vlan >= NFV_IFACE_MAX ||
+		    !__atomic_load_n(&nfv_ifaces[vlan].admin_up, __ATOMIC_RELAXED)) {
+			c->copy_drops[s] += n;
+			rte_pktmbuf_free_bulk(copies, n);
+			return;
+		}
+		n = nfv_mirror_tag(c, s, vlan, copies, n);
+	}
 	if (likely(dst < RTE_MAX_ETHPORTS && __atomic_load_n(&p->admin_up, __ATOMIC_RELAXED)))
 		sent = nfv_port_tx_queue(p, p->txq_of_worker[w->index], copies, n);
 	c->copies[s] += sent;

@@ -35,6 +35,7 @@
 
 uint8_t nfv_mirror_of[NFV_MIRROR_DIRS][NFV_IFACE_MAX];
 uint16_t nfv_mirror_dst[NFV_MIRROR_MAX];
+uint16_t nfv_mirror_dst_vlan[NFV_MIRROR_MAX];
 struct rte_mempool *nfv_mirror_pool;
 NFV_COUNTER_BLOCK(nfv_mirror_counters_block, "mirror", struct nfv_mirror_counters);
 
@@ -44,7 +45,8 @@ struct mirror_session {
 	uint16_t src;         /* a port, a VLAN sub-interface, a bridge, a tunnel */
 	uint16_t src_port;    /* the port src's frames use: src, or a VLAN's parent */
 	uint8_t src_kind;     /* enum nfv_iface_kind */
-	uint16_t dst;
+	uint16_t dst;         /* a port, or a VLAN sub-interface (copies tagged) */
+	uint16_t dst_port;    /* the port dst's frames leave: dst, or a VLAN's parent */
 	unsigned int dirs; /* bit NFV_MIRROR_IN, NFV_MIRROR_OUT */
 	/* The counters (since start) when the session was made: its slot's
 	 * counters go on from there. */
@@ -143,15 +145,16 @@ iface_named(const char *name, bool any_ok, char *err)
 	}
 	if (i->kind == NFV_IFACE_KIND_PORT && i->id < RTE_MAX_ETHPORTS)
 		return i;
-	if (any_ok && ((i->kind == NFV_IFACE_KIND_VLAN && i->parent < RTE_MAX_ETHPORTS) ||
-		       i->kind == NFV_IFACE_KIND_BRIDGE || i->kind == NFV_IFACE_KIND_VXLAN))
+	if (i->kind == NFV_IFACE_KIND_VLAN && i->parent < RTE_MAX_ETHPORTS)
+		return i;
+	if (any_ok && (i->kind == NFV_IFACE_KIND_BRIDGE || i->kind == NFV_IFACE_KIND_VXLAN))
 		return i;
 	if (any_ok)
 		snprintf(err, NFV_ERR_LEN, "%s is %s: a mirror's source is a port, a VLAN "
 			 "sub-interface, a bridge or a VXLAN tunnel", name, kind_name(i->kind));
 	else
-		snprintf(err, NFV_ERR_LEN, "%s is %s: the destination of a mirror is a port",
-			 name, kind_name(i->kind));
+		snprintf(err, NFV_ERR_LEN, "%s is %s: the destination of a mirror is a port or "
+			 "a VLAN sub-interface", name, kind_name(i->kind));
 	return NULL;
 }
 
@@ -243,9 +246,12 @@ nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const char 
 	s->src_kind = src->kind;
 	s->src_port = src->kind == NFV_IFACE_KIND_VLAN ? src->parent : src->id;
 	s->dst = dst->id;
+	s->dst_port = dst->kind == NFV_IFACE_KIND_VLAN ? dst->parent : dst->id;
 	s->dirs = dirs;
 	s->used = true;
-	__atomic_store_n(&nfv_mirror_dst[idx], dst->id, __ATOMIC_RELEASE);
+	__atomic_store_n(&nfv_mirror_dst[idx], s->dst_port, __ATOMIC_RELEASE);
+	__atomic_store_n(&nfv_mirror_dst_vlan[idx],
+			 dst->kind == NFV_IFACE_KIND_VLAN ? dst->id : 0, __ATOMIC_RELEASE);
 	for (d = 0; d < NFV_MIRROR_DIRS; d++) {
 		if (!(dirs & (1u << d)))
 			continue;
@@ -311,8 +317,8 @@ nfv_mirror_show(void)
 }
 
 /* An interface that goes takes the sessions that mirror it or to it; a
- * port, those of its VLANs too (whichever of the port's and the VLANs'
- * events comes first). */
+ * port, those of and to its VLANs too (whichever of the port's and the
+ * VLANs' events comes first). */
 static void
 mirror_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 {
@@ -320,7 +326,8 @@ mirror_iface_event(enum nfv_iface_event ev, uint16_t iface, void *arg)
 		return;
 	for (unsigned int i = 0; i < NFV_MIRROR_MAX; i++)
 		if (sessions[i].used && (sessions[i].src == iface || sessions[i].dst == iface ||
-					 sessions[i].src_port == iface))
+					 sessions[i].src_port == iface ||
+					 sessions[i].dst_port == iface))
 			session_remove(&sessions[i]);
 }
 NFV_IFACE_EVENT_HANDLER(mirror_iface_event);
