@@ -20,7 +20,7 @@
  * bridge's frames to and from its own interface.
  *
  * IF2 is a port, or a VLAN sub-interface (remote SPAN): the copies leave
- * its port with its 802.1Q tag (inserted into each copy).
+ * its port with its 802.1Q tag (inserted into each copy: nfv_vlan_tag_insert).
  */
 #ifndef NFV_MIRROR_H
 #define NFV_MIRROR_H
@@ -74,25 +74,22 @@ int nfv_mirror_add(const char *name, const char *dev, unsigned int dirs, const c
 int nfv_mirror_del(const char *name, char *err);
 json_t *nfv_mirror_show(void);
 
-/* Tags copies[] with VLAN sub-interface vlan's 802.1Q header (the copies
- * are this worker's own, refcount 1); returns those left, in order: one
- * whose tag does not fit (no headroom) is freed and counted dropped. */
+/* Tags copies[] (this worker's own) with VLAN sub-interface vlan's 802.1Q
+ * header; returns those left, in order: one whose tag does not fit (no
+ * headroom) is freed and counted dropped. */
 static __rte_noinline __rte_unused uint16_t
 nfv_mirror_tag(struct nfv_mirror_counters *c, unsigned int s, uint16_t vlan,
 	       struct rte_mbuf **copies, uint16_t n)
 {
-	uint16_t vid = nfv_ifaces[vlan < NFV_IFACE_MAX ? vlan : 0].vlan_id, k = 0;
+	uint16_t vid = nfv_ifaces[vlan].vlan_id, k = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = copies[i];
-
-		m->vlan_tci = vid;
-		if (unlikely(rte_vlan_insert(&m) != 0)) {
+		if (unlikely(!nfv_vlan_tag_insert(copies[i], vid))) {
 			c->copy_drops[s]++;
 			rte_pktmbuf_free(copies[i]);
 			continue;
 		}
-		copies[k++] = m;
+		copies[k++] = copies[i];
 	}
 	return k;
 }
